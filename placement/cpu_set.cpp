@@ -1,0 +1,157 @@
+#include "placement/cpu_set.h"
+
+#include <algorithm>
+#include <charconv>
+#include <iterator>
+
+namespace numaplace {
+
+CpuSet::CpuSet(std::initializer_list<std::uint32_t> ids) {
+  for (auto id : ids) insert(id);
+}
+
+CpuSet CpuSet::range(std::uint32_t first, std::uint32_t last) {
+  CpuSet set;
+  if (first > last) return set;
+  set.ids_.reserve(last - first + 1);
+  for (std::uint64_t id = first; id <= last; ++id) set.ids_.push_back(static_cast<std::uint32_t>(id));
+  return set;
+}
+
+void CpuSet::insert(std::uint32_t id) {
+  auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
+  if (it == ids_.end() || *it != id) ids_.insert(it, id);
+}
+
+void CpuSet::erase(std::uint32_t id) {
+  auto it = std::lower_bound(ids_.begin(), ids_.end(), id);
+  if (it != ids_.end() && *it == id) ids_.erase(it);
+}
+
+bool CpuSet::contains(std::uint32_t id) const { return std::binary_search(ids_.begin(), ids_.end(), id); }
+
+CpuSet CpuSet::united(const CpuSet& other) const {
+  CpuSet out;
+  std::set_union(ids_.begin(), ids_.end(), other.ids_.begin(), other.ids_.end(), std::back_inserter(out.ids_));
+  return out;
+}
+
+CpuSet CpuSet::intersected(const CpuSet& other) const {
+  CpuSet out;
+  std::set_intersection(ids_.begin(), ids_.end(), other.ids_.begin(), other.ids_.end(),
+                        std::back_inserter(out.ids_));
+  return out;
+}
+
+CpuSet CpuSet::minus(const CpuSet& other) const {
+  CpuSet out;
+  std::set_difference(ids_.begin(), ids_.end(), other.ids_.begin(), other.ids_.end(), std::back_inserter(out.ids_));
+  return out;
+}
+
+bool CpuSet::is_subset_of(const CpuSet& other) const {
+  return std::includes(other.ids_.begin(), other.ids_.end(), ids_.begin(), ids_.end());
+}
+
+bool CpuSet::intersects(const CpuSet& other) const {
+  auto a = ids_.begin();
+  auto b = other.ids_.begin();
+  while (a != ids_.end() && b != other.ids_.end()) {
+    if (*a == *b) return true;
+    if (*a < *b) ++a; else ++b;
+  }
+  return false;
+}
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r')) s.remove_suffix(1);
+  return s;
+}
+
+Result<std::uint32_t> parse_cpu_id(std::string_view text, std::string_view item, std::string_view what) {
+  text = trim(text);
+  std::uint64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec == std::errc::invalid_argument || ptr != text.data() + text.size()) {
+    return make_error("InvalidCpuList", std::string(what) + ": '" + std::string(item) +
+                                            "' is not a CPU id or range; write ids and ranges like 0-3,^2,8");
+  }
+  if (ec == std::errc::result_out_of_range || value > kMaxCpuId) {
+    return make_error("InvalidCpuList", std::string(what) + ": CPU id '" + std::string(text) +
+                                            "' is above the supported maximum " + std::to_string(kMaxCpuId));
+  }
+  return static_cast<std::uint32_t>(value);
+}
+
+}  // namespace
+
+Result<CpuSet> parse_cpu_list(std::string_view text, std::string_view what) {
+  if (trim(text).empty()) {
+    return make_error("InvalidCpuList", std::string(what) + " is empty; give at least one CPU id");
+  }
+  CpuSet included;
+  CpuSet excluded;
+  bool any_item = false;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t comma = text.find(',', start);
+    if (comma == std::string_view::npos) comma = text.size();
+    std::string_view item = trim(text.substr(start, comma - start));
+    start = comma + 1;
+    if (item.empty()) {
+      return make_error("InvalidCpuList", std::string(what) + ": empty item in '" + std::string(text) +
+                                              "'; write ids and ranges like 0-3,^2,8");
+    }
+    any_item = true;
+    bool exclude = item.front() == '^';
+    if (exclude) item.remove_prefix(1);
+    std::size_t dash = item.find('-');
+    std::uint32_t first = 0;
+    std::uint32_t last = 0;
+    if (dash == std::string_view::npos) {
+      auto id = parse_cpu_id(item, item, what);
+      if (!id) return id.error();
+      first = last = *id;
+    } else {
+      auto lo = parse_cpu_id(item.substr(0, dash), item, what);
+      if (!lo) return lo.error();
+      auto hi = parse_cpu_id(item.substr(dash + 1), item, what);
+      if (!hi) return hi.error();
+      if (*lo > *hi) {
+        return make_error("InvalidCpuList", std::string(what) + ": range '" + std::string(item) +
+                                                "' runs backwards; write the lower id first");
+      }
+      first = *lo;
+      last = *hi;
+    }
+    CpuSet& target = exclude ? excluded : included;
+    target = target.united(CpuSet::range(first, last));
+    if (comma == text.size()) break;
+  }
+  if (!any_item) {
+    return make_error("InvalidCpuList", std::string(what) + " is empty; give at least one CPU id");
+  }
+  return included.minus(excluded);
+}
+
+std::string to_cpu_list(const CpuSet& set) {
+  std::string out;
+  const auto& ids = set.ids();
+  for (std::size_t i = 0; i < ids.size();) {
+    std::size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    if (!out.empty()) out += ',';
+    out += std::to_string(ids[i]);
+    if (j > i) {
+      out += '-';
+      out += std::to_string(ids[j]);
+    }
+    i = j + 1;
+  }
+  return out;
+}
+
+}  // namespace numaplace

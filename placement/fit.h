@@ -1,0 +1,62 @@
+// Fitting a guest NUMA topology onto host cells. Each guest cell goes to its own
+// host cell; a pair fits when the cell's CPUs and memory fit there given what is
+// already used. fit_guest returns the first assignment in Nova's order of trying
+// host cells (so results match Nova's), found by an ordered search that prunes
+// with a bipartite-matching feasibility test instead of walking permutations.
+// When nothing fits, every (guest cell, host cell) rejection is reported.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "placement/guest_topology.h"
+#include "placement/host_topology.h"
+
+namespace numaplace {
+
+struct FitOptions {
+  // Nova's packing_host_numa_cells_allocation_strategy: try the fullest cells first.
+  bool pack_host_cells = false;
+};
+
+struct CellPlacement {
+  std::uint32_t guest_cell = 0;
+  std::uint32_t host_cell = 0;      // host cell id
+  CpuSet guest_cpus;                // vCPU ids of the guest cell
+  CpuSet host_cpus;                 // pCPUs the cell's vCPUs may run on
+  std::uint64_t memory_kib = 0;
+  std::int64_t pagesize_kib = 0;    // 0: no page size requested
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pinning;  // dedicated vCPU -> pCPU
+  CpuSet cpuset_reserved;           // pCPUs reserved for emulator threads
+};
+
+struct Placement {
+  std::vector<CellPlacement> cells;
+};
+
+struct CellRejection {
+  std::uint32_t guest_cell = 0;
+  std::uint32_t host_cell = 0;
+  std::string reason;  // "needs 6 vCPUs, host cell 0 has 4 shared CPUs"
+};
+
+struct FitResult {
+  std::optional<Placement> placement;
+  std::vector<CellRejection> rejections;  // pairs that do not fit on their own
+  std::string summary;                    // why nothing fits, when nothing does
+};
+
+// Why guest cell `guest` cannot go to host cell `host` on its own, or nullopt if it can.
+std::optional<std::string> cell_misfit(const HostTopology& host, const HostCell& cell, const GuestTopology& guest,
+                                       const GuestCell& guest_cell);
+
+// Host cell indexes in the order Nova tries them.
+std::vector<std::size_t> nova_host_cell_order(const HostTopology& host, const GuestTopology& guest,
+                                              const FitOptions& options);
+
+FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const FitOptions& options = {});
+
+}  // namespace numaplace

@@ -1,0 +1,29 @@
+// What a guest asks for, before interpretation: its size and the raw NUMA wishes
+// written as OpenStack flavor extra specs ("hw:numa_nodes") and image properties
+// ("hw_numa_nodes"). guest_topology.h turns this into a GuestTopology or an error.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace numaplace {
+
+using SpecMap = std::map<std::string, std::string>;
+
+struct PciRequest {
+  std::uint32_t count = 1;
+  std::string vendor_id;
+  std::string product_id;
+};
+
+struct GuestRequest {
+  std::uint32_t vcpus = 0;
+  std::uint64_t memory_kib = 0;
+  SpecMap flavor_specs;   // hw:* keys
+  SpecMap image_props;    // hw_* keys
+  std::vector<PciRequest> pci;
+};
+
+}  // namespace numaplace

@@ -1,0 +1,58 @@
+// The guest's NUMA topology, derived from a GuestRequest with OpenStack Nova's
+// rules (flavor keys win, the image may only fill what the flavor left unset,
+// every inconsistency is a named error using Nova's exception class as its name).
+// derive_guest_topology returns std::nullopt when the request asks for no NUMA
+// topology at all (Nova's "no_topology": the guest may float).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "placement/cpu_set.h"
+#include "placement/error.h"
+#include "placement/guest_request.h"
+
+namespace numaplace {
+
+enum class CpuPolicy { Unset, Shared, Dedicated, Mixed };
+enum class ThreadPolicy { Unset, Prefer, Isolate, Require };
+enum class EmulatorThreadsPolicy { Unset, Share, Isolate };
+enum class PciNumaPolicy { Unset, Required, Preferred, Legacy, Socket };
+
+// Page size request: a size in KiB (> 0) or one of these symbolic values.
+inline constexpr std::int64_t kPageSizeNone = 0;
+inline constexpr std::int64_t kPageSizeSmall = -1;
+inline constexpr std::int64_t kPageSizeLarge = -2;
+inline constexpr std::int64_t kPageSizeAny = -3;
+
+struct GuestCell {
+  std::uint32_t id = 0;
+  CpuSet cpus;            // guest vCPU ids in this cell
+  CpuSet dedicated_cpus;  // the subset that needs its own pCPU
+  std::uint64_t memory_kib = 0;
+  std::int64_t pagesize = kPageSizeNone;
+};
+
+struct GuestTopology {
+  std::vector<GuestCell> cells;
+  CpuPolicy cpu_policy = CpuPolicy::Unset;
+  ThreadPolicy thread_policy = ThreadPolicy::Unset;
+  EmulatorThreadsPolicy emulator_threads_policy = EmulatorThreadsPolicy::Unset;
+  PciNumaPolicy pci_numa_policy = PciNumaPolicy::Unset;
+};
+
+Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& request);
+
+// True when every key is one derive_guest_topology fully implements today.
+// Keys it recognises but does not implement yet make it fail with
+// "UnsupportedSpec"; keys outside the NUMA vocabulary are left to other services.
+bool uses_only_supported_keys(const GuestRequest& request);
+
+std::string to_string(CpuPolicy policy);
+std::string to_string(ThreadPolicy policy);
+std::string to_string(EmulatorThreadsPolicy policy);
+std::string to_string(PciNumaPolicy policy);
+
+}  // namespace numaplace

@@ -1,0 +1,22 @@
+#include "placement/host_topology.h"
+
+namespace numaplace {
+
+const HostCell* HostTopology::find_cell(std::uint32_t id) const {
+  for (const auto& cell : cells) {
+    if (cell.id == id) return &cell;
+  }
+  return nullptr;
+}
+
+std::uint32_t HostTopology::distance(std::uint32_t from_id, std::uint32_t to_id) const {
+  const HostCell* from = find_cell(from_id);
+  if (from != nullptr) {
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (cells[i].id == to_id && i < from->distances.size()) return from->distances[i];
+    }
+  }
+  return from_id == to_id ? 10 : 20;
+}
+
+}  // namespace numaplace

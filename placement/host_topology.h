@@ -1,0 +1,69 @@
+// The host as the placement core sees it: NUMA cells with their CPUs, thread
+// siblings, memory, huge pages, distances, PCI devices, and what running guests
+// already use in each cell. Plain values; every source (capabilities XML, hwloc,
+// JSON vectors) fills the same structure. Memory is in KiB throughout.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "placement/cpu_set.h"
+
+namespace numaplace {
+
+struct PagePool {
+  std::uint64_t size_kib = 4;
+  std::uint64_t total = 0;     // pages
+  std::uint64_t used = 0;      // pages held by guests
+  std::uint64_t reserved = 0;  // pages the host keeps for itself
+  std::uint64_t free() const { return total > used + reserved ? total - used - reserved : 0; }
+};
+
+struct CellUsage {
+  double shared_cpus = 0;       // vCPUs of unpinned guests floating on the shared set
+  CpuSet pinned_cpus;           // pCPUs held by dedicated guests
+  std::uint64_t memory_kib = 0; // memory bound to this cell by guests
+};
+
+struct HostCell {
+  std::uint32_t id = 0;
+  CpuSet cpus;                  // every online CPU of the cell
+  CpuSet shared_cpus;           // where shared (floating) vCPUs may run
+  CpuSet dedicated_cpus;        // what dedicated vCPUs may be pinned to
+  std::vector<CpuSet> siblings; // thread sibling groups covering `cpus`
+  std::uint64_t memory_kib = 0;
+  std::vector<PagePool> pages;  // ascending page size; empty: host reports none
+  std::optional<std::uint32_t> socket;
+  std::vector<std::uint32_t> distances;  // by host cell index, as the source reported
+  CellUsage usage;
+
+  std::uint64_t free_memory_kib() const { return memory_kib > usage.memory_kib ? memory_kib - usage.memory_kib : 0; }
+  CpuSet free_dedicated_cpus() const { return dedicated_cpus.minus(usage.pinned_cpus); }
+};
+
+struct PciDevice {
+  std::string address;  // domain:bus:slot.function
+  std::optional<std::uint32_t> numa_node;
+  std::string vendor_id;
+  std::string product_id;
+  bool allocated = false;
+};
+
+struct AllocationRatio {
+  double cpu = 16.0;  // Nova's defaults
+  double ram = 1.5;
+};
+
+struct HostTopology {
+  std::vector<HostCell> cells;
+  std::vector<PciDevice> pci;
+  AllocationRatio ratio;
+
+  const HostCell* find_cell(std::uint32_t id) const;
+  // Distance between two cells by id; 10 for a cell to itself, 20 when unknown.
+  std::uint32_t distance(std::uint32_t from_id, std::uint32_t to_id) const;
+};
+
+}  // namespace numaplace

@@ -1,0 +1,37 @@
+// The library's one-call placement: a domain XML text, a host and the NUMA
+// wishes in, the rewritten domain XML (or an error naming why) out. The same
+// function serves the CLI and, later, the C ABI. No global state; no I/O.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "placement/error.h"
+#include "placement/fit.h"
+#include "placement/guest_request.h"
+#include "placement/host_topology.h"
+
+namespace numaplace::plugin {
+
+struct PlaceRequest {
+  std::string domain_xml;
+  std::string domain_name_for_errors = "domain XML";
+  SpecMap flavor_specs;
+  SpecMap image_props;
+  FitOptions fit;
+};
+
+struct PlaceOutcome {
+  std::string domain_xml;            // the rewritten document
+  std::optional<Placement> placement;  // nullopt: the guest asked for no NUMA topology
+  std::vector<CellRejection> rejections;
+};
+
+// Errors: the XML's (XmlMalformed, NotDomain, InvalidDomain, InvalidMemorySize ...),
+// the request's (Nova's exception names, UnknownSpecKey ...) and "NoFit".
+Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& request);
+
+// A person-readable account of why nothing fit: one line per guest cell and host cell.
+std::string explain_no_fit(const FitResult& result);
+
+}  // namespace numaplace::plugin

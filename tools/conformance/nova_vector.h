@@ -1,0 +1,17 @@
+// Reads the host and the request of a nova-fit reference vector
+// (../shared/conformance/nova/README.md) into core values.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "placement/fit.h"
+#include "placement/guest_request.h"
+#include "placement/host_topology.h"
+
+namespace numaplace::conformance {
+
+HostTopology host_from_nova_json(const nlohmann::json& host);
+GuestRequest request_from_nova_json(const nlohmann::json& request);
+FitOptions options_from_nova_config(const nlohmann::json& vector);
+
+}  // namespace numaplace::conformance

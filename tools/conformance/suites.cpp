@@ -1,0 +1,15 @@
+#include "conformance/suite.h"
+
+namespace numaplace::conformance {
+
+VectorOutcome check_nova_fit(const nlohmann::json& vector);
+
+const std::vector<Suite>& all_suites() {
+  static const std::vector<Suite> suites{
+      {"nova-fit", "guest NUMA request parsing and fitting, against OpenStack Nova (nova/edge.jsonl, nova/fit.jsonl)",
+       check_nova_fit},
+  };
+  return suites;
+}
+
+}  // namespace numaplace::conformance

@@ -1,0 +1,50 @@
+#include "numaplace/json_output.h"
+
+namespace numaplace::cli {
+
+nlohmann::json to_json(const HostTopology& host) {
+  nlohmann::json cells = nlohmann::json::array();
+  for (const auto& cell : host.cells) {
+    nlohmann::json pages = nlohmann::json::array();
+    for (const auto& p : cell.pages) pages.push_back({{"size_kib", p.size_kib}, {"total", p.total}, {"used", p.used}});
+    nlohmann::json siblings = nlohmann::json::array();
+    for (const auto& group : cell.siblings) siblings.push_back(group.ids());
+    cells.push_back({{"id", cell.id},
+                     {"cpus", to_cpu_list(cell.cpus)},
+                     {"siblings", siblings},
+                     {"memory_kib", cell.memory_kib},
+                     {"pages", pages},
+                     {"distances", cell.distances},
+                     {"usage",
+                      {{"shared_cpus", cell.usage.shared_cpus},
+                       {"pinned_cpus", to_cpu_list(cell.usage.pinned_cpus)},
+                       {"memory_kib", cell.usage.memory_kib}}}});
+  }
+  return {{"cells", cells}, {"allocation_ratio", {{"cpu", host.ratio.cpu}, {"ram", host.ratio.ram}}}};
+}
+
+nlohmann::json to_json(const Placement& placement) {
+  nlohmann::json cells = nlohmann::json::array();
+  for (const auto& cell : placement.cells) {
+    nlohmann::json pinning = nlohmann::json::object();
+    for (const auto& [v, p] : cell.pinning) pinning[std::to_string(v)] = p;
+    cells.push_back({{"guest_cell", cell.guest_cell},
+                     {"host_cell", cell.host_cell},
+                     {"guest_cpus", to_cpu_list(cell.guest_cpus)},
+                     {"host_cpus", to_cpu_list(cell.host_cpus)},
+                     {"memory_kib", cell.memory_kib},
+                     {"pagesize_kib", cell.pagesize_kib > 0 ? nlohmann::json(cell.pagesize_kib) : nlohmann::json()},
+                     {"pinning", pinning}});
+  }
+  return {{"cells", cells}};
+}
+
+nlohmann::json to_json(const std::vector<CellRejection>& rejections) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& r : rejections) {
+    out.push_back({{"guest_cell", r.guest_cell}, {"host_cell", r.host_cell}, {"reason", r.reason}});
+  }
+  return out;
+}
+
+}  // namespace numaplace::cli

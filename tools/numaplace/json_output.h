@@ -1,0 +1,15 @@
+// JSON views of core values for `--json` output.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "placement/fit.h"
+#include "placement/host_topology.h"
+
+namespace numaplace::cli {
+
+nlohmann::json to_json(const HostTopology& host);
+nlohmann::json to_json(const Placement& placement);
+nlohmann::json to_json(const std::vector<CellRejection>& rejections);
+
+}  // namespace numaplace::cli

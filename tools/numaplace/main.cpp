@@ -1,0 +1,249 @@
+// numaplace: places libvirt guests onto the NUMA cells of a host.
+// Exit codes: 0 done; 1 bad input (named error on stderr); 2 usage or unreadable
+// files; 3 the guest does not fit; 4 the host could not be read.
+#include <CLI/CLI.hpp>
+#include <libvirt/virterror.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "conformance/runner.h"
+#include "numaplace/host_source.h"
+#include "numaplace/json_output.h"
+#include "plugin/place_domain.h"
+#include "xml/xml_document.h"
+
+namespace {
+
+using numaplace::Error;
+
+constexpr int kExitBadInput = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitNoFit = 3;
+constexpr int kExitHost = 4;
+
+int exit_code_for(const Error& error) {
+  if (error.name == "NoFit") return kExitNoFit;
+  if (error.name == "HostUnavailable") return kExitHost;
+  if (error.name == "CannotRead") return kExitUsage;
+  return kExitBadInput;
+}
+
+int report(const Error& error, bool json) {
+  if (json) {
+    std::cout << nlohmann::json{{"error", {{"name", error.name}, {"message", error.message}}}}.dump(2) << '\n';
+  } else {
+    std::cerr << "numaplace: " << error.name << ": " << error.message << '\n';
+  }
+  return exit_code_for(error);
+}
+
+numaplace::Result<numaplace::SpecMap> parse_pairs(const std::vector<std::string>& pairs, const char* flag) {
+  numaplace::SpecMap map;
+  for (const auto& pair : pairs) {
+    auto eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return numaplace::make_error("InvalidArgument", std::string(flag) + " '" + pair +
+                                                          "' is not KEY=VALUE; for example " + flag + " hw:numa_nodes=2");
+    }
+    std::string key = pair.substr(0, eq);
+    if (map.count(key) != 0) {
+      return numaplace::make_error("InvalidArgument", std::string(flag) + " " + key + " is given twice; give it once");
+    }
+    map[key] = pair.substr(eq + 1);
+  }
+  return map;
+}
+
+numaplace::Result<std::string> read_input(const std::string& path, const char* what) {
+  if (path == "-") {
+    std::ostringstream buffer;
+    buffer << std::cin.rdbuf();
+    std::string text = buffer.str();
+    if (text.size() > numaplace::xml::kMaxXmlBytes) {
+      return numaplace::make_error("XmlTooLarge", std::string(what) + " on standard input is above the size limit");
+    }
+    return text;
+  }
+  return numaplace::xml::read_text_file(path, what);
+}
+
+// Writes the whole text or nothing: a temporary file beside OUT, then rename.
+numaplace::Status write_output(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::cout << text;
+    std::cout.flush();
+    return numaplace::Done{};
+  }
+  const std::string temp = path + ".numaplace-tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      std::remove(temp.c_str());
+      return numaplace::make_error("CannotWrite", "cannot write '" + path + "'");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, path, ec);
+  if (ec) {
+    std::remove(temp.c_str());
+    return numaplace::make_error("CannotWrite", "cannot write '" + path + "': " + ec.message());
+  }
+  return numaplace::Done{};
+}
+
+void add_host_options(CLI::App* cmd, numaplace::cli::HostSourceOptions& host) {
+  auto* connect = cmd->add_option("-c,--connect", host.connect_uri,
+                                  "libvirt URI to read the host from (default: test:///default, libvirt's "
+                                  "built-in test host with 2 cells x 8 CPUs)");
+  auto* caps = cmd->add_option("--capabilities", host.capabilities_file,
+                               "read the host from a saved 'virsh capabilities' XML file instead of libvirt")
+                   ->check(CLI::ExistingFile);
+  connect->excludes(caps);
+}
+
+void print_topology_table(const numaplace::HostTopology& host) {
+  std::cout << std::left << std::setw(6) << "cell" << std::setw(22) << "cpus" << std::setw(8) << "cores"
+            << std::setw(14) << "memory MiB" << std::setw(28) << "pages (size KiB x count)" << "distances\n";
+  for (const auto& cell : host.cells) {
+    std::string pages;
+    for (const auto& p : cell.pages) {
+      if (!pages.empty()) pages += ' ';
+      pages += std::to_string(p.size_kib) + "x" + std::to_string(p.total);
+    }
+    std::string distances;
+    for (auto d : cell.distances) distances += (distances.empty() ? "" : " ") + std::to_string(d);
+    std::cout << std::left << std::setw(6) << cell.id << std::setw(22) << numaplace::to_cpu_list(cell.cpus)
+              << std::setw(8) << cell.siblings.size() << std::setw(14) << cell.memory_kib / 1024 << std::setw(28)
+              << (pages.empty() ? "-" : pages) << (distances.empty() ? "-" : distances) << '\n';
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // libvirt prints every error to stderr by default; numaplace reports them itself.
+  virSetErrorFunc(nullptr, [](void*, virErrorPtr) {});
+
+  CLI::App app{
+      "numaplace places libvirt guests onto the NUMA cells of a host: it reads the host and a guest's\n"
+      "NUMA wishes (OpenStack-style hw:numa_* flavor extra specs and hw_numa_* image properties),\n"
+      "chooses host cells, and rewrites the domain XML with <numatune>, <vcpupin> and <cpu><numa>.",
+      "numaplace"};
+  app.require_subcommand(1);
+  app.footer(
+      "Examples:\n"
+      "  numaplace place vm.xml --spec hw:numa_nodes=2 > placed.xml\n"
+      "  numaplace place vm.xml --capabilities host-caps.xml --spec hw:numa_nodes=1 -o placed.xml\n"
+      "  numaplace topology --connect qemu:///system\n"
+      "  numaplace conformance nova-fit ../shared/conformance/nova/fit.jsonl\n"
+      "Exit codes: 0 done, 1 bad input, 2 usage, 3 does not fit, 4 host unreadable.");
+
+  // place
+  auto* place = app.add_subcommand("place", "Place a guest and print its rewritten domain XML");
+  place->footer(
+      "The guest's vCPUs and memory come from the domain's <vcpu> and <memory>. Keys:\n"
+      "  hw:numa_nodes=N      split the guest evenly into N NUMA cells, each on its own host cell\n"
+      "  hw:numa_cpus.I=LIST  vCPUs of guest cell I (e.g. 0-5), for asymmetric cells\n"
+      "  hw:numa_mem.I=MIB    memory of guest cell I in MiB; every cell needs both keys\n"
+      "Image properties (--image-prop hw_numa_nodes=2 ...) may set a key only where the flavor\n"
+      "(--spec) did not. Without any key the guest is printed unchanged. Example:\n"
+      "  numaplace place examples/guest-8vcpu-4g.xml --spec hw:numa_nodes=2 \\\n"
+      "      --spec hw:numa_cpus.0=0-5 --spec hw:numa_cpus.1=6,7 \\\n"
+      "      --spec hw:numa_mem.0=3072 --spec hw:numa_mem.1=1024");
+  std::string domain_path;
+  std::string output_path;
+  std::vector<std::string> specs;
+  std::vector<std::string> image_props;
+  bool place_json = false;
+  bool pack = false;
+  numaplace::cli::HostSourceOptions place_host;
+  place->add_option("DOMAIN", domain_path, "domain XML file, or - for standard input")->required();
+  add_host_options(place, place_host);
+  place->add_option("--spec", specs, "flavor extra spec KEY=VALUE (repeatable), e.g. hw:numa_nodes=2");
+  place->add_option("--image-prop", image_props, "image property KEY=VALUE (repeatable), e.g. hw_numa_nodes=2");
+  place->add_option("-o,--output", output_path, "write the XML to this file (atomically) instead of stdout");
+  place->add_flag("--pack", pack, "try the fullest host cells first (Nova's packing order) instead of the emptiest");
+  place->add_flag("--json", place_json, "print {placement, rejections, xml} as JSON (errors too) for programs");
+
+  // topology
+  auto* topology = app.add_subcommand("topology", "Show the host's NUMA cells, CPUs, memory and distances");
+  numaplace::cli::HostSourceOptions topo_host;
+  bool topo_json = false;
+  add_host_options(topology, topo_host);
+  topology->add_flag("--json", topo_json, "print the host model as JSON");
+
+  // conformance
+  auto* conformance = app.add_subcommand("conformance", "Check numaplace against reference vectors (JSON lines)");
+  conformance->footer(
+      "Suites: nova-fit (nova/edge.jsonl, nova/fit.jsonl). Prints one line per failing vector and closes\n"
+      "with 'N passed, M failed, K skipped'; exits 0 only when nothing failed.");
+  std::string suite;
+  std::vector<std::string> files;
+  numaplace::conformance::RunOptions run_options;
+  conformance->add_option("SUITE", suite, "suite name, e.g. nova-fit")->required();
+  conformance->add_option("FILE", files, "vector files (JSON lines)")->required()->check(CLI::ExistingFile);
+  conformance->add_flag("--show-skips", run_options.show_skips, "print a line for every skipped vector too");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    int code = app.exit(e);
+    return code == 0 ? 0 : kExitUsage;
+  }
+
+  if (*conformance) {
+    return numaplace::conformance::run_suite(suite, files, run_options, std::cout, std::cerr);
+  }
+
+  if (*topology) {
+    auto host = numaplace::cli::load_host(topo_host);
+    if (!host) return report(host.error(), topo_json);
+    if (topo_json) {
+      std::cout << numaplace::cli::to_json(*host).dump(2) << '\n';
+    } else {
+      std::cout << "host: " << numaplace::cli::describe_source(topo_host) << ", " << host->cells.size()
+                << " NUMA cells\n";
+      print_topology_table(*host);
+    }
+    return 0;
+  }
+
+  // place
+  auto flavor = parse_pairs(specs, "--spec");
+  if (!flavor) return report(flavor.error(), place_json);
+  auto image = parse_pairs(image_props, "--image-prop");
+  if (!image) return report(image.error(), place_json);
+  auto domain_text = read_input(domain_path, "domain XML");
+  if (!domain_text) return report(domain_text.error(), place_json);
+  auto host = numaplace::cli::load_host(place_host);
+  if (!host) return report(host.error(), place_json);
+
+  numaplace::plugin::PlaceRequest request;
+  request.domain_xml = std::move(*domain_text);
+  request.domain_name_for_errors = domain_path == "-" ? "domain XML on standard input" : "domain XML '" + domain_path + "'";
+  request.flavor_specs = std::move(*flavor);
+  request.image_props = std::move(*image);
+  request.fit.pack_host_cells = pack;
+  auto outcome = numaplace::plugin::place_domain(*host, request);
+  if (!outcome) return report(outcome.error(), place_json);
+
+  if (!outcome->placement) {
+    std::cerr << "numaplace: the request names no NUMA topology (no hw:numa_nodes); the domain is printed unchanged\n";
+  }
+  std::string text = outcome->domain_xml;
+  if (place_json) {
+    nlohmann::json doc{{"placement", outcome->placement ? numaplace::cli::to_json(*outcome->placement) : nlohmann::json()},
+                       {"rejections", numaplace::cli::to_json(outcome->rejections)},
+                       {"xml", outcome->domain_xml}};
+    text = doc.dump(2) + "\n";
+  }
+  if (auto written = write_output(output_path, text); !written) return report(written.error(), place_json);
+  return 0;
+}

@@ -1,0 +1,17 @@
+// Reads `virsh capabilities` XML (host/topology/cells) into a HostTopology:
+// cells with CPUs, thread siblings, memory, page pools and distances (indexed
+// by cell position). Every CPU is usable for shared and dedicated guests.
+// Refuses, with a named error, XML that is not capabilities, has no NUMA
+// topology, or carries impossible values (duplicate ids, bad cpulists, sizes).
+#pragma once
+
+#include <string_view>
+
+#include "placement/error.h"
+#include "placement/host_topology.h"
+
+namespace numaplace::xml {
+
+Result<HostTopology> read_capabilities(std::string_view text, std::string_view what = "capabilities XML");
+
+}  // namespace numaplace::xml

@@ -1,0 +1,27 @@
+// Reads what placement needs from a libvirt domain XML: its name, type, vCPU
+// count (the maximum in <vcpu>) and memory (<memory>, in KiB). Refuses
+// documents that are not <domain>, and absent, zero or absurd sizes.
+#pragma once
+
+#include <libxml/tree.h>
+
+#include <cstdint>
+#include <string>
+
+#include "placement/error.h"
+
+namespace numaplace::xml {
+
+// libvirt itself refuses more vCPUs than this per guest (QEMU's limit is lower still).
+inline constexpr std::uint32_t kMaxGuestVcpus = 16384;
+
+struct DomainSummary {
+  std::string name;
+  std::string type;
+  std::uint32_t vcpus = 0;
+  std::uint64_t memory_kib = 0;
+};
+
+Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& what);
+
+}  // namespace numaplace::xml

@@ -1,0 +1,146 @@
+#include "xml/domain_writer.h"
+
+#include <map>
+#include <string>
+
+#include "xml/xml_document.h"
+
+namespace numaplace::xml {
+namespace {
+
+const xmlChar* X(const char* text) { return reinterpret_cast<const xmlChar*>(text); }
+
+void set_attr(xmlNode* node, const char* name, const std::string& value) {
+  xmlSetProp(node, X(name), X(value.c_str()));
+}
+
+xmlNode* new_child(xmlNode* parent, const char* name) { return xmlNewChild(parent, nullptr, X(name), nullptr); }
+
+void remove_children(xmlNode* parent, const char* name) {
+  for (xmlNode* child : child_elements(parent, name)) {
+    xmlUnlinkNode(child);
+    xmlFreeNode(child);
+  }
+}
+
+// Finds <name> under root, or creates it right after the first existing sibling in `after`.
+xmlNode* ensure_child(xmlNode* root, const char* name, std::initializer_list<const char*> after) {
+  if (xmlNode* existing = first_child(root, name)) return existing;
+  xmlNode* node = xmlNewDocNode(root->doc, nullptr, X(name), nullptr);
+  xmlNode* anchor = nullptr;
+  for (const char* candidate : after) {
+    if (xmlNode* found = first_child(root, candidate)) anchor = found;
+  }
+  if (anchor != nullptr) {
+    xmlAddNextSibling(anchor, node);
+  } else {
+    xmlAddChild(root, node);
+  }
+  return node;
+}
+
+std::string join_host_cells(const Placement& placement) {
+  CpuSet cells;
+  for (const auto& cell : placement.cells) cells.insert(cell.host_cell);
+  return to_cpu_list(cells);
+}
+
+void write_vcpu_and_cputune(xmlNode* root, const Placement& placement) {
+  CpuSet all_host_cpus;
+  for (const auto& cell : placement.cells) {
+    all_host_cpus = all_host_cpus.united(cell.host_cpus);
+    for (const auto& [vcpu, pcpu] : cell.pinning) all_host_cpus.insert(pcpu);
+  }
+  xmlNode* vcpu = first_child(root, "vcpu");
+  set_attr(vcpu, "placement", "static");
+  set_attr(vcpu, "cpuset", to_cpu_list(all_host_cpus));
+
+  xmlNode* cputune = ensure_child(root, "cputune", {"vcpu", "vcpus", "iothreads", "iothreadids"});
+  remove_children(cputune, "vcpupin");
+  remove_children(cputune, "emulatorpin");
+  std::map<std::uint32_t, std::string> pins;  // vCPU -> cpuset, ascending vCPU
+  CpuSet emulator;
+  for (const auto& cell : placement.cells) {
+    std::map<std::uint32_t, std::uint32_t> dedicated(cell.pinning.begin(), cell.pinning.end());
+    for (std::uint32_t v : cell.guest_cpus) {
+      auto it = dedicated.find(v);
+      pins[v] = it != dedicated.end() ? std::to_string(it->second) : to_cpu_list(cell.host_cpus);
+      if (it == dedicated.end()) emulator = emulator.united(cell.host_cpus);
+    }
+    emulator = emulator.united(cell.cpuset_reserved);
+  }
+  if (emulator.empty()) emulator = all_host_cpus;
+  // libvirt wants vcpupin first inside cputune; insert before any existing child.
+  xmlNode* first = cputune->children;
+  for (const auto& [v, cpuset] : pins) {
+    xmlNode* pin = xmlNewDocNode(root->doc, nullptr, X("vcpupin"), nullptr);
+    set_attr(pin, "vcpu", std::to_string(v));
+    set_attr(pin, "cpuset", cpuset);
+    if (first != nullptr) xmlAddPrevSibling(first, pin); else xmlAddChild(cputune, pin);
+  }
+  xmlNode* emulatorpin = xmlNewDocNode(root->doc, nullptr, X("emulatorpin"), nullptr);
+  set_attr(emulatorpin, "cpuset", to_cpu_list(emulator));
+  if (first != nullptr) xmlAddPrevSibling(first, emulatorpin); else xmlAddChild(cputune, emulatorpin);
+}
+
+void write_numatune(xmlNode* root, const Placement& placement) {
+  xmlNode* numatune = ensure_child(root, "numatune", {"vcpu", "vcpus", "iothreads", "iothreadids", "cputune"});
+  remove_children(numatune, "memory");
+  remove_children(numatune, "memnode");
+  xmlNode* memory = new_child(numatune, "memory");
+  set_attr(memory, "mode", "strict");
+  set_attr(memory, "nodeset", join_host_cells(placement));
+  for (const auto& cell : placement.cells) {
+    xmlNode* memnode = new_child(numatune, "memnode");
+    set_attr(memnode, "cellid", std::to_string(cell.guest_cell));
+    set_attr(memnode, "mode", "strict");
+    set_attr(memnode, "nodeset", std::to_string(cell.host_cell));
+  }
+}
+
+void write_cpu_numa(xmlNode* root, const HostTopology& host, const Placement& placement) {
+  xmlNode* cpu = ensure_child(root, "cpu", {"features", "os", "vcpu", "cputune", "numatune"});
+  xmlNode* numa = first_child(cpu, "numa");
+  if (numa == nullptr) numa = new_child(cpu, "numa");
+  // Keep what the operator wrote on existing cells (memAccess, discard, ...), keyed by id.
+  std::map<std::string, xmlNode*> previous;
+  for (xmlNode* cell : child_elements(numa, "cell")) {
+    xmlUnlinkNode(cell);
+    previous[attribute(cell, "id").value_or("")] = cell;
+  }
+  for (const auto& placed : placement.cells) {
+    const std::string id = std::to_string(placed.guest_cell);
+    xmlNode* cell = nullptr;
+    if (auto it = previous.find(id); it != previous.end()) {
+      cell = it->second;
+      previous.erase(it);
+      xmlAddChild(numa, cell);
+      remove_children(cell, "distances");
+    } else {
+      cell = new_child(numa, "cell");
+    }
+    set_attr(cell, "id", id);
+    set_attr(cell, "cpus", to_cpu_list(placed.guest_cpus));
+    set_attr(cell, "memory", std::to_string(placed.memory_kib));
+    set_attr(cell, "unit", "KiB");
+    xmlNode* distances = xmlNewDocNode(root->doc, nullptr, X("distances"), nullptr);
+    if (cell->children != nullptr) xmlAddPrevSibling(cell->children, distances); else xmlAddChild(cell, distances);
+    for (const auto& other : placement.cells) {
+      xmlNode* sibling = new_child(distances, "sibling");
+      set_attr(sibling, "id", std::to_string(other.guest_cell));
+      set_attr(sibling, "value", std::to_string(host.distance(placed.host_cell, other.host_cell)));
+    }
+  }
+  for (auto& [id, node] : previous) xmlFreeNode(node);
+}
+
+}  // namespace
+
+void write_placement(xmlDoc* doc, const HostTopology& host, const Placement& placement) {
+  xmlNode* root = xmlDocGetRootElement(doc);
+  write_vcpu_and_cputune(root, placement);
+  write_numatune(root, placement);
+  write_cpu_numa(root, host, placement);
+}
+
+}  // namespace numaplace::xml

@@ -1,0 +1,18 @@
+// Writes a placement into a libvirt domain document, owning exactly these parts:
+// <vcpu cpuset>, <cputune><vcpupin>/<emulatorpin>, <numatune> (memory + one
+// memnode per guest cell, strict), and <cpu><numa> cells with distances
+// mirrored from the host. Everything else is left as it was, including extra
+// attributes of existing guest cells (memAccess, discard). Applying the same
+// placement to its own output yields the same document.
+#pragma once
+
+#include <libxml/tree.h>
+
+#include "placement/fit.h"
+#include "placement/host_topology.h"
+
+namespace numaplace::xml {
+
+void write_placement(xmlDoc* doc, const HostTopology& host, const Placement& placement);
+
+}  // namespace numaplace::xml

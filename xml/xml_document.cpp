@@ -1,0 +1,125 @@
+#include "xml/xml_document.h"
+
+#include <libxml/parser.h>
+#include <libxml/xmlsave.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace numaplace::xml {
+namespace {
+
+struct ParserContextDeleter {
+  void operator()(xmlParserCtxt* ctxt) const { xmlFreeParserCtxt(ctxt); }
+};
+
+struct BufferDeleter {
+  void operator()(xmlBuffer* buffer) const { xmlBufferFree(buffer); }
+};
+
+std::string trim_message(const char* message) {
+  std::string text = message != nullptr ? message : "unknown parse error";
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+const char* as_chars(const xmlChar* text) { return reinterpret_cast<const char*>(text); }
+
+}  // namespace
+
+Result<Document> parse_document(std::string_view text, std::string_view what) {
+  const std::string name(what);
+  if (text.size() > kMaxXmlBytes) {
+    return make_error("XmlTooLarge", name + " is " + std::to_string(text.size()) + " bytes; the limit is " +
+                                         std::to_string(kMaxXmlBytes) + " bytes");
+  }
+  if (text.find("<!DOCTYPE") != std::string_view::npos || text.find("<!ENTITY") != std::string_view::npos) {
+    return make_error("XmlForbiddenConstruct", name + " declares a DOCTYPE or entities; libvirt XML needs neither, "
+                                                      "and numaplace refuses them so that no entity is ever expanded");
+  }
+  std::unique_ptr<xmlParserCtxt, ParserContextDeleter> ctxt(xmlNewParserCtxt());
+  if (!ctxt) return make_error("OutOfMemory", "cannot allocate an XML parser for " + name);
+  const int options = XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA;
+  Document doc(xmlCtxtReadMemory(ctxt.get(), text.data(), static_cast<int>(text.size()), nullptr, nullptr, options));
+  if (!doc || !ctxt->wellFormed) {
+    const xmlError* error = xmlCtxtGetLastError(ctxt.get());
+    std::string where = error != nullptr ? " at line " + std::to_string(error->line) : "";
+    return make_error("XmlMalformed", name + " is not well-formed XML" + where + ": " +
+                                          trim_message(error != nullptr ? error->message : nullptr));
+  }
+  if (doc->intSubset != nullptr || doc->extSubset != nullptr) {
+    return make_error("XmlForbiddenConstruct", name + " declares a DOCTYPE; numaplace refuses it");
+  }
+  if (xmlDocGetRootElement(doc.get()) == nullptr) {
+    return make_error("XmlMalformed", name + " has no root element");
+  }
+  return doc;
+}
+
+std::string serialize(const xmlDoc* doc) {
+  std::unique_ptr<xmlBuffer, BufferDeleter> buffer(xmlBufferCreate());
+  xmlSaveCtxt* save = xmlSaveToBuffer(buffer.get(), "UTF-8", XML_SAVE_FORMAT | XML_SAVE_NO_DECL);
+  xmlSaveDoc(save, const_cast<xmlDoc*>(doc));
+  xmlSaveClose(save);
+  return std::string(as_chars(xmlBufferContent(buffer.get())), static_cast<std::size_t>(xmlBufferLength(buffer.get())));
+}
+
+bool is_named(const xmlNode* node, std::string_view name) {
+  return node != nullptr && node->type == XML_ELEMENT_NODE && name == as_chars(node->name);
+}
+
+std::vector<xmlNode*> child_elements(const xmlNode* parent, std::string_view name) {
+  std::vector<xmlNode*> out;
+  if (parent == nullptr) return out;
+  for (xmlNode* child = parent->children; child != nullptr; child = child->next) {
+    if (child->type != XML_ELEMENT_NODE) continue;
+    if (name.empty() || name == as_chars(child->name)) out.push_back(child);
+  }
+  return out;
+}
+
+xmlNode* first_child(const xmlNode* parent, std::string_view name) {
+  if (parent == nullptr) return nullptr;
+  for (xmlNode* child = parent->children; child != nullptr; child = child->next) {
+    if (is_named(child, name)) return child;
+  }
+  return nullptr;
+}
+
+std::optional<std::string> attribute(const xmlNode* node, std::string_view name) {
+  if (node == nullptr) return std::nullopt;
+  const std::string key(name);
+  xmlChar* value = xmlGetNoNsProp(node, reinterpret_cast<const xmlChar*>(key.c_str()));
+  if (value == nullptr) return std::nullopt;
+  std::string out(as_chars(value));
+  xmlFree(value);
+  return out;
+}
+
+std::string text_of(const xmlNode* node) {
+  if (node == nullptr) return {};
+  xmlChar* value = xmlNodeGetContent(node);
+  if (value == nullptr) return {};
+  std::string out(as_chars(value));
+  xmlFree(value);
+  return out;
+}
+
+Result<std::string> read_text_file(const std::string& path, std::string_view what) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error("CannotRead", "cannot open " + std::string(what) + " '" + path + "'");
+  in.seekg(0, std::ios::end);
+  std::streamoff size = in.tellg();
+  if (size < 0) return make_error("CannotRead", "cannot read " + std::string(what) + " '" + path + "'");
+  if (static_cast<std::uint64_t>(size) > kMaxXmlBytes) {
+    return make_error("XmlTooLarge", std::string(what) + " '" + path + "' is " + std::to_string(size) +
+                                         " bytes; the limit is " + std::to_string(kMaxXmlBytes) + " bytes");
+  }
+  in.seekg(0);
+  std::string text(static_cast<std::size_t>(size), '\0');
+  in.read(text.data(), size);
+  if (!in) return make_error("CannotRead", "cannot read " + std::string(what) + " '" + path + "'");
+  return text;
+}
+
+}  // namespace numaplace::xml

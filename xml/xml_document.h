@@ -1,0 +1,42 @@
+// RAII ownership of a libxml2 document and the one safe way to parse one:
+// no network, no entity substitution, no DTD loading, and any document with a
+// DOCTYPE refused outright (no XXE, no billion laughs). Inputs above
+// kMaxXmlBytes are refused before parsing. Small helpers walk elements and read
+// attributes without leaking libxml2's xmlChar* to callers.
+#pragma once
+
+#include <libxml/tree.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "placement/error.h"
+
+namespace numaplace::xml {
+
+inline constexpr std::size_t kMaxXmlBytes = 32 * 1024 * 1024;
+
+struct DocumentDeleter {
+  void operator()(xmlDoc* doc) const { xmlFreeDoc(doc); }
+};
+using Document = std::unique_ptr<xmlDoc, DocumentDeleter>;
+
+// `what` names the input in error messages ("domain XML 'vm.xml'").
+Result<Document> parse_document(std::string_view text, std::string_view what);
+
+// Serialises with two-space indentation and no XML declaration.
+std::string serialize(const xmlDoc* doc);
+
+std::vector<xmlNode*> child_elements(const xmlNode* parent, std::string_view name = {});
+xmlNode* first_child(const xmlNode* parent, std::string_view name);
+std::optional<std::string> attribute(const xmlNode* node, std::string_view name);
+std::string text_of(const xmlNode* node);
+bool is_named(const xmlNode* node, std::string_view name);
+
+// Reads a whole file, refusing anything above kMaxXmlBytes.
+Result<std::string> read_text_file(const std::string& path, std::string_view what);
+
+}  // namespace numaplace::xml

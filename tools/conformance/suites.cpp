@@ -3,11 +3,14 @@
 namespace numaplace::conformance {
 
 VectorOutcome check_nova_fit(const nlohmann::json& vector);
+VectorOutcome check_resource_compare(const nlohmann::json& vector);
 
 const std::vector<Suite>& all_suites() {
   static const std::vector<Suite> suites{
       {"nova-fit", "guest NUMA request parsing and fitting, against OpenStack Nova (nova/edge.jsonl, nova/fit.jsonl)",
        check_nova_fit},
+      {"resource-compare", "the nine resource vector comparisons with zero/infinity defaults (volcano/compare-design.jsonl)",
+       check_resource_compare},
   };
   return suites;
 }

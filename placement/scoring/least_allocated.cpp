@@ -1,0 +1,16 @@
+#include "placement/scoring/least_allocated.h"
+
+#include "placement/scoring/weighted_mean.h"
+
+namespace numaplace::scoring {
+
+std::int64_t least_allocated_resource_score(std::int64_t requested, std::int64_t allocatable) {
+  if (allocatable <= 0 || requested > allocatable) return 0;
+  return (allocatable - requested) * kMaxNodeScore / allocatable;
+}
+
+std::int64_t least_allocated_score(const std::vector<ResourceLoad>& loads) {
+  return floored_weighted_mean(loads, least_allocated_resource_score);
+}
+
+}  // namespace numaplace::scoring

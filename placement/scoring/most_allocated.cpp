@@ -1,0 +1,18 @@
+#include "placement/scoring/most_allocated.h"
+
+#include <algorithm>
+
+#include "placement/scoring/weighted_mean.h"
+
+namespace numaplace::scoring {
+
+std::int64_t most_allocated_resource_score(std::int64_t requested, std::int64_t allocatable) {
+  if (allocatable <= 0) return 0;
+  return std::min(requested, allocatable) * kMaxNodeScore / allocatable;
+}
+
+std::int64_t most_allocated_score(const std::vector<ResourceLoad>& loads) {
+  return floored_weighted_mean(loads, most_allocated_resource_score);
+}
+
+}  // namespace numaplace::scoring

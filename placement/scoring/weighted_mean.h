@@ -1,0 +1,24 @@
+// The floored weighted mean LeastAllocated and MostAllocated share:
+// sum(score(requested, allocatable) * weight) / sum(weight) in integer arithmetic,
+// 0 when the weights sum to 0.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "placement/scoring/resource_load.h"
+
+namespace numaplace::scoring {
+
+template <typename ResourceScore>
+std::int64_t floored_weighted_mean(const std::vector<ResourceLoad>& loads, ResourceScore score) {
+  std::int64_t weighted_sum = 0;
+  std::int64_t weight_sum = 0;
+  for (const ResourceLoad& load : loads) {
+    weighted_sum += score(load.requested, load.allocatable) * load.weight;
+    weight_sum += load.weight;
+  }
+  return weight_sum == 0 ? 0 : weighted_sum / weight_sum;
+}
+
+}  // namespace numaplace::scoring

@@ -1,0 +1,48 @@
+// Suite k8s-score: kube-scheduler NodeResourcesFit scores (LeastAllocated,
+// MostAllocated, RequestedToCapacityRatio) for each vector of k8s/score.jsonl.
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "conformance/suite.h"
+#include "placement/scoring/scoring_strategy.h"
+
+namespace numaplace::conformance {
+namespace {
+
+std::map<std::string, std::int64_t> amounts_from_json(const nlohmann::json& object) {
+  std::map<std::string, std::int64_t> amounts;
+  for (const auto& [name, amount] : object.items()) amounts[name] = amount.get<std::int64_t>();
+  return amounts;
+}
+
+}  // namespace
+
+VectorOutcome check_k8s_score(const nlohmann::json& vector) {
+  auto strategy = scoring::scoring_strategy_from_name(vector.at("strategy").get<std::string>());
+  if (!strategy) return VectorOutcome::skip(strategy.error().message);
+  scoring::ScoringConfig config;
+  config.strategy = *strategy;
+  for (const auto& resource : vector.at("resources")) {
+    config.resources.push_back(
+        scoring::WeightedResource{resource.at("name").get<std::string>(), resource.at("weight").get<std::int64_t>()});
+  }
+  if (vector.contains("shape")) {
+    for (const auto& point : vector.at("shape")) {
+      config.shape.push_back(scoring::UtilizationShapePoint{point.at("utilization").get<std::int64_t>(),
+                                                            point.at("score").get<std::int64_t>()});
+    }
+  }
+  const nlohmann::json& node_json = vector.at("node");
+  scoring::NodeResources node{amounts_from_json(node_json.value("allocatable", nlohmann::json::object())),
+                              amounts_from_json(node_json.value("requested", nlohmann::json::object()))};
+  const scoring::PodRequest pod = amounts_from_json(vector.at("pod"));
+
+  const std::int64_t expected = vector.at("expect").at("score").get<std::int64_t>();
+  auto score = scoring::score_node(config, node, pod);
+  if (!score) return VectorOutcome::fail("score " + std::to_string(expected), score.error().message);
+  if (*score != expected) return VectorOutcome::fail("score " + std::to_string(expected), "score " + std::to_string(*score));
+  return VectorOutcome::pass();
+}
+
+}  // namespace numaplace::conformance

@@ -112,7 +112,7 @@ Error forbidden(const std::string& property) {
                         "remove it from the image or from the flavor");
 }
 
-constexpr std::int64_t kMiB = 1024;
+constexpr std::uint64_t kMiB = 1024;
 
 // NUMA-related keys Nova knows that this version does not implement yet.
 constexpr std::array kRecognisedNotImplemented{
@@ -242,8 +242,9 @@ Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& r
   const std::uint64_t memory_kib = request.memory_kib;
 
   if (cpu_map.empty() && mem_map.empty()) {
-    // 6. Even split.
-    if (vcpus % count != 0 || memory_kib % count != 0) {
+    // 6. Even split. Nova divides MiB; a size that is not whole MiB is divided in KiB.
+    const std::uint64_t memory_unit = memory_kib % kMiB == 0 ? kMiB : 1;
+    if (vcpus % count != 0 || (memory_kib / memory_unit) % count != 0) {
       return make_error("ImageNUMATopologyAsymmetric",
                         "Instance CPUs and/or memory cannot be evenly distributed across instance NUMA nodes: " +
                             std::to_string(vcpus) + " vCPUs and " + std::to_string(memory_kib / 1024) + " MiB over " +
@@ -255,7 +256,7 @@ Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& r
       std::uint64_t first = i * vcpus / count;
       std::uint64_t end = (i + 1) * vcpus / count;
       if (end > first) cell.cpus = CpuSet::range(static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(end - 1));
-      cell.memory_kib = memory_kib / count;
+      cell.memory_kib = memory_kib / memory_unit / count * memory_unit;
       topology.cells.push_back(std::move(cell));
     }
     return std::optional<GuestTopology>{std::move(topology)};

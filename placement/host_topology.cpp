@@ -9,14 +9,14 @@ const HostCell* HostTopology::find_cell(std::uint32_t id) const {
   return nullptr;
 }
 
-std::uint32_t HostTopology::distance(std::uint32_t from_id, std::uint32_t to_id) const {
+std::optional<std::uint32_t> HostTopology::distance(std::uint32_t from_id, std::uint32_t to_id) const {
   const HostCell* from = find_cell(from_id);
   if (from != nullptr) {
     for (std::size_t i = 0; i < cells.size(); ++i) {
       if (cells[i].id == to_id && i < from->distances.size()) return from->distances[i];
     }
   }
-  return from_id == to_id ? 10 : 20;
+  return std::nullopt;
 }
 
 }  // namespace numaplace

@@ -62,8 +62,8 @@ struct HostTopology {
   AllocationRatio ratio;
 
   const HostCell* find_cell(std::uint32_t id) const;
-  // Distance between two cells by id; 10 for a cell to itself, 20 when unknown.
-  std::uint32_t distance(std::uint32_t from_id, std::uint32_t to_id) const;
+  // Distance between two cells by id, as the host reported it; nullopt when it did not.
+  std::optional<std::uint32_t> distance(std::uint32_t from_id, std::uint32_t to_id) const;
 };
 
 }  // namespace numaplace

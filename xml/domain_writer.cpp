@@ -108,6 +108,11 @@ void write_cpu_numa(xmlNode* root, const HostTopology& host, const Placement& pl
     xmlUnlinkNode(cell);
     previous[attribute(cell, "id").value_or("")] = cell;
   }
+  // Distances are mirrored only when the host reported every one of them.
+  bool distances_known = true;
+  for (const auto& a : placement.cells) {
+    for (const auto& b : placement.cells) distances_known = distances_known && host.distance(a.host_cell, b.host_cell);
+  }
   for (const auto& placed : placement.cells) {
     const std::string id = std::to_string(placed.guest_cell);
     xmlNode* cell = nullptr;
@@ -123,12 +128,14 @@ void write_cpu_numa(xmlNode* root, const HostTopology& host, const Placement& pl
     set_attr(cell, "cpus", to_cpu_list(placed.guest_cpus));
     set_attr(cell, "memory", std::to_string(placed.memory_kib));
     set_attr(cell, "unit", "KiB");
-    xmlNode* distances = xmlNewDocNode(root->doc, nullptr, X("distances"), nullptr);
-    if (cell->children != nullptr) xmlAddPrevSibling(cell->children, distances); else xmlAddChild(cell, distances);
-    for (const auto& other : placement.cells) {
-      xmlNode* sibling = new_child(distances, "sibling");
-      set_attr(sibling, "id", std::to_string(other.guest_cell));
-      set_attr(sibling, "value", std::to_string(host.distance(placed.host_cell, other.host_cell)));
+    if (distances_known) {
+      xmlNode* distances = xmlNewDocNode(root->doc, nullptr, X("distances"), nullptr);
+      if (cell->children != nullptr) xmlAddPrevSibling(cell->children, distances); else xmlAddChild(cell, distances);
+      for (const auto& other : placement.cells) {
+        xmlNode* sibling = new_child(distances, "sibling");
+        set_attr(sibling, "id", std::to_string(other.guest_cell));
+        set_attr(sibling, "value", std::to_string(*host.distance(placed.host_cell, other.host_cell)));
+      }
     }
   }
   for (auto& [id, node] : previous) xmlFreeNode(node);

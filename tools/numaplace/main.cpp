@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <iomanip>
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -109,19 +109,26 @@ void add_host_options(CLI::App* cmd, numaplace::cli::HostSourceOptions& host) {
 }
 
 void print_topology_table(const numaplace::HostTopology& host) {
-  std::cout << std::left << std::setw(6) << "cell" << std::setw(22) << "cpus" << std::setw(8) << "cores"
-            << std::setw(14) << "memory MiB" << std::setw(28) << "pages (size KiB x count)" << "distances\n";
+  std::vector<std::vector<std::string>> rows{{"cell", "cpus", "cores", "memory MiB", "pages (KiB x count)", "distances"}};
   for (const auto& cell : host.cells) {
     std::string pages;
-    for (const auto& p : cell.pages) {
-      if (!pages.empty()) pages += ' ';
-      pages += std::to_string(p.size_kib) + "x" + std::to_string(p.total);
-    }
+    for (const auto& p : cell.pages) pages += (pages.empty() ? "" : " ") + std::to_string(p.size_kib) + "x" + std::to_string(p.total);
     std::string distances;
     for (auto d : cell.distances) distances += (distances.empty() ? "" : " ") + std::to_string(d);
-    std::cout << std::left << std::setw(6) << cell.id << std::setw(22) << numaplace::to_cpu_list(cell.cpus)
-              << std::setw(8) << cell.siblings.size() << std::setw(14) << cell.memory_kib / 1024 << std::setw(28)
-              << (pages.empty() ? "-" : pages) << (distances.empty() ? "-" : distances) << '\n';
+    rows.push_back({std::to_string(cell.id), numaplace::to_cpu_list(cell.cpus), std::to_string(cell.siblings.size()),
+                    std::to_string(cell.memory_kib / 1024), pages.empty() ? "-" : pages,
+                    distances.empty() ? "-" : distances});
+  }
+  std::vector<std::size_t> widths(rows.front().size(), 0);
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      std::cout << row[i];
+      if (i + 1 < row.size()) std::cout << std::string(widths[i] - row[i].size() + 2, ' ');
+    }
+    std::cout << '\n';
   }
 }
 

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# numaplace developer entry point. Installs what is missing (Debian 12 packages),
+# configures and builds into build/, then runs what you ask for:
+#   ./dev.sh demo      place the bundled 8-vCPU guest on libvirt's test host, validate with libvirt
+#   ./dev.sh test      run the whole test suite (unit, conformance, CLI) with ctest
+#   ./dev.sh build     only install and build
+set -euo pipefail
+cd "$(dirname "$0")"
+
+PACKAGES=(cmake g++ make pkg-config libxml2-dev libvirt-dev libvirt-clients libhwloc-dev libnuma-dev
+          libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev)
+BUILD_DIR=${BUILD_DIR:-build}
+
+install_missing() {
+  local missing=()
+  for pkg in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  echo "dev.sh: installing ${missing[*]}" >&2
+  local sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+    --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+build() {
+  install_missing
+  cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  cmake --build "$BUILD_DIR" -j"$(nproc)"
+}
+
+demo() {
+  build
+  local out="$BUILD_DIR/demo-placed.xml"
+  echo "== numaplace topology (libvirt test:///default)"
+  "$BUILD_DIR/numaplace" topology
+  echo "== numaplace place examples/guest-8vcpu-4g.xml (8 vCPUs, 4 GiB; cells 6+2 vCPUs, 3072+1024 MiB)"
+  "$BUILD_DIR/numaplace" place examples/guest-8vcpu-4g.xml \
+    --spec hw:numa_nodes=2 --spec hw:numa_cpus.0=0,1,2,3,4,5 --spec hw:numa_cpus.1=6,7 \
+    --spec hw:numa_mem.0=3072 --spec hw:numa_mem.1=1024 -o "$out"
+  cat "$out"
+  echo "== virsh -c test:///default define --validate $out"
+  virsh -c test:///default define --validate "$out"
+}
+
+run_tests() {
+  build
+  ctest --test-dir "$BUILD_DIR" -j"$(nproc)" --output-on-failure
+}
+
+case "${1:-}" in
+  demo) demo ;;
+  test) run_tests ;;
+  build) build ;;
+  *) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+esac

@@ -1,0 +1,139 @@
+#include "placement/fit.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+namespace numaplace {
+namespace {
+
+HostCell make_cell(std::uint32_t id, std::uint32_t first_cpu, std::uint32_t cpus, std::uint64_t memory_mib) {
+  HostCell cell;
+  cell.id = id;
+  cell.cpus = CpuSet::range(first_cpu, first_cpu + cpus - 1);
+  cell.shared_cpus = cell.cpus;
+  cell.dedicated_cpus = cell.cpus;
+  for (auto cpu : cell.cpus) cell.siblings.push_back(CpuSet{cpu});
+  cell.memory_kib = memory_mib * 1024;
+  return cell;
+}
+
+GuestTopology guest(std::vector<std::pair<std::uint32_t, std::uint64_t>> cells) {
+  GuestTopology topology;
+  std::uint32_t next = 0;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    GuestCell cell;
+    cell.id = static_cast<std::uint32_t>(i);
+    cell.cpus = CpuSet::range(next, next + cells[i].first - 1);
+    next += cells[i].first;
+    cell.memory_kib = cells[i].second * 1024;
+    topology.cells.push_back(cell);
+  }
+  return topology;
+}
+
+TEST(Fit, TwoGuestCellsNeverFitOneHostCellHoweverLarge) {
+  HostTopology host;
+  host.cells.push_back(make_cell(0, 0, 64, 1 << 20));
+  FitResult result = fit_guest(host, guest({{6, 3072}, {2, 1024}}));
+  EXPECT_FALSE(result.placement.has_value());
+  EXPECT_NE(result.summary.find("2 NUMA cells"), std::string::npos);
+}
+
+TEST(Fit, AsymmetricGuestSwapsOntoTheCellsThatHoldIt) {
+  // libvirt's test host: cell 0 has 2 GiB, cell 1 has 4 GiB. Guest cell 0 wants 3 GiB.
+  HostTopology host;
+  host.cells.push_back(make_cell(0, 0, 8, 2048));
+  host.cells.push_back(make_cell(1, 8, 8, 4096));
+  FitResult result = fit_guest(host, guest({{6, 3072}, {2, 1024}}));
+  ASSERT_TRUE(result.placement.has_value()) << result.summary;
+  EXPECT_EQ(result.placement->cells[0].host_cell, 1u);
+  EXPECT_EQ(result.placement->cells[1].host_cell, 0u);
+  EXPECT_EQ(to_cpu_list(result.placement->cells[0].host_cpus), "8-15");
+  // The rejection says which resource fell short and by how much.
+  ASSERT_FALSE(result.rejections.empty());
+  EXPECT_EQ(result.rejections[0].guest_cell, 0u);
+  EXPECT_EQ(result.rejections[0].host_cell, 0u);
+  EXPECT_NE(result.rejections[0].reason.find("3072 MiB"), std::string::npos);
+}
+
+TEST(Fit, CountsExistingUsageAgainstTheRatios) {
+  HostTopology host;
+  host.ratio = {1.0, 1.0};
+  host.cells.push_back(make_cell(0, 0, 4, 4096));
+  host.cells.push_back(make_cell(1, 4, 4, 4096));
+  host.cells[0].usage.memory_kib = 3072 * 1024;  // 1 GiB left
+  host.cells[1].usage.shared_cpus = 3;           // 1 CPU left
+  EXPECT_FALSE(fit_guest(host, guest({{2, 2048}})).placement.has_value());
+  auto result = fit_guest(host, guest({{1, 1024}}));
+  ASSERT_TRUE(result.placement.has_value());
+  // Nova sorts by free memory, then (more significant) by shared CPU load: cell 0, idle, comes first
+  // and its last GiB is exactly enough.
+  EXPECT_EQ(result.placement->cells[0].host_cell, 0u);
+  // One MiB more does not fit cell 0's memory, so it lands on cell 1's last CPU.
+  auto larger = fit_guest(host, guest({{1, 1025}}));
+  ASSERT_TRUE(larger.placement.has_value());
+  EXPECT_EQ(larger.placement->cells[0].host_cell, 1u);
+}
+
+TEST(Fit, PackingOrderTriesTheFullestCellFirst) {
+  HostTopology host;
+  host.cells.push_back(make_cell(0, 0, 4, 4096));
+  host.cells.push_back(make_cell(1, 4, 4, 4096));
+  host.cells[1].usage.memory_kib = 1024 * 1024;
+  FitOptions pack;
+  pack.pack_host_cells = true;
+  EXPECT_EQ(fit_guest(host, guest({{1, 512}})).placement->cells[0].host_cell, 0u);
+  EXPECT_EQ(fit_guest(host, guest({{1, 512}}), pack).placement->cells[0].host_cell, 1u);
+}
+
+// The ordered search must give exactly the first permutation Nova would accept.
+TEST(Fit, MatchesTheFirstFittingPermutationOnRandomHosts) {
+  std::mt19937 rng(12345);
+  for (int round = 0; round < 400; ++round) {
+    HostTopology host;
+    const std::uint32_t host_cells = 1 + rng() % 6;
+    for (std::uint32_t i = 0; i < host_cells; ++i) {
+      host.cells.push_back(make_cell(i, i * 8, 1 + rng() % 8, 1024 * (1 + rng() % 8)));
+      host.cells.back().usage.memory_kib = 1024 * 256 * (rng() % 8);
+    }
+    std::vector<std::pair<std::uint32_t, std::uint64_t>> cells;
+    const std::uint32_t guest_cells = 1 + rng() % host_cells;
+    for (std::uint32_t i = 0; i < guest_cells; ++i) cells.emplace_back(1 + rng() % 6, 512 * (1 + rng() % 12));
+    GuestTopology g = guest(cells);
+
+    // Brute force over permutations of Nova's order.
+    std::vector<std::size_t> order = nova_host_cell_order(host, g, {});
+    std::vector<std::size_t> positions(host_cells);
+    std::iota(positions.begin(), positions.end(), 0);
+    std::optional<std::vector<std::uint32_t>> expected;
+    std::vector<std::vector<std::size_t>> seen;
+    do {
+      std::vector<std::size_t> prefix(positions.begin(), positions.begin() + guest_cells);
+      if (std::find(seen.begin(), seen.end(), prefix) != seen.end()) continue;
+      seen.push_back(prefix);
+      bool ok = true;
+      for (std::uint32_t gi = 0; gi < guest_cells && ok; ++gi) {
+        ok = !cell_misfit(host, host.cells[order[prefix[gi]]], g, g.cells[gi]).has_value();
+      }
+      if (ok) {
+        expected = std::vector<std::uint32_t>{};
+        for (auto p : prefix) expected->push_back(host.cells[order[p]].id);
+        break;
+      }
+    } while (std::next_permutation(positions.begin(), positions.end()));
+
+    FitResult result = fit_guest(host, g);
+    ASSERT_EQ(result.placement.has_value(), expected.has_value()) << "round " << round;
+    if (expected) {
+      std::vector<std::uint32_t> got;
+      for (const auto& c : result.placement->cells) got.push_back(c.host_cell);
+      EXPECT_EQ(got, *expected) << "round " << round;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace numaplace

@@ -1,0 +1,36 @@
+#include "placement/memory_size.h"
+
+#include <gtest/gtest.h>
+
+namespace numaplace {
+namespace {
+
+TEST(MemorySize, ConvertsEveryLibvirtUnit) {
+  EXPECT_EQ(*memory_to_kib("4", "GiB", "m"), 4u * 1024 * 1024);
+  EXPECT_EQ(*memory_to_kib("4", "G", "m"), 4u * 1024 * 1024);
+  EXPECT_EQ(*memory_to_kib("2048", "MiB", "m"), 2048u * 1024);
+  EXPECT_EQ(*memory_to_kib("2048", "M", "m"), 2048u * 1024);
+  EXPECT_EQ(*memory_to_kib("512", "KiB", "m"), 512u);
+  EXPECT_EQ(*memory_to_kib("512", "k", "m"), 512u);
+  EXPECT_EQ(*memory_to_kib("512", "", "m"), 512u);  // libvirt's default unit
+  EXPECT_EQ(*memory_to_kib("1024", "KB", "m"), 1000u);
+  EXPECT_EQ(*memory_to_kib("1048576", "b", "m"), 1024u);
+  EXPECT_EQ(*memory_to_kib("1048576", "bytes", "m"), 1024u);
+  EXPECT_EQ(*memory_to_kib("1", "TiB", "m"), 1024ull * 1024 * 1024);
+  EXPECT_EQ(*memory_to_kib("1", "PiB", "m"), 1024ull * 1024 * 1024 * 1024);
+}
+
+TEST(MemorySize, RefusesWhatCannotBeASize) {
+  for (auto [value, unit] : std::initializer_list<std::pair<const char*, const char*>>{
+           {"-1", "KiB"}, {"abc", "KiB"}, {"1.5", "GiB"}, {"", "KiB"}, {"1", "parsecs"},
+           {"99999999999999999999999", "KiB"}, {"18446744073709551615", "GiB"}, {"1000", "EiB"}, {"1", "b"}}) {
+    auto kib = memory_to_kib(value, unit, "memory");
+    EXPECT_FALSE(kib.ok()) << value << " " << unit;
+    if (!kib.ok()) {
+      EXPECT_EQ(kib.error().name, "InvalidMemorySize");
+    }
+  }
+}
+
+}  // namespace
+}  // namespace numaplace

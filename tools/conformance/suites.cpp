@@ -5,6 +5,7 @@ namespace numaplace::conformance {
 VectorOutcome check_nova_fit(const nlohmann::json& vector);
 VectorOutcome check_resource_compare(const nlohmann::json& vector);
 VectorOutcome check_k8s_score(const nlohmann::json& vector);
+VectorOutcome check_k8s_merge(const nlohmann::json& vector);
 
 const std::vector<Suite>& all_suites() {
   static const std::vector<Suite> suites{
@@ -12,6 +13,7 @@ const std::vector<Suite>& all_suites() {
        check_nova_fit},
       {"resource-compare", "the nine resource vector comparisons with zero/infinity defaults (volcano/compare-design.jsonl)",
        check_resource_compare},
+      {"k8s-merge", "TopologyManager hint merging and admission per policy (k8s/merge.jsonl)", check_k8s_merge},
       {"k8s-score", "kube-scheduler NodeResourcesFit scoring strategies (k8s/score.jsonl)", check_k8s_score},
   };
   return suites;

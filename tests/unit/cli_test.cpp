@@ -1,0 +1,175 @@
+// Runs the real numaplace binary as a user would and checks exit codes,
+// stdout, stderr and that nothing partial is ever written.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "test_paths.h"
+
+namespace numaplace {
+namespace {
+
+using numaplace::testing::cli_path;
+using numaplace::testing::shared_path;
+using numaplace::testing::source_path;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+CliRun run(const std::string& args) {
+  const std::string err_file = std::filesystem::temp_directory_path() / ("numaplace-cli-test-" + std::to_string(getpid()) + ".err");
+  const std::string command = cli_path() + " " + args + " 2>" + err_file;
+  CliRun result;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
+  int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.err = slurp(err_file);
+  std::filesystem::remove(err_file);
+  return result;
+}
+
+const std::string kExample = source_path("examples/guest-8vcpu-4g.xml");
+const std::string kWorkedSpecs =
+    " --spec hw:numa_nodes=2 --spec hw:numa_cpus.0=0,1,2,3,4,5 --spec hw:numa_cpus.1=6,7"
+    " --spec hw:numa_mem.0=3072 --spec hw:numa_mem.1=1024";
+
+TEST(Cli, PlacesTheWorkedExampleOnTheEmbeddedTestHost) {
+  CliRun r = run("place " + kExample + kWorkedSpecs);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("<memnode cellid=\"0\" mode=\"strict\" nodeset=\"1\"/>"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("<memnode cellid=\"1\" mode=\"strict\" nodeset=\"0\"/>"), std::string::npos);
+}
+
+TEST(Cli, RefusesTheWorkedExampleOnAOneCellHost) {
+  CliRun r = run("place " + kExample + " --capabilities " + shared_path("samples/libvirt/caps-1cell.xml") + kWorkedSpecs);
+  EXPECT_EQ(r.exit_code, 3);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("NoFit"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("host has only 1"), std::string::npos) << r.err;
+}
+
+TEST(Cli, JsonOutputCarriesPlacementAndXml) {
+  CliRun r = run("place " + kExample + kWorkedSpecs + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["placement"]["cells"].size(), 2u);
+  EXPECT_EQ(doc["placement"]["cells"][0]["host_cell"], 1);
+  EXPECT_NE(doc["xml"].get<std::string>().find("<numatune>"), std::string::npos);
+}
+
+TEST(Cli, JsonErrorsAreJsonToo) {
+  CliRun r = run("place " + kExample + " --json --spec hw:numa_nodes=two");
+  EXPECT_EQ(r.exit_code, 1);
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["error"]["name"], "InvalidNUMANodesNumber");
+}
+
+// Each class of bad input: a named error, a non-zero exit, and no output at all.
+TEST(Cli, BadInputGetsANamedErrorAndNoPartialOutput) {
+  const std::string dir = std::filesystem::temp_directory_path() / ("numaplace-cli-bad-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir + "/" + name) << text;
+    return dir + "/" + name;
+  };
+  const std::string malformed = write("malformed.xml", "<domain type='test'><vcpu>2</vcpu>");
+  const std::string xxe = write("xxe.xml",
+                                "<?xml version='1.0'?><!DOCTYPE d [<!ENTITY x SYSTEM 'file:///etc/passwd'>]>"
+                                "<domain type='test'><name>&x;</name><vcpu>2</vcpu><memory>1024</memory></domain>");
+  const std::string negative = write("negative.xml", "<domain type='test'><vcpu>2</vcpu><memory>-1</memory></domain>");
+  const std::string huge = write("huge.xml",
+                                 "<domain type='test'><vcpu>2</vcpu><memory unit='EiB'>18446744073709551615</memory></domain>");
+  struct Case {
+    std::string args;
+    int exit_code;
+    const char* name;
+  } cases[] = {
+      {"place " + malformed + " --spec hw:numa_nodes=1", 1, "XmlMalformed"},
+      {"place " + xxe + " --spec hw:numa_nodes=1", 1, "XmlForbiddenConstruct"},
+      {"place " + negative + " --spec hw:numa_nodes=1", 1, "InvalidMemorySize"},
+      {"place " + huge + " --spec hw:numa_nodes=1", 1, "InvalidMemorySize"},
+      {"place " + kExample + " --spec hw:numa_nodes=2 --spec hw:numa_cpus.0=0-4294967295 --spec hw:numa_cpus.1=1"
+                             " --spec hw:numa_mem.0=2048 --spec hw:numa_mem.1=2048", 1, "Invalid"},
+      {"place " + kExample + " --spec hw:numa_nodes=2 --spec hw:numa_cpus.0=0-3 --spec hw:numa_cpus.1=4-7"
+                             " --spec hw:numa_mem.0=-2048 --spec hw:numa_mem.1=6144", 1, "ImageNUMATopologyMemoryOutOfRange"},
+      {"place " + kExample + " --spec hw:numa_nodse=2", 1, "UnknownSpecKey"},
+      {"place " + kExample + " --spec hw:numa_nodes=2 --image-prop hw_numa_nodes=2", 1, "ImageNUMATopologyForbidden"},
+      {"place " + kExample + " --spec hw:numa_nodes=3", 1, "ImageNUMATopologyAsymmetric"},
+      {"place " + kExample + " --spec hw:numa_nodes", 1, "InvalidArgument"},
+      {"place " + kExample + " --spec hw:numa_nodes=1 --spec hw:numa_nodes=2", 1, "InvalidArgument"},
+      {"place " + kExample + " --capabilities " + malformed + " --spec hw:numa_nodes=1", 1, "XmlMalformed"},
+      {"place " + kExample + " --capabilities " + kExample + " --spec hw:numa_nodes=1", 1, "NotCapabilities"},
+      {"place " + kExample + " --connect test:///nonexistent/path.xml --spec hw:numa_nodes=1", 4, "HostUnavailable"},
+      {"place " + dir + "/missing.xml --spec hw:numa_nodes=1", 2, "CannotRead"},
+  };
+  const std::string out_file = dir + "/out.xml";
+  for (const auto& c : cases) {
+    std::ofstream(out_file) << "previous content";
+    CliRun r = run(c.args + " -o " + out_file);
+    EXPECT_EQ(r.exit_code, c.exit_code) << c.args << "\n" << r.err;
+    EXPECT_TRUE(r.out.empty()) << c.args;
+    EXPECT_NE(r.err.find(std::string("numaplace: ") + c.name + ":"), std::string::npos) << c.args << "\n" << r.err;
+    EXPECT_EQ(slurp(out_file), "previous content") << c.args;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Cli, OutputFileIsWrittenWhole) {
+  const std::string out_file = std::filesystem::temp_directory_path() / ("numaplace-out-" + std::to_string(getpid()) + ".xml");
+  CliRun r = run("place " + kExample + kWorkedSpecs + " -o " + out_file);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  std::string written = slurp(out_file);
+  EXPECT_NE(written.find("<numatune>"), std::string::npos);
+  EXPECT_NE(written.find("</domain>"), std::string::npos);
+  std::filesystem::remove(out_file);
+}
+
+TEST(Cli, TopologyPrintsATableAndJson) {
+  CliRun table = run("topology --capabilities " + shared_path("samples/libvirt/caps-4cell.xml"));
+  EXPECT_EQ(table.exit_code, 0);
+  EXPECT_NE(table.out.find("4 NUMA cells"), std::string::npos);
+  EXPECT_NE(table.out.find("10 12 21 21"), std::string::npos) << table.out;
+  CliRun json = run("topology --json");
+  ASSERT_EQ(json.exit_code, 0);
+  auto doc = nlohmann::json::parse(json.out);
+  ASSERT_EQ(doc["cells"].size(), 2u);
+  EXPECT_EQ(doc["cells"][1]["cpus"], "8-15");
+}
+
+TEST(Cli, ConformanceRunnerClosesWithTheCounts) {
+  CliRun r = run("conformance nova-fit " + shared_path("conformance/nova/edge.jsonl"));
+  EXPECT_NE(r.out.find(" passed, 0 failed, "), std::string::npos) << r.out;
+  CliRun unknown = run("conformance no-such-suite " + shared_path("conformance/nova/edge.jsonl"));
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("unknown suite"), std::string::npos);
+}
+
+TEST(Cli, HelpTeachesTheKeys) {
+  CliRun r = run("place --help");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("hw:numa_cpus.I"), std::string::npos);
+  EXPECT_NE(r.out.find("--capabilities"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace numaplace

@@ -1,0 +1,159 @@
+#include "xml/domain_writer.h"
+
+#include <gtest/gtest.h>
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+#include <memory>
+
+#include "plugin/place_domain.h"
+#include "test_paths.h"
+#include "xml/capabilities_reader.h"
+#include "xml/xml_document.h"
+
+namespace numaplace {
+namespace {
+
+using numaplace::testing::shared_path;
+using numaplace::testing::source_path;
+
+const SpecMap kWorkedExample{{"hw:numa_nodes", "2"},      {"hw:numa_cpus.0", "0,1,2,3,4,5"},
+                             {"hw:numa_cpus.1", "6,7"},   {"hw:numa_mem.0", "3072"},
+                             {"hw:numa_mem.1", "1024"}};
+
+HostTopology host_from(const std::string& caps_file) {
+  auto text = xml::read_text_file(shared_path(caps_file), "caps");
+  auto host = xml::read_capabilities(*text);
+  EXPECT_TRUE(host.ok());
+  return *host;
+}
+
+std::string read_file(const std::string& path) { return *xml::read_text_file(path, "file"); }
+
+Result<plugin::PlaceOutcome> place(const HostTopology& host, const std::string& xml, SpecMap specs) {
+  plugin::PlaceRequest request;
+  request.domain_xml = xml;
+  request.flavor_specs = std::move(specs);
+  return plugin::place_domain(host, request);
+}
+
+struct ConnectionCloser {
+  void operator()(virConnect* conn) const { virConnectClose(conn); }
+};
+
+TEST(DomainWriter, WorkedExampleLandsOnBothCellsWithPinsAndDistances) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  auto outcome = place(host, read_file(source_path("examples/guest-8vcpu-4g.xml")), kWorkedExample);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  const std::string& xml = outcome->domain_xml;
+  EXPECT_NE(xml.find("<memnode cellid=\"0\" mode=\"strict\" nodeset=\"0\"/>"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<memnode cellid=\"1\" mode=\"strict\" nodeset=\"1\"/>"), std::string::npos);
+  EXPECT_NE(xml.find("<memory mode=\"strict\" nodeset=\"0-1\"/>"), std::string::npos);
+  EXPECT_NE(xml.find("<vcpupin vcpu=\"0\" cpuset=\"0-7,16-23\"/>"), std::string::npos);
+  EXPECT_NE(xml.find("<vcpupin vcpu=\"7\" cpuset=\"8-15,24-31\"/>"), std::string::npos);
+  EXPECT_NE(xml.find("<cell id=\"0\" cpus=\"0-5\" memory=\"3145728\" unit=\"KiB\">"), std::string::npos);
+  EXPECT_NE(xml.find("<sibling id=\"1\" value=\"21\"/>"), std::string::npos);
+  EXPECT_NE(xml.find("<name>numaplace-demo</name>"), std::string::npos);
+}
+
+TEST(DomainWriter, PlacingItsOwnOutputChangesNothing) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  auto first = place(host, read_file(source_path("examples/guest-8vcpu-4g.xml")), kWorkedExample);
+  ASSERT_TRUE(first.ok());
+  auto second = place(host, first->domain_xml, kWorkedExample);
+  ASSERT_TRUE(second.ok());
+  EXPECT_EQ(first->domain_xml, second->domain_xml);
+}
+
+TEST(DomainWriter, KeepsEverythingItDoesNotOwn) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  auto outcome = place(host, read_file(shared_path("samples/libvirt/domain-testdriver-2cell.xml")),
+                       {{"hw:numa_nodes", "2"}});
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  const std::string& xml = outcome->domain_xml;
+  // Operator's attributes on existing guest cells and unrelated tuning survive.
+  EXPECT_NE(xml.find("memAccess=\"shared\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("discard=\"yes\""), std::string::npos);
+  EXPECT_NE(xml.find("memAccess=\"private\""), std::string::npos);
+  EXPECT_NE(xml.find("<iothreadpin iothread=\"1\" cpuset=\"0-1\"/>"), std::string::npos);
+  EXPECT_NE(xml.find("<page size=\"2048\" unit=\"KiB\" nodeset=\"0\"/>"), std::string::npos);
+  EXPECT_NE(xml.find("<topology sockets=\"2\" dies=\"1\" cores=\"2\" threads=\"1\"/>"), std::string::npos);
+  // The old pins and the old preferred memnode are replaced, not duplicated.
+  EXPECT_EQ(xml.find("mode=\"preferred\""), std::string::npos);
+  EXPECT_EQ(xml.find("<vcpupin vcpu=\"2\" cpuset=\"4\"/>"), std::string::npos);
+  std::size_t pins = 0;
+  for (std::size_t at = xml.find("<vcpupin"); at != std::string::npos; at = xml.find("<vcpupin", at + 1)) ++pins;
+  EXPECT_EQ(pins, 4u);
+}
+
+TEST(DomainWriter, NoNumaKeysLeavesTheGuestAsItWas) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  auto outcome = place(host, read_file(source_path("examples/guest-8vcpu-4g.xml")), {});
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_FALSE(outcome->placement.has_value());
+  auto doc = xml::parse_document(outcome->domain_xml, "output");
+  ASSERT_TRUE(doc.ok());
+  const xmlNode* root = xmlDocGetRootElement(doc->get());
+  EXPECT_EQ(xml::first_child(root, "numatune"), nullptr);
+  EXPECT_EQ(xml::first_child(root, "cputune"), nullptr);
+  EXPECT_EQ(xml::first_child(root, "cpu"), nullptr);
+}
+
+TEST(DomainWriter, RefusalNamesTheReason) {
+  HostTopology host = host_from("samples/libvirt/caps-1cell.xml");
+  auto outcome = place(host, read_file(source_path("examples/guest-8vcpu-4g.xml")), kWorkedExample);
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.error().name, "NoFit");
+  EXPECT_NE(outcome.error().message.find("2 NUMA cells but the host has only 1"), std::string::npos)
+      << outcome.error().message;
+}
+
+TEST(DomainWriter, BadDomainsAreNamed) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  struct Case {
+    const char* xml;
+    const char* name;
+  } cases[] = {
+      {"<domain type='test'><name>x</name>", "XmlMalformed"},
+      {"<capabilities/>", "NotDomain"},
+      {"<domain type='test'><memory>1024</memory></domain>", "InvalidDomain"},
+      {"<domain type='test'><vcpu>0</vcpu><memory>1024</memory></domain>", "InvalidDomain"},
+      {"<domain type='test'><vcpu>4294967297</vcpu><memory>1024</memory></domain>", "InvalidDomain"},
+      {"<domain type='test'><vcpu>2</vcpu></domain>", "InvalidDomain"},
+      {"<domain type='test'><vcpu>2</vcpu><memory unit='KiB'>-1</memory></domain>", "InvalidMemorySize"},
+      {"<domain type='test'><vcpu>2</vcpu><memory unit='EiB'>99999</memory></domain>", "InvalidMemorySize"},
+  };
+  for (const auto& c : cases) {
+    auto outcome = place(host, c.xml, {{"hw:numa_nodes", "1"}});
+    ASSERT_FALSE(outcome.ok()) << c.xml;
+    EXPECT_EQ(outcome.error().name, c.name) << c.xml << ": " << outcome.error().message;
+  }
+}
+
+// The real libvirt test driver accepts what numaplace writes, with schema validation on.
+TEST(DomainWriter, LibvirtTestDriverValidatesThePlacedDomain) {
+  virSetErrorFunc(nullptr, [](void*, virErrorPtr) {});
+  std::unique_ptr<virConnect, ConnectionCloser> conn(virConnectOpen("test:///default"));
+  ASSERT_NE(conn, nullptr);
+  char* caps = virConnectGetCapabilities(conn.get());
+  ASSERT_NE(caps, nullptr);
+  auto host = xml::read_capabilities(caps);
+  free(caps);
+  ASSERT_TRUE(host.ok());
+  for (const std::string& domain : {source_path("examples/guest-8vcpu-4g.xml"),
+                                    shared_path("samples/libvirt/domain-testdriver-2cell.xml")}) {
+    SpecMap specs = domain.find("8vcpu") != std::string::npos ? kWorkedExample : SpecMap{{"hw:numa_nodes", "2"}};
+    auto outcome = place(*host, read_file(domain), specs);
+    ASSERT_TRUE(outcome.ok()) << domain << ": " << outcome.error().message;
+    virDomainPtr defined = virDomainDefineXMLFlags(conn.get(), outcome->domain_xml.c_str(), VIR_DOMAIN_DEFINE_VALIDATE);
+    const virError* error = virGetLastError();
+    EXPECT_NE(defined, nullptr) << domain << ": " << (error != nullptr && error->message ? error->message : "");
+    if (defined != nullptr) {
+      virDomainUndefine(defined);
+      virDomainFree(defined);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace numaplace

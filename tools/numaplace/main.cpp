@@ -173,8 +173,11 @@ int main(int argc, char** argv) {
   numaplace::cli::HostSourceOptions place_host;
   place->add_option("DOMAIN", domain_path, "domain XML file, or - for standard input")->required();
   add_host_options(place, place_host);
-  place->add_option("--spec", specs, "flavor extra spec KEY=VALUE (repeatable), e.g. hw:numa_nodes=2");
-  place->add_option("--image-prop", image_props, "image property KEY=VALUE (repeatable), e.g. hw_numa_nodes=2");
+  // One value per flag, so that `--spec K=V vm.xml` leaves vm.xml to DOMAIN.
+  place->add_option("--spec", specs, "flavor extra spec KEY=VALUE (repeatable), e.g. hw:numa_nodes=2")
+      ->allow_extra_args(false);
+  place->add_option("--image-prop", image_props, "image property KEY=VALUE (repeatable), e.g. hw_numa_nodes=2")
+      ->allow_extra_args(false);
   place->add_option("-o,--output", output_path, "write the XML to this file (atomically) instead of stdout");
   place->add_flag("--pack", pack, "try the fullest host cells first (Nova's packing order) instead of the emptiest");
   place->add_flag("--json", place_json, "print {placement, rejections, xml} as JSON (errors too) for programs");

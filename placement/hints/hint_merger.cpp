@@ -184,65 +184,79 @@ std::vector<std::uint64_t> reachable_masks(const std::vector<HintList>& lists, c
   std::vector<std::uint32_t> stamp(table_size, 0);
   std::uint32_t stamp_value = 0;
   std::vector<std::uint32_t>* stamp_table = dense_allowed ? &stamp : nullptr;
-  const std::uint64_t dense_step_cost = static_cast<std::uint64_t>(node_count) * table_size;
+  const double dense_step_cost = static_cast<double>(node_count) * static_cast<double>(table_size);
 
   std::vector<std::uint64_t> reachable{packed.full()};
-  std::vector<std::uint64_t> counts;  // dense mode: product of superset counts
-  std::uint64_t count_bound = 0;      // an upper bound on every exact count
+  std::vector<std::uint64_t> counts;       // dense mode: product of superset counts
+  std::vector<std::uint64_t> list_counts;  // dense mode: one list's indicator, then superset counts
+  std::uint64_t count_bound = 0;           // dense mode: an upper bound on every exact count
   bool dense = false;
 
-  auto reduce_to_indicator = [&]() {  // counts: superset form -> exact -> 0/1 -> superset form
-    superset_moebius(counts);
-    count_bound = 0;
-    for (std::uint64_t& value : counts) {
-      value = value != 0;
-      count_bound += value;
+  // Multiplies the list in `list_counts` (an indicator of `distinct` masks) into `counts`.
+  auto multiply_in = [&](std::uint64_t distinct) {
+    if (count_bound > std::numeric_limits<std::uint64_t>::max() / distinct) {
+      superset_moebius(counts);  // exact counts -> 0/1 -> superset form again
+      count_bound = 0;
+      for (std::uint64_t& value : counts) {
+        value = value != 0;
+        count_bound += value;
+      }
+      superset_zeta(counts);
     }
-    superset_zeta(counts);
+    superset_zeta(list_counts);
+    for (std::size_t x = 0; x < table_size; ++x) counts[x] *= list_counts[x];
+    count_bound *= distinct;
   };
 
   for (const HintList& list : lists) {
-    const std::vector<std::uint64_t> masks = distinct_packed(list, packed, stamp_table, &stamp_value);
-    if (masks.size() == 1 && masks.front() == packed.full()) continue;  // "any" changes nothing
-    if (!dense) {
-      const bool too_big = dense_allowed && static_cast<double>(reachable.size()) * static_cast<double>(masks.size()) >
-                                                static_cast<double>(dense_step_cost);
-      if (!too_big) {
-        std::vector<std::uint64_t> next;
-        if (stamp_table != nullptr) {
-          const std::uint32_t mark = ++stamp_value;
-          for (std::uint64_t r : reachable) {
-            for (std::uint64_t m : masks) {
-              const std::uint64_t merged = r & m;
-              if (stamp[merged] != mark) {
-                stamp[merged] = mark;
-                next.push_back(merged);
-              }
-            }
-          }
-        } else {
-          next.reserve(reachable.size() * masks.size());
-          for (std::uint64_t r : reachable) {
-            for (std::uint64_t m : masks) next.push_back(r & m);
-          }
-          std::sort(next.begin(), next.end());
-          next.erase(std::unique(next.begin(), next.end()), next.end());
-        }
-        reachable = std::move(next);
-        continue;
+    if (dense) {
+      list_counts.assign(table_size, 0);
+      std::uint64_t distinct = 0;
+      for (const TopologyHint& hint : list) {
+        std::uint64_t& seen = list_counts[packed.pack(hint.affinity)];
+        distinct += seen == 0;
+        seen = 1;
       }
+      if (distinct == 1 && list_counts[packed.full()] == 1) continue;  // "any" changes nothing
+      multiply_in(distinct);
+      continue;
+    }
+    const std::vector<std::uint64_t> masks = distinct_packed(list, packed, stamp_table, &stamp_value);
+    if (masks.size() == 1 && masks.front() == packed.full()) continue;
+    const bool too_big = dense_allowed && static_cast<double>(reachable.size()) * static_cast<double>(masks.size()) >
+                                              dense_step_cost;
+    if (too_big) {
       dense = true;
       counts.assign(table_size, 0);
       for (std::uint64_t r : reachable) counts[r] = 1;
       count_bound = reachable.size();
       superset_zeta(counts);
+      list_counts.assign(table_size, 0);
+      for (std::uint64_t m : masks) list_counts[m] = 1;
+      multiply_in(masks.size());
+      continue;
     }
-    if (count_bound > std::numeric_limits<std::uint64_t>::max() / masks.size()) reduce_to_indicator();
-    std::vector<std::uint64_t> list_counts(table_size, 0);
-    for (std::uint64_t m : masks) list_counts[m] = 1;
-    superset_zeta(list_counts);
-    for (std::size_t x = 0; x < table_size; ++x) counts[x] *= list_counts[x];
-    count_bound *= masks.size();
+    std::vector<std::uint64_t> next;
+    if (stamp_table != nullptr) {
+      const std::uint32_t mark = ++stamp_value;
+      for (std::uint64_t r : reachable) {
+        for (std::uint64_t m : masks) {
+          const std::uint64_t merged = r & m;
+          if (stamp[merged] != mark) {
+            stamp[merged] = mark;
+            next.push_back(merged);
+          }
+        }
+      }
+    } else {
+      next.reserve(reachable.size() * masks.size());
+      for (std::uint64_t r : reachable) {
+        for (std::uint64_t m : masks) next.push_back(r & m);
+      }
+      std::sort(next.begin(), next.end());
+      next.erase(std::unique(next.begin(), next.end()), next.end());
+    }
+    reachable = std::move(next);
   }
   if (!dense) return reachable;
   superset_moebius(counts);
@@ -260,7 +274,7 @@ std::optional<NumaNodeMask> best_non_preferred_affinity(const std::vector<std::u
                                                         const PackedNodes& packed, int target, MaskOrder order,
                                                         const NumaInfo& numa) {
   std::vector<bool> count_reachable(static_cast<std::size_t>(packed.count()) + 1, false);
-  for (std::uint64_t mask : reachable) count_reachable[static_cast<std::size_t>(std::popcount(mask))] = true;
+  for (std::uint64_t mask : reachable) count_reachable[static_cast<std::size_t>(count_bits(mask))] = true;
   int chosen = -1;
   if (target >= 1 && target <= packed.count() && count_reachable[static_cast<std::size_t>(target)]) chosen = target;
   for (int count = std::min(target - 1, packed.count()); chosen < 0 && count >= 1; --count) {
@@ -272,7 +286,7 @@ std::optional<NumaNodeMask> best_non_preferred_affinity(const std::vector<std::u
   if (chosen < 0) return std::nullopt;
   std::optional<NumaNodeMask> best;
   for (std::uint64_t mask : reachable) {
-    if (std::popcount(mask) != chosen) continue;
+    if (count_bits(mask) != chosen) continue;
     const NumaNodeMask affinity = packed.unpack(mask);
     if (!best || beats(affinity, *best, order, numa)) best = affinity;
   }

@@ -15,6 +15,15 @@ namespace numaplace {
 
 inline constexpr std::uint32_t kMaxNumaNodes = 64;
 
+// The number of set bits, inline on every target (std::popcount becomes a library
+// call where the CPU's popcnt instruction is not enabled at build time).
+constexpr int count_bits(std::uint64_t bits) {
+  bits = bits - ((bits >> 1) & 0x5555555555555555ULL);
+  bits = (bits & 0x3333333333333333ULL) + ((bits >> 2) & 0x3333333333333333ULL);
+  bits = (bits + (bits >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+  return static_cast<int>((bits * 0x0101010101010101ULL) >> 56);
+}
+
 class NumaNodeMask {
  public:
   constexpr NumaNodeMask() = default;
@@ -25,7 +34,7 @@ class NumaNodeMask {
   static constexpr NumaNodeMask single(std::uint32_t node) { return NumaNodeMask(std::uint64_t{1} << node); }
 
   constexpr std::uint64_t bits() const { return bits_; }
-  constexpr int count() const { return std::popcount(bits_); }
+  constexpr int count() const { return count_bits(bits_); }
   constexpr bool empty() const { return bits_ == 0; }
   constexpr bool contains(std::uint32_t node) const { return node < kMaxNumaNodes && ((bits_ >> node) & 1U); }
   constexpr bool is_subset_of(NumaNodeMask other) const { return (bits_ & ~other.bits_) == 0; }

@@ -323,3 +323,44 @@ TEST(HintMerge, FastMergeEqualsEnumerationOnRandomInputs) {
 
 }  // namespace
 }  // namespace numaplace
+
+namespace numaplace {
+namespace {
+
+// Hosts wider than the dense table (more than 20 nodes, ids up to 63) take the sparse
+// path all the way; it too must agree with the enumeration.
+TEST(HintMerge, FastMergeEqualsEnumerationOnWideHosts) {
+  std::mt19937_64 random(7);
+  auto uniform = [&](int low, int high) { return std::uniform_int_distribution<int>(low, high)(random); };
+  for (int round = 0; round < 500; ++round) {
+    std::vector<std::uint32_t> pool;
+    for (std::uint32_t node = 0; node < 64; ++node) pool.push_back(node);
+    std::shuffle(pool.begin(), pool.end(), random);
+    std::vector<std::uint32_t> nodes(pool.begin(), pool.begin() + uniform(21, 64));
+    std::sort(nodes.begin(), nodes.end());
+    auto numa = make_numa_info(nodes);
+    ASSERT_TRUE(numa.ok());
+    std::vector<HintList> lists(static_cast<std::size_t>(uniform(1, 4)));
+    for (HintList& list : lists) {
+      for (int h = uniform(1, 8); h > 0; --h) {
+        std::uint64_t bits = 0;
+        for (std::uint32_t node : nodes) {
+          if (uniform(0, 9) < 8) bits |= std::uint64_t{1} << node;
+        }
+        list.push_back(TopologyHint{NumaNodeMask::from_bits(bits), uniform(0, 3) == 0});
+      }
+    }
+    for (TopologyPolicy policy : {TopologyPolicy::BestEffort, TopologyPolicy::SingleNumaNode}) {
+      MergeOptions enumerate;
+      enumerate.algorithm = MergeAlgorithm::Enumerate;
+      auto expected = merge_hints(lists, policy, enumerate, *numa);
+      auto got = merge_hints(lists, policy, MergeOptions{}, *numa);
+      ASSERT_TRUE(expected.ok() && got.ok());
+      ASSERT_EQ(got->hint, expected->hint) << "round " << round;
+      ASSERT_EQ(got->admit, expected->admit) << "round " << round;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace numaplace

@@ -1,0 +1,4 @@
+// The one main() of the numaplace_bench program; benchmarks live in the other files here.
+#include <benchmark/benchmark.h>
+
+BENCHMARK_MAIN();

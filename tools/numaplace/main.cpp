@@ -192,7 +192,8 @@ int main(int argc, char** argv) {
   // conformance
   auto* conformance = app.add_subcommand("conformance", "Check numaplace against reference vectors (JSON lines)");
   conformance->footer(
-      "Suites: nova-fit (nova/edge.jsonl, nova/fit.jsonl). Prints one line per failing vector and closes\n"
+      "Suites: nova-fit (nova/edge.jsonl, nova/fit.jsonl), resource-compare (volcano/compare-design.jsonl),\n"
+      "k8s-merge (k8s/merge.jsonl), k8s-score (k8s/score.jsonl). Prints one line per failing vector and closes\n"
       "with 'N passed, M failed, K skipped'; exits 0 only when nothing failed.");
   std::string suite;
   std::vector<std::string> files;

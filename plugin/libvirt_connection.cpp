@@ -28,6 +28,15 @@ Result<LibvirtConnection> LibvirtConnection::open_read_only(const std::string& u
   return LibvirtConnection(uri, conn);
 }
 
+Result<LibvirtConnection> LibvirtConnection::open_read_write(const std::string& uri) {
+  virConnect* conn = virConnectOpen(uri.c_str());
+  if (conn == nullptr) {
+    return make_error("HostUnavailable", "cannot connect to libvirt at '" + uri + "' to manage domains: " +
+                                             last_libvirt_message() + "; check the URI and that you may manage domains there");
+  }
+  return LibvirtConnection(uri, conn);
+}
+
 Result<std::string> LibvirtConnection::capabilities_xml() const {
   char* xml = virConnectGetCapabilities(conn_.get());
   if (xml == nullptr) {

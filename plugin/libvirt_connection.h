@@ -17,6 +17,11 @@ inline constexpr const char* kDefaultUri = "test:///default";
 class LibvirtConnection {
  public:
   static Result<LibvirtConnection> open_read_only(const std::string& uri);
+  // For define and start; needs the rights to manage domains on `uri`.
+  static Result<LibvirtConnection> open_read_write(const std::string& uri);
+
+  // The raw handle, for the readers in plugin/ that need libvirt calls of their own.
+  virConnect* handle() const { return conn_.get(); }
 
   Result<std::string> capabilities_xml() const;
   const std::string& uri() const { return uri_; }

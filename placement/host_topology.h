@@ -49,6 +49,9 @@ struct PciDevice {
   std::string vendor_id;
   std::string product_id;
   bool allocated = false;
+  std::string class_id;   // PCI class and subclass, 4 lower-case hex digits ("0200": Ethernet); empty: unknown
+  bool is_pf = false;     // an SR-IOV physical function (it can have virtual functions)
+  std::string parent_pf;  // for an SR-IOV virtual function: its physical function's address; else empty
 };
 
 struct AllocationRatio {

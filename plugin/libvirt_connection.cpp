@@ -4,6 +4,8 @@
 #include <libvirt/virterror.h>
 
 #include <cstdlib>
+#include <memory>
+#include <vector>
 
 namespace numaplace::plugin {
 namespace {
@@ -12,6 +14,27 @@ std::string last_libvirt_message() {
   const virError* error = virGetLastError();
   return error != nullptr && error->message != nullptr ? error->message : "no further detail from libvirt";
 }
+
+struct NodeDeviceFree {
+  void operator()(virNodeDevice* dev) const { virNodeDeviceFree(dev); }
+};
+using NodeDevice = std::unique_ptr<virNodeDevice, NodeDeviceFree>;
+
+struct MallocFree {
+  void operator()(void* p) const { std::free(p); }
+};
+using MallocString = std::unique_ptr<char, MallocFree>;
+
+// Takes ownership of the devices and of the array libvirt allocated for them.
+std::vector<NodeDevice> adopt_devices(virNodeDevicePtr* devices, int count) {
+  std::vector<NodeDevice> owned;
+  for (int i = 0; i < count; ++i) owned.emplace_back(devices[i]);
+  std::free(devices);
+  return owned;
+}
+
+// libvirt's protocol never sends more cells than this (REMOTE_NODE_MAX_CELLS).
+constexpr int kMaxCells = 1024;
 
 }  // namespace
 
@@ -45,6 +68,46 @@ Result<std::string> LibvirtConnection::capabilities_xml() const {
   std::string out(xml);
   std::free(xml);
   return out;
+}
+
+Result<xml::NodeDeviceScan> LibvirtConnection::pci_node_devices() const {
+  virNodeDevicePtr* raw = nullptr;
+  const int count = virConnectListAllNodeDevices(conn_.get(), &raw, VIR_CONNECT_LIST_NODE_DEVICES_CAP_PCI_DEV);
+  if (count < 0) {
+    return make_error("HostUnavailable", "libvirt at '" + uri_ + "' did not list its PCI node devices: " + last_libvirt_message());
+  }
+  std::vector<NodeDevice> devices = adopt_devices(raw, count);
+  xml::NodeDeviceScan scan;
+  for (const auto& device : devices) {
+    const char* name = virNodeDeviceGetName(device.get());
+    const std::string what = "node device '" + std::string(name != nullptr ? name : "?") + "' of '" + uri_ + "'";
+    MallocString text(virNodeDeviceGetXMLDesc(device.get(), 0));
+    if (!text) {
+      scan.refused.push_back(make_error("HostUnavailable", "libvirt did not describe " + what + ": " + last_libvirt_message()));
+      continue;
+    }
+    auto dev = xml::read_pci_node_device(text.get(), what);
+    if (!dev) {
+      scan.refused.push_back(dev.error());
+    } else if (dev->has_value()) {
+      scan.pci.push_back(std::move(**dev));
+    } else {
+      ++scan.skipped;
+    }
+  }
+  return scan;
+}
+
+Result<std::vector<CellFreeMemory>> LibvirtConnection::cells_free_memory() const {
+  std::vector<unsigned long long> bytes(kMaxCells, 0);
+  const int count = virNodeGetCellsFreeMemory(conn_.get(), bytes.data(), 0, kMaxCells);
+  if (count < 0) {
+    return make_error("HostUnavailable", "libvirt at '" + uri_ + "' did not report free memory per NUMA cell: " +
+                                             last_libvirt_message());
+  }
+  std::vector<CellFreeMemory> cells;
+  for (int i = 0; i < count; ++i) cells.push_back({static_cast<std::uint32_t>(i), bytes[static_cast<std::size_t>(i)] / 1024});
+  return cells;
 }
 
 }  // namespace numaplace::plugin

@@ -1,12 +1,17 @@
 // A read-only libvirt connection (RAII over virConnectPtr) and what numaplace
-// reads through it. Errors carry libvirt's own message. The built-in
-// "test:///default" driver needs no daemon, which makes it the default host.
+// reads through it: capabilities XML, the PCI node devices (each read by
+// xml/nodedev_reader; one libvirt cannot describe sensibly is refused, not
+// fatal), and free memory per NUMA cell. Errors carry libvirt's own message.
+// The built-in "test:///default" driver needs no daemon, which makes it the
+// default host (it has no PCI devices; "test:///ABS/PATH/node.xml" has some).
 #pragma once
 
 #include <memory>
 #include <string>
 
 #include "placement/error.h"
+#include "plugin/free_memory.h"
+#include "xml/nodedev_reader.h"
 
 typedef struct _virConnect virConnect;  // NOLINT: libvirt's own spelling
 
@@ -24,6 +29,13 @@ class LibvirtConnection {
   virConnect* handle() const { return conn_.get(); }
 
   Result<std::string> capabilities_xml() const;
+  // Every PCI node device (virConnectListAllNodeDevices, CAP_PCI_DEV). A device
+  // whose XML is malformed lands in `refused`; `skipped` stays 0.
+  Result<xml::NodeDeviceScan> pci_node_devices() const;
+  // Free memory of cells 0.. as libvirt reports it (bytes, converted to KiB).
+  // libvirt's test driver reports KiB where the API promises bytes, so its cells
+  // look 1024 times emptier than they are: do not apply it to a test host.
+  Result<std::vector<CellFreeMemory>> cells_free_memory() const;
   const std::string& uri() const { return uri_; }
 
  private:

@@ -3,6 +3,7 @@
 #include "placement/guest_topology.h"
 #include "xml/domain_reader.h"
 #include "xml/domain_writer.h"
+#include "xml/placement_record.h"
 #include "xml/xml_document.h"
 
 namespace numaplace::plugin {
@@ -17,20 +18,34 @@ std::string explain_no_fit(const FitResult& result) {
 }
 
 Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& request) {
-  auto doc = xml::parse_document(request.domain_xml, request.domain_name_for_errors);
+  const std::string& what = request.domain_name_for_errors;
+  auto doc = xml::parse_document(request.domain_xml, what);
   if (!doc) return doc.error();
-  auto summary = xml::read_domain_summary(doc->get(), request.domain_name_for_errors);
+  auto summary = xml::read_domain_summary(doc->get(), what);
   if (!summary) return summary.error();
+
+  PlaceOutcome outcome;
+  outcome.domain_name = summary->name;
+  outcome.domain_uuid = summary->uuid;
+
+  xml::StoredRequest stored{request.flavor_specs, request.image_props, {}, {}};
+  if (request.flavor_specs.empty() && request.image_props.empty()) {
+    auto from_metadata = xml::read_stored_request(doc->get(), what);
+    if (!from_metadata) return from_metadata.error();
+    if (*from_metadata) {
+      stored = std::move(**from_metadata);
+      outcome.request_from_metadata = true;
+    }
+  }
 
   GuestRequest guest;
   guest.vcpus = summary->vcpus;
   guest.memory_kib = summary->memory_kib;
-  guest.flavor_specs = request.flavor_specs;
-  guest.image_props = request.image_props;
+  guest.flavor_specs = stored.flavor_specs;
+  guest.image_props = stored.image_props;
   auto topology = derive_guest_topology(guest);
   if (!topology) return topology.error();
 
-  PlaceOutcome outcome;
   if (!topology->has_value()) {
     outcome.domain_xml = xml::serialize(doc->get());
     return outcome;
@@ -43,6 +58,7 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
                                    explain_no_fit(fit));
   }
   xml::write_placement(doc->get(), host, *fit.placement);
+  xml::write_record(doc->get(), stored, &*fit.placement);
   outcome.placement = std::move(fit.placement);
   outcome.domain_xml = xml::serialize(doc->get());
   return outcome;

@@ -1,6 +1,9 @@
-// The library's one-call placement: a domain XML text, a host and the NUMA
-// wishes in, the rewritten domain XML (or an error naming why) out. The same
-// function serves the CLI and, later, the C ABI. No global state; no I/O.
+// The library's one-call placement: a domain XML text, a host (with the claims of
+// other guests already folded into its usage) and the NUMA wishes in; the
+// rewritten domain XML (or an error naming why) out. When the caller gives no
+// spec and no image property, the request stored in the domain's numaplace
+// metadata is used. The request and the placement are recorded in that metadata.
+// No global state; no I/O.
 #pragma once
 
 #include <optional>
@@ -22,9 +25,12 @@ struct PlaceRequest {
 };
 
 struct PlaceOutcome {
-  std::string domain_xml;            // the rewritten document
+  std::string domain_name;
+  std::string domain_uuid;
+  std::string domain_xml;              // the rewritten document
   std::optional<Placement> placement;  // nullopt: the guest asked for no NUMA topology
   std::vector<CellRejection> rejections;
+  bool request_from_metadata = false;
 };
 
 // Errors: the XML's (XmlMalformed, NotDomain, InvalidDomain, InvalidMemorySize ...),

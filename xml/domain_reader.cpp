@@ -15,6 +15,7 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
   }
   DomainSummary summary;
   summary.name = text_of(first_child(root, "name"));
+  summary.uuid = text_of(first_child(root, "uuid"));
   summary.type = attribute(root, "type").value_or("");
 
   const xmlNode* vcpu = first_child(root, "vcpu");

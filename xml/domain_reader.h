@@ -17,6 +17,7 @@ inline constexpr std::uint32_t kMaxGuestVcpus = 16384;
 
 struct DomainSummary {
   std::string name;
+  std::string uuid;  // empty when the domain has none yet
   std::string type;
   std::uint32_t vcpus = 0;
   std::uint64_t memory_kib = 0;

@@ -11,6 +11,11 @@ std::string describe_source(const HostSourceOptions& options) {
   return "libvirt '" + (options.connect_uri.empty() ? std::string(plugin::kDefaultUri) : options.connect_uri) + "'";
 }
 
+std::string libvirt_uri(const HostSourceOptions& options) {
+  if (!options.capabilities_file.empty()) return {};
+  return options.connect_uri.empty() ? std::string(plugin::kDefaultUri) : options.connect_uri;
+}
+
 Result<HostTopology> load_host(const HostSourceOptions& options) {
   if (!options.capabilities_file.empty()) {
     auto text = xml::read_text_file(options.capabilities_file, "capabilities file");

@@ -15,6 +15,8 @@ struct HostSourceOptions {
 };
 
 Result<HostTopology> load_host(const HostSourceOptions& options);
+// The libvirt URI the host comes from, or empty when it comes from a file.
+std::string libvirt_uri(const HostSourceOptions& options);
 std::string describe_source(const HostSourceOptions& options);
 
 }  // namespace numaplace::cli

@@ -47,4 +47,28 @@ nlohmann::json to_json(const std::vector<CellRejection>& rejections) {
   return out;
 }
 
+nlohmann::json to_json(const std::vector<GuestClaim>& claims) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& claim : claims) {
+    nlohmann::json cells = nlohmann::json::array();
+    for (const auto& cell : claim.cells) {
+      nlohmann::json pages = nlohmann::json::object();
+      for (const auto& [size, count] : cell.pages) pages[std::to_string(size)] = count;
+      cells.push_back({{"host_cell", cell.host_cell},
+                       {"pinned_cpus", to_cpu_list(cell.pinned_cpus)},
+                       {"shared_vcpus", cell.shared_vcpus},
+                       {"memory_kib", cell.memory_kib},
+                       {"pages", pages}});
+    }
+    out.push_back({{"name", claim.name},
+                   {"uuid", claim.uuid},
+                   {"running", claim.running},
+                   {"placed_by_numaplace", claim.placed_by_numaplace},
+                   {"cells", cells},
+                   {"unbound_memory_kib", claim.unbound_memory_kib},
+                   {"unbound_vcpus", claim.unbound_vcpus}});
+  }
+  return out;
+}
+
 }  // namespace numaplace::cli

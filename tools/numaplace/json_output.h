@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "placement/claims.h"
 #include "placement/fit.h"
 #include "placement/host_topology.h"
 
@@ -11,5 +12,6 @@ namespace numaplace::cli {
 nlohmann::json to_json(const HostTopology& host);
 nlohmann::json to_json(const Placement& placement);
 nlohmann::json to_json(const std::vector<CellRejection>& rejections);
+nlohmann::json to_json(const std::vector<GuestClaim>& claims);
 
 }  // namespace numaplace::cli

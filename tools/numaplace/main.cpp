@@ -8,11 +8,16 @@
 #include <filesystem>
 #include <fstream>
 #include <algorithm>
+#include <iomanip>
 #include <iostream>
 #include <sstream>
 
 #include "conformance/runner.h"
+#include "numaplace/claims_source.h"
 #include "numaplace/host_source.h"
+#include "placement/claims.h"
+#include "plugin/domain_lifecycle.h"
+#include "xml/domain_reader.h"
 #include "numaplace/json_output.h"
 #include "plugin/place_domain.h"
 #include "xml/xml_document.h"
@@ -25,10 +30,12 @@ constexpr int kExitBadInput = 1;
 constexpr int kExitUsage = 2;
 constexpr int kExitNoFit = 3;
 constexpr int kExitHost = 4;
+constexpr int kExitLibvirtRefused = 5;
 
 int exit_code_for(const Error& error) {
   if (error.name == "NoFit") return kExitNoFit;
-  if (error.name == "HostUnavailable") return kExitHost;
+  if (error.name == "HostUnavailable" || error.name == "LockTimeout" || error.name == "LockUnavailable") return kExitHost;
+  if (error.name == "DefineFailed" || error.name == "StartFailed") return kExitLibvirtRefused;
   if (error.name == "CannotRead") return kExitUsage;
   return kExitBadInput;
 }
@@ -108,8 +115,50 @@ void add_host_options(CLI::App* cmd, numaplace::cli::HostSourceOptions& host) {
   connect->excludes(caps);
 }
 
+std::string format_load(double load) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(load == static_cast<double>(static_cast<long long>(load)) ? 0 : 2) << load;
+  return out.str();
+}
+
+// Who holds what, per cell: one line per guest with its pins, load and memory.
+void print_holders(const numaplace::HostTopology& host, const std::vector<numaplace::GuestClaim>& claims) {
+  if (claims.empty()) return;
+  std::cout << "\nguests holding resources:\n";
+  for (const auto& claim : claims) {
+    std::cout << "  " << claim.name << (claim.running ? "" : " (defined, not running)")
+              << (claim.placed_by_numaplace ? " [numaplace record]" : "") << ":";
+    for (const auto& cell : claim.cells) {
+      if (host.find_cell(cell.host_cell) == nullptr) continue;
+      std::cout << " cell " << cell.host_cell << " {";
+      std::string sep;
+      if (!cell.pinned_cpus.empty()) {
+        std::cout << "pinned " << numaplace::to_cpu_list(cell.pinned_cpus);
+        sep = ", ";
+      }
+      if (cell.shared_vcpus > 0) {
+        std::cout << sep << "load " << format_load(cell.shared_vcpus);
+        sep = ", ";
+      }
+      if (cell.memory_kib > 0) {
+        std::cout << sep << cell.memory_kib / 1024 << " MiB";
+        sep = ", ";
+      }
+      for (const auto& [size, count] : cell.pages) {
+        std::cout << sep << count << "x" << size << " KiB pages";
+        sep = ", ";
+      }
+      std::cout << "}";
+    }
+    if (claim.unbound_memory_kib > 0) std::cout << " unbound " << claim.unbound_memory_kib / 1024 << " MiB";
+    if (claim.unbound_vcpus > 0) std::cout << " unbound load " << format_load(claim.unbound_vcpus);
+    std::cout << '\n';
+  }
+}
+
 void print_topology_table(const numaplace::HostTopology& host) {
-  std::vector<std::vector<std::string>> rows{{"cell", "cpus", "cores", "memory MiB", "pages (KiB x count)", "distances"}};
+  std::vector<std::vector<std::string>> rows{{"cell", "cpus", "cores", "memory MiB", "pages (KiB x count)", "distances",
+                                              "pinned", "shared load", "used MiB"}};
   for (const auto& cell : host.cells) {
     std::string pages;
     for (const auto& p : cell.pages) pages += (pages.empty() ? "" : " ") + std::to_string(p.size_kib) + "x" + std::to_string(p.total);
@@ -117,7 +166,9 @@ void print_topology_table(const numaplace::HostTopology& host) {
     for (auto d : cell.distances) distances += (distances.empty() ? "" : " ") + std::to_string(d);
     rows.push_back({std::to_string(cell.id), numaplace::to_cpu_list(cell.cpus), std::to_string(cell.siblings.size()),
                     std::to_string(cell.memory_kib / 1024), pages.empty() ? "-" : pages,
-                    distances.empty() ? "-" : distances});
+                    distances.empty() ? "-" : distances,
+                    cell.usage.pinned_cpus.empty() ? "-" : numaplace::to_cpu_list(cell.usage.pinned_cpus),
+                    format_load(cell.usage.shared_cpus), std::to_string(cell.usage.memory_kib / 1024)});
   }
   std::vector<std::size_t> widths(rows.front().size(), 0);
   for (const auto& row : rows) {
@@ -130,6 +181,65 @@ void print_topology_table(const numaplace::HostTopology& host) {
     }
     std::cout << '\n';
   }
+}
+
+// Folds the guests already on the host into its usage: the libvirt host's domains and --claim files.
+numaplace::Result<std::vector<numaplace::GuestClaim>> fold_claims(numaplace::HostTopology& host,
+                                                                   const numaplace::cli::HostSourceOptions& source,
+                                                                   const std::vector<std::string>& claim_files,
+                                                                   bool include_defined, const std::string& name,
+                                                                   const std::string& uuid) {
+  numaplace::cli::ClaimSourceOptions options;
+  options.connect_uri = numaplace::cli::libvirt_uri(source);
+  options.include_defined = include_defined;
+  options.claim_files = claim_files;
+  options.exclude_name = name;
+  options.exclude_uuid = uuid;
+  auto claims = numaplace::cli::load_claims(options, host);
+  if (!claims) return claims.error();
+  for (const auto& warning : claims->warnings) std::cerr << "numaplace: warning: claims not counted: " << warning << '\n';
+  numaplace::apply_claims(host, claims->claims);
+  return std::move(claims->claims);
+}
+
+void add_claim_options(CLI::App* cmd, std::vector<std::string>& files, bool& include_defined) {
+  cmd->add_option("--claim", files,
+                  "domain XML of a guest already on this host (repeatable); with a libvirt host its running "
+                  "guests are read as well")
+      ->allow_extra_args(false)
+      ->check(CLI::ExistingFile);
+  cmd->add_flag("--include-defined", include_defined,
+                "also count defined guests that are not running but were placed by numaplace");
+}
+
+void add_request_options(CLI::App* cmd, std::vector<std::string>& specs, std::vector<std::string>& image_props) {
+  // One value per flag, so that `--spec K=V vm.xml` leaves vm.xml to the positional argument.
+  cmd->add_option("--spec", specs, "flavor extra spec KEY=VALUE (repeatable), e.g. hw:numa_nodes=2")
+      ->allow_extra_args(false);
+  cmd->add_option("--image-prop", image_props, "image property KEY=VALUE (repeatable), e.g. hw_numa_nodes=2")
+      ->allow_extra_args(false);
+}
+
+nlohmann::json lifecycle_json(const numaplace::plugin::LifecycleOutcome& outcome) {
+  return {{"name", outcome.name},
+          {"placement", outcome.placement ? numaplace::cli::to_json(*outcome.placement) : nlohmann::json()},
+          {"replaced", outcome.replaced},
+          {"warnings", outcome.warnings}};
+}
+
+void print_lifecycle(const char* verb, const numaplace::plugin::LifecycleOutcome& outcome) {
+  std::cout << verb << " '" << outcome.name << "'";
+  if (outcome.placement) {
+    std::cout << ":";
+    for (const auto& cell : outcome.placement->cells) {
+      std::cout << " guest cell " << cell.guest_cell << " -> host cell " << cell.host_cell << " (cpus "
+                << numaplace::to_cpu_list(cell.host_cpus) << ")";
+    }
+  } else {
+    std::cout << " (no NUMA request: not confined)";
+  }
+  if (outcome.replaced) std::cout << " [placed again: its old placement no longer fit]";
+  std::cout << '\n';
 }
 
 }  // namespace
@@ -173,11 +283,10 @@ int main(int argc, char** argv) {
   numaplace::cli::HostSourceOptions place_host;
   place->add_option("DOMAIN", domain_path, "domain XML file, or - for standard input")->required();
   add_host_options(place, place_host);
-  // One value per flag, so that `--spec K=V vm.xml` leaves vm.xml to DOMAIN.
-  place->add_option("--spec", specs, "flavor extra spec KEY=VALUE (repeatable), e.g. hw:numa_nodes=2")
-      ->allow_extra_args(false);
-  place->add_option("--image-prop", image_props, "image property KEY=VALUE (repeatable), e.g. hw_numa_nodes=2")
-      ->allow_extra_args(false);
+  add_request_options(place, specs, image_props);
+  std::vector<std::string> place_claims;
+  bool place_include_defined = false;
+  add_claim_options(place, place_claims, place_include_defined);
   place->add_option("-o,--output", output_path, "write the XML to this file (atomically) instead of stdout");
   place->add_flag("--pack", pack, "try the fullest host cells first (Nova's packing order) instead of the emptiest");
   place->add_flag("--json", place_json, "print {placement, rejections, xml} as JSON (errors too) for programs");
@@ -188,6 +297,35 @@ int main(int argc, char** argv) {
   bool topo_json = false;
   add_host_options(topology, topo_host);
   topology->add_flag("--json", topo_json, "print the host model as JSON");
+  std::vector<std::string> topo_claims;
+  bool topo_include_defined = false;
+  add_claim_options(topology, topo_claims, topo_include_defined);
+
+  // define / start
+  auto* define = app.add_subcommand("define", "Place a guest against the host's running guests and define it in libvirt");
+  auto* start = app.add_subcommand("start", "Start a defined guest, placing it again first if its placement no longer fits");
+  for (auto* cmd : {define, start}) {
+    cmd->footer(
+        "Runs under a host-wide lock (/run/numaplace/host.lock, or NUMAPLACE_LOCK_FILE), so two numaplace\n"
+        "invocations never hand out the same pCPU. Without --spec/--image-prop the request stored in the\n"
+        "domain's numaplace metadata is used. define counts running guests and defined guests placed by\n"
+        "numaplace; start counts running guests. Exit 5 when libvirt refuses the domain.");
+  }
+  std::string define_path;
+  std::string start_name;
+  std::string lifecycle_uri = "qemu:///system";
+  std::vector<std::string> lifecycle_specs;
+  std::vector<std::string> lifecycle_props;
+  bool lifecycle_json_out = false;
+  bool lifecycle_pack = false;
+  define->add_option("DOMAIN", define_path, "domain XML file, or - for standard input")->required();
+  start->add_option("NAME", start_name, "name of a defined domain")->required();
+  for (auto* cmd : {define, start}) {
+    cmd->add_option("-c,--connect", lifecycle_uri, "libvirt URI to manage (default: qemu:///system)");
+    add_request_options(cmd, lifecycle_specs, lifecycle_props);
+    cmd->add_flag("--pack", lifecycle_pack, "try the fullest host cells first");
+    cmd->add_flag("--json", lifecycle_json_out, "print the outcome (or the error) as JSON");
+  }
 
   // conformance
   auto* conformance = app.add_subcommand("conformance", "Check numaplace against reference vectors (JSON lines)");
@@ -216,12 +354,45 @@ int main(int argc, char** argv) {
   if (*topology) {
     auto host = numaplace::cli::load_host(topo_host);
     if (!host) return report(host.error(), topo_json);
+    auto claims = fold_claims(*host, topo_host, topo_claims, topo_include_defined, {}, {});
+    if (!claims) return report(claims.error(), topo_json);
     if (topo_json) {
-      std::cout << numaplace::cli::to_json(*host).dump(2) << '\n';
+      nlohmann::json doc = numaplace::cli::to_json(*host);
+      doc["guests"] = numaplace::cli::to_json(*claims);
+      std::cout << doc.dump(2) << '\n';
     } else {
       std::cout << "host: " << numaplace::cli::describe_source(topo_host) << ", " << host->cells.size()
                 << " NUMA cells\n";
       print_topology_table(*host);
+      print_holders(*host, *claims);
+    }
+    return 0;
+  }
+
+  if (*define || *start) {
+    auto flavor = parse_pairs(lifecycle_specs, "--spec");
+    if (!flavor) return report(flavor.error(), lifecycle_json_out);
+    auto image = parse_pairs(lifecycle_props, "--image-prop");
+    if (!image) return report(image.error(), lifecycle_json_out);
+    numaplace::plugin::LifecycleOptions options;
+    options.uri = lifecycle_uri;
+    options.flavor_specs = std::move(*flavor);
+    options.image_props = std::move(*image);
+    options.fit.pack_host_cells = lifecycle_pack;
+    numaplace::Result<numaplace::plugin::LifecycleOutcome> outcome = numaplace::make_error("Unreachable", "");
+    if (*define) {
+      auto text = read_input(define_path, "domain XML");
+      if (!text) return report(text.error(), lifecycle_json_out);
+      outcome = numaplace::plugin::define_domain(*text, "domain XML '" + define_path + "'", options);
+    } else {
+      outcome = numaplace::plugin::start_domain(start_name, options);
+    }
+    if (!outcome) return report(outcome.error(), lifecycle_json_out);
+    for (const auto& warning : outcome->warnings) std::cerr << "numaplace: warning: claims not counted: " << warning << '\n';
+    if (lifecycle_json_out) {
+      std::cout << lifecycle_json(*outcome).dump(2) << '\n';
+    } else {
+      print_lifecycle(*define ? "defined" : "started", *outcome);
     }
     return 0;
   }
@@ -235,6 +406,15 @@ int main(int argc, char** argv) {
   if (!domain_text) return report(domain_text.error(), place_json);
   auto host = numaplace::cli::load_host(place_host);
   if (!host) return report(host.error(), place_json);
+  {
+    // The guest being placed must not count against itself.
+    auto doc = numaplace::xml::parse_document(*domain_text, "domain XML '" + domain_path + "'");
+    if (!doc) return report(doc.error(), place_json);
+    auto summary = numaplace::xml::read_domain_summary(doc->get(), "domain XML '" + domain_path + "'");
+    if (!summary) return report(summary.error(), place_json);
+    auto claims = fold_claims(*host, place_host, place_claims, place_include_defined, summary->name, summary->uuid);
+    if (!claims) return report(claims.error(), place_json);
+  }
 
   numaplace::plugin::PlaceRequest request;
   request.domain_xml = std::move(*domain_text);

@@ -1,0 +1,172 @@
+#include "plugin/domain_lifecycle.h"
+
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+#include <cstdlib>
+#include <memory>
+
+#include "placement/claims.h"
+#include "placement/guest_topology.h"
+#include "plugin/host_claims.h"
+#include "plugin/host_lock.h"
+#include "plugin/libvirt_connection.h"
+#include "plugin/libvirt_domains.h"
+#include "plugin/place_domain.h"
+#include "xml/capabilities_reader.h"
+#include "xml/domain_reader.h"
+#include "xml/placement_record.h"
+#include "xml/xml_document.h"
+
+namespace numaplace::plugin {
+namespace {
+
+struct DomainFree {
+  void operator()(virDomain* domain) const { virDomainFree(domain); }
+};
+using DomainHandle = std::unique_ptr<virDomain, DomainFree>;
+
+std::string libvirt_message() {
+  const virError* error = virGetLastError();
+  return error != nullptr && error->message != nullptr ? error->message : "no further detail from libvirt";
+}
+
+struct Session {
+  HostLock lock;
+  LibvirtConnection conn;
+  HostTopology host;
+  std::vector<DomainXml> domains;
+};
+
+Result<Session> open_session(const LifecycleOptions& options, bool include_inactive) {
+  auto lock = HostLock::acquire(options.lock_path.empty() ? default_lock_path() : options.lock_path);
+  if (!lock) return lock.error();
+  auto conn = LibvirtConnection::open_read_write(options.uri);
+  if (!conn) return conn.error();
+  auto caps = conn->capabilities_xml();
+  if (!caps) return caps.error();
+  auto host = xml::read_capabilities(*caps, "capabilities of '" + options.uri + "'");
+  if (!host) return host.error();
+  auto domains = list_domains(*conn, include_inactive);
+  if (!domains) return domains.error();
+  return Session{std::move(*lock), std::move(*conn), std::move(*host), std::move(*domains)};
+}
+
+// Folds into the host the claims that count against a new placement.
+std::vector<std::string> fold_claims(Session& session, const std::string& name, const std::string& uuid,
+                                     bool count_defined_records) {
+  HostClaims claims = read_host_claims(session.domains, session.host, name, uuid);
+  std::vector<GuestClaim> counted;
+  for (auto& claim : claims.claims) {
+    if (claim.running || (count_defined_records && claim.placed_by_numaplace)) counted.push_back(std::move(claim));
+  }
+  apply_claims(session.host, counted);
+  return claims.warnings;
+}
+
+Status define_xml(const LibvirtConnection& conn, const std::string& xml, const std::string& name) {
+  DomainHandle defined(virDomainDefineXMLFlags(conn.handle(), xml.c_str(), VIR_DOMAIN_DEFINE_VALIDATE));
+  if (!defined) {
+    return make_error("DefineFailed", "libvirt refused to define '" + name + "': " + libvirt_message());
+  }
+  return Done{};
+}
+
+// The recorded placement still fits the host as it is now (others' claims folded in).
+bool still_fits(const HostTopology& host, const GuestTopology& topology, const Placement& placement) {
+  if (placement.cells.size() != topology.cells.size()) return false;
+  for (std::size_t i = 0; i < placement.cells.size(); ++i) {
+    const CellPlacement& placed = placement.cells[i];
+    const HostCell* cell = host.find_cell(placed.host_cell);
+    if (cell == nullptr || placed.guest_cell != topology.cells[i].id) return false;
+    if (cell_misfit(host, *cell, topology, topology.cells[i])) return false;
+    for (const auto& [vcpu, pcpu] : placed.pinning) {
+      if (cell->usage.pinned_cpus.contains(pcpu) || !cell->cpus.contains(pcpu)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+Result<LifecycleOutcome> define_domain(const std::string& domain_xml, const std::string& what,
+                                       const LifecycleOptions& options) {
+  auto doc = xml::parse_document(domain_xml, what);
+  if (!doc) return doc.error();
+  auto summary = xml::read_domain_summary(doc->get(), what);
+  if (!summary) return summary.error();
+  const std::string& uuid = summary->uuid;
+
+  auto session = open_session(options, true);
+  if (!session) return session.error();
+  LifecycleOutcome outcome;
+  outcome.name = summary->name;
+  outcome.warnings = fold_claims(*session, summary->name, uuid, true);
+
+  PlaceRequest request{domain_xml, what, options.flavor_specs, options.image_props, options.fit};
+  auto placed = place_domain(session->host, request);
+  if (!placed) return placed.error();
+  if (auto defined = define_xml(session->conn, placed->domain_xml, summary->name); !defined) return defined.error();
+  outcome.placement = std::move(placed->placement);
+  return outcome;
+}
+
+Result<LifecycleOutcome> start_domain(const std::string& name, const LifecycleOptions& options) {
+  auto session = open_session(options, false);
+  if (!session) return session.error();
+  DomainHandle domain(virDomainLookupByName(session->conn.handle(), name.c_str()));
+  if (!domain) {
+    return make_error("NoSuchDomain", "libvirt at '" + options.uri + "' has no domain named '" + name +
+                                          "'; define it first (numaplace define FILE)");
+  }
+  if (virDomainIsActive(domain.get()) == 1) {
+    return make_error("AlreadyRunning", "domain '" + name + "' is already running");
+  }
+  char* raw = virDomainGetXMLDesc(domain.get(), VIR_DOMAIN_XML_INACTIVE);
+  if (raw == nullptr) return make_error("HostUnavailable", "cannot read domain '" + name + "': " + libvirt_message());
+  std::string domain_xml(raw);
+  std::free(raw);
+  char uuid[VIR_UUID_STRING_BUFLEN] = {};
+  virDomainGetUUIDString(domain.get(), uuid);
+
+  LifecycleOutcome outcome;
+  outcome.name = name;
+  outcome.warnings = fold_claims(*session, name, uuid, false);
+
+  const std::string what = "domain '" + name + "'";
+  auto doc = xml::parse_document(domain_xml, what);
+  if (!doc) return doc.error();
+  auto record = xml::read_placement_record(doc->get(), what);
+  if (!record) return record.error();
+  auto stored = xml::read_stored_request(doc->get(), what);
+  if (!stored) return stored.error();
+  auto summary = xml::read_domain_summary(doc->get(), what);
+  if (!summary) return summary.error();
+
+  const bool explicit_request = !options.flavor_specs.empty() || !options.image_props.empty();
+  bool keep = false;
+  if (*record && *stored && !explicit_request) {
+    GuestRequest guest{summary->vcpus, summary->memory_kib, (*stored)->flavor_specs, (*stored)->image_props, {}};
+    auto topology = derive_guest_topology(guest);
+    keep = topology.ok() && topology->has_value() && still_fits(session->host, **topology, **record);
+    if (keep) outcome.placement = **record;
+  }
+  if (!keep) {
+    PlaceRequest request{domain_xml, what, options.flavor_specs, options.image_props, options.fit};
+    auto placed = place_domain(session->host, request);
+    if (!placed) return placed.error();
+    outcome.placement = std::move(placed->placement);
+    if (placed->domain_xml != xml::serialize(doc->get())) {
+      if (auto defined = define_xml(session->conn, placed->domain_xml, name); !defined) return defined.error();
+      outcome.replaced = true;
+      domain.reset(virDomainLookupByName(session->conn.handle(), name.c_str()));
+      if (!domain) return make_error("NoSuchDomain", "domain '" + name + "' vanished while it was being placed");
+    }
+  }
+  if (virDomainCreate(domain.get()) != 0) {
+    return make_error("StartFailed", "libvirt could not start '" + name + "': " + libvirt_message());
+  }
+  return outcome;
+}
+
+}  // namespace numaplace::plugin

@@ -1,0 +1,40 @@
+// Define and start guests through libvirt with placement in between, under the
+// host lock: read the host and the claims of the guests already there, place,
+// define with libvirt's schema validation, and (for start) start. A guest being
+// defined again or started never collides with its own earlier claim.
+//   define: claims of running guests and of defined guests placed by numaplace
+//           (a defined guest holds its reservation until it is undefined);
+//   start:  claims of running guests; a guest whose recorded pins are still free
+//           starts unchanged, otherwise it is placed again and redefined first.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "placement/error.h"
+#include "placement/fit.h"
+#include "placement/guest_request.h"
+
+namespace numaplace::plugin {
+
+struct LifecycleOptions {
+  std::string uri = "qemu:///system";
+  std::string lock_path;  // empty: default_lock_path()
+  SpecMap flavor_specs;   // empty with image_props: use the request stored in the domain
+  SpecMap image_props;
+  FitOptions fit;
+};
+
+struct LifecycleOutcome {
+  std::string name;
+  std::optional<Placement> placement;  // nullopt: the guest asked for no NUMA topology
+  bool replaced = false;               // start: the guest was placed again before starting
+  std::vector<std::string> warnings;   // domains whose claims could not be read
+};
+
+Result<LifecycleOutcome> define_domain(const std::string& domain_xml, const std::string& what,
+                                       const LifecycleOptions& options);
+Result<LifecycleOutcome> start_domain(const std::string& name, const LifecycleOptions& options);
+
+}  // namespace numaplace::plugin

@@ -1,0 +1,188 @@
+#include "plugin/hwloc_source.h"
+
+#include <hwloc.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+
+#include "xml/xml_document.h"
+
+namespace numaplace::plugin {
+namespace {
+
+struct TopologyDestroy {
+  void operator()(hwloc_topology* topology) const { hwloc_topology_destroy(topology); }
+};
+using Topology = std::unique_ptr<hwloc_topology, TopologyDestroy>;
+
+Error load_failed(const std::string& what, const std::string& reason) {
+  return make_error("HwlocLoadFailed", "hwloc could not load " + what + ": " + reason);
+}
+
+std::string errno_reason(int error) {
+  return error != 0 ? std::string(std::strerror(error)) : std::string("hwloc gave no reason");
+}
+
+Result<Topology> new_topology(const std::string& what) {
+  hwloc_topology_t raw = nullptr;
+  if (hwloc_topology_init(&raw) != 0) return load_failed(what, errno_reason(errno));
+  Topology topology(raw);
+  // Keep the PCI devices and OS devices that matter (NICs, GPUs, disks), drop the rest.
+  if (hwloc_topology_set_io_types_filter(topology.get(), HWLOC_TYPE_FILTER_KEEP_IMPORTANT) != 0) {
+    return load_failed(what, "cannot enable PCI discovery: " + errno_reason(errno));
+  }
+  return topology;
+}
+
+// The ids set in an hwloc bitmap, refusing the infinite and the absurd.
+Result<CpuSet> cpus_of(hwloc_const_bitmap_t bitmap, const std::string& what) {
+  CpuSet set;
+  if (bitmap == nullptr) return set;
+  if (hwloc_bitmap_weight(bitmap) < 0) return load_failed(what, "an infinite cpuset");
+  for (int id = hwloc_bitmap_first(bitmap); id >= 0; id = hwloc_bitmap_next(bitmap, id)) {
+    if (static_cast<unsigned>(id) > kMaxCpuId) {
+      return load_failed(what, "CPU " + std::to_string(id) + " is above " + std::to_string(kMaxCpuId));
+    }
+    set.insert(static_cast<std::uint32_t>(id));
+  }
+  return set;
+}
+
+std::string hex(unsigned value, int digits) {
+  char buffer[16];
+  std::snprintf(buffer, sizeof buffer, "%0*x", digits, value);
+  return buffer;
+}
+
+PciDevice pci_device(hwloc_topology_t topology, hwloc_obj_t obj) {
+  const auto& attr = obj->attr->pcidev;
+  PciDevice dev;
+  dev.address = hex(attr.domain, 4) + ":" + hex(attr.bus, 2) + ":" + hex(attr.dev, 2) + "." + hex(attr.func, 1);
+  dev.vendor_id = hex(attr.vendor_id, 4);
+  dev.product_id = hex(attr.device_id, 4);
+  dev.class_id = hex(attr.class_id, 4);
+  const hwloc_obj_t ancestor = hwloc_get_non_io_ancestor_obj(topology, obj);
+  if (ancestor != nullptr && ancestor->nodeset != nullptr && hwloc_bitmap_weight(ancestor->nodeset) == 1) {
+    dev.numa_node = static_cast<std::uint32_t>(hwloc_bitmap_first(ancestor->nodeset));
+  }
+  return dev;
+}
+
+// Fills each cell's distances from hwloc's NUMA latency matrix, when it has one.
+void read_distances(hwloc_topology_t topology, HostTopology& host) {
+  unsigned count = 1;
+  hwloc_distances_s* matrix = nullptr;
+  if (hwloc_distances_get_by_type(topology, HWLOC_OBJ_NUMANODE, &count, &matrix, HWLOC_DISTANCES_KIND_MEANS_LATENCY,
+                                  0) != 0 ||
+      count == 0 || matrix == nullptr) {
+    return;
+  }
+  auto release = [topology](hwloc_distances_s* m) { hwloc_distances_release(topology, m); };
+  std::unique_ptr<hwloc_distances_s, decltype(release)> owned(matrix, release);
+  std::map<std::uint32_t, unsigned> index_of;  // NUMA os_index -> matrix index
+  for (unsigned i = 0; i < matrix->nbobjs; ++i) index_of[matrix->objs[i]->os_index] = i;
+  for (auto& cell : host.cells) {
+    cell.distances.clear();
+    const auto from = index_of.find(cell.id);
+    for (const auto& other : host.cells) {
+      const auto to = index_of.find(other.id);
+      std::uint64_t value = other.id == cell.id ? 10 : 20;  // as the capabilities reader fills a gap
+      if (from != index_of.end() && to != index_of.end()) value = matrix->values[from->second * matrix->nbobjs + to->second];
+      cell.distances.push_back(static_cast<std::uint32_t>(std::min<std::uint64_t>(value, UINT32_MAX)));
+    }
+  }
+}
+
+Result<HostTopology> to_host(hwloc_topology_t topology, const std::string& what) {
+  HostTopology host;
+  const int nodes = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_NUMANODE);
+  if (nodes <= 0) return load_failed(what, "the topology has no NUMA node");
+  for (int i = 0; i < nodes; ++i) {
+    const hwloc_obj_t node = hwloc_get_obj_by_type(topology, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(i));
+    if (node->os_index == HWLOC_UNKNOWN_INDEX || node->os_index > kMaxCpuId) {
+      return load_failed(what, "NUMA node " + std::to_string(i) + " has no usable OS index");
+    }
+    HostCell cell;
+    cell.id = node->os_index;
+    const std::string where = what + ", NUMA node " + std::to_string(cell.id);
+    auto cpus = cpus_of(node->cpuset, where);
+    if (!cpus) return cpus.error();
+    cell.cpus = *cpus;
+    for (std::uint32_t cpu : cell.cpus) {
+      const hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topology, cpu);
+      const hwloc_obj_t core = pu != nullptr ? hwloc_get_ancestor_obj_by_type(topology, HWLOC_OBJ_CORE, pu) : nullptr;
+      CpuSet group{cpu};
+      if (core != nullptr) {
+        auto core_cpus = cpus_of(core->cpuset, where);
+        if (!core_cpus) return core_cpus.error();
+        group = core_cpus->intersected(cell.cpus).united(group);
+      }
+      if (std::find(cell.siblings.begin(), cell.siblings.end(), group) == cell.siblings.end()) cell.siblings.push_back(group);
+    }
+    std::sort(cell.siblings.begin(), cell.siblings.end(), [](const CpuSet& a, const CpuSet& b) { return a.first() < b.first(); });
+    cell.shared_cpus = cell.cpus;
+    cell.dedicated_cpus = cell.cpus;
+
+    const auto& memory = node->attr->numanode;
+    cell.memory_kib = memory.local_memory / 1024;
+    for (unsigned p = 0; p < memory.page_types_len; ++p) {
+      if (memory.page_types[p].size < 1024) continue;
+      PagePool pool;
+      pool.size_kib = memory.page_types[p].size / 1024;
+      pool.total = memory.page_types[p].count;
+      cell.pages.push_back(pool);
+    }
+    std::sort(cell.pages.begin(), cell.pages.end(), [](const PagePool& a, const PagePool& b) { return a.size_kib < b.size_kib; });
+
+    const hwloc_obj_t package = hwloc_get_ancestor_obj_by_type(topology, HWLOC_OBJ_PACKAGE, node);
+    if (package != nullptr && package->os_index != HWLOC_UNKNOWN_INDEX) cell.socket = package->os_index;
+    host.cells.push_back(std::move(cell));
+  }
+  std::sort(host.cells.begin(), host.cells.end(), [](const HostCell& a, const HostCell& b) { return a.id < b.id; });
+  read_distances(topology, host);
+  for (hwloc_obj_t obj = hwloc_get_next_pcidev(topology, nullptr); obj != nullptr; obj = hwloc_get_next_pcidev(topology, obj)) {
+    host.pci.push_back(pci_device(topology, obj));
+  }
+  return host;
+}
+
+Result<HostTopology> load(Topology topology, const std::string& what) {
+  errno = 0;
+  if (hwloc_topology_load(topology.get()) != 0) return load_failed(what, errno_reason(errno));
+  return to_host(topology.get(), what);
+}
+
+}  // namespace
+
+Result<HostTopology> load_hwloc_live() {
+  const std::string what = "the topology of this machine";
+  auto topology = new_topology(what);
+  if (!topology) return topology.error();
+  return load(std::move(*topology), what);
+}
+
+Result<HostTopology> load_hwloc_xml(const std::string& path) {
+  const std::string what = "hwloc XML '" + path + "'";
+  auto text = xml::read_text_file(path, "hwloc XML");
+  if (!text) {
+    if (text.error().name == "CannotRead") return load_failed(what, "the file cannot be read");
+    return text.error();
+  }
+  // hwloc parses the export itself; entities are never part of one.
+  if (text->find("<!ENTITY") != std::string::npos) {
+    return make_error("XmlForbiddenConstruct", what + " declares entities; hwloc exports never do, numaplace refuses it");
+  }
+  auto topology = new_topology(what);
+  if (!topology) return topology.error();
+  errno = 0;
+  if (hwloc_topology_set_xmlbuffer(topology->get(), text->c_str(), static_cast<int>(text->size() + 1)) != 0) {
+    return load_failed(what, errno_reason(errno));
+  }
+  return load(std::move(*topology), what);
+}
+
+}  // namespace numaplace::plugin

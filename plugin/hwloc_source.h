@@ -1,0 +1,28 @@
+// The host as hwloc sees it, from the live machine or from an hwloc XML export
+// (`lstopo --of xml`, `hwloc-gather-topology`): one HostCell per NUMA node (its
+// os_index as id, ascending), the node's CPUs (PU os_index), thread siblings
+// (PUs sharing a Core), memory (local_memory, in KiB), page pools (page_types)
+// when the export has them, socket (the enclosing Package's os_index, none when
+// the node spans packages or there is no Package), distances (the NUMA latency
+// matrix hwloc holds, relative as the OS reports it, indexed like `cells`; empty
+// when hwloc has none), and the "important" PCI devices (network, storage,
+// display, accelerators) with their NUMA node: the one node of the device's
+// nearest non-I/O ancestor, none when that ancestor covers several nodes.
+// Failures are "HwlocLoadFailed" with hwloc's reason (errno) where it gives one;
+// an export declaring entities is "XmlForbiddenConstruct". No exception escapes.
+#pragma once
+
+#include <string>
+
+#include "placement/error.h"
+#include "placement/host_topology.h"
+
+namespace numaplace::plugin {
+
+// The machine this process runs on (hwloc honours HWLOC_XMLFILE / HWLOC_SYNTHETIC).
+Result<HostTopology> load_hwloc_live();
+
+// An hwloc XML export; files above xml::kMaxXmlBytes are refused before hwloc reads them.
+Result<HostTopology> load_hwloc_xml(const std::string& path);
+
+}  // namespace numaplace::plugin

@@ -1,0 +1,37 @@
+#include "numaplace/claims_source.h"
+
+#include "plugin/libvirt_connection.h"
+#include "plugin/libvirt_domains.h"
+#include "xml/xml_document.h"
+
+namespace numaplace::cli {
+
+Result<plugin::HostClaims> load_claims(const ClaimSourceOptions& options, const HostTopology& host) {
+  std::vector<plugin::DomainXml> domains;
+  if (!options.connect_uri.empty()) {
+    auto conn = plugin::LibvirtConnection::open_read_only(options.connect_uri);
+    if (!conn) return conn.error();
+    auto listed = plugin::list_domains(*conn, options.include_defined);
+    if (!listed) return listed.error();
+    domains = std::move(*listed);
+  }
+  plugin::HostClaims claims = plugin::read_host_claims(domains, host, options.exclude_name, options.exclude_uuid);
+  // Files the user named must read; a broken one is an error, not a warning.
+  for (const auto& path : options.claim_files) {
+    auto text = xml::read_text_file(path, "claim domain XML");
+    if (!text) return text.error();
+    plugin::HostClaims from_file = plugin::read_host_claims({{path, {}, true, std::move(*text)}}, host,
+                                                            options.exclude_name, options.exclude_uuid);
+    if (!from_file.warnings.empty()) {
+      return make_error("InvalidClaim", "--claim " + path + ": " + from_file.warnings.front());
+    }
+    for (auto& claim : from_file.claims) claims.claims.push_back(std::move(claim));
+  }
+  if (options.include_defined) {
+    // Defined guests hold a reservation only when numaplace placed them.
+    std::erase_if(claims.claims, [](const GuestClaim& c) { return !c.running && !c.placed_by_numaplace; });
+  }
+  return claims;
+}
+
+}  // namespace numaplace::cli

@@ -1,0 +1,189 @@
+#include "xml/placement_record.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+
+#include "xml/xml_document.h"
+
+namespace numaplace::xml {
+namespace {
+
+const xmlChar* X(const char* text) { return reinterpret_cast<const xmlChar*>(text); }
+
+bool in_our_namespace(const xmlNode* node) {
+  return node != nullptr && node->type == XML_ELEMENT_NODE && node->ns != nullptr && node->ns->href != nullptr &&
+         std::strcmp(reinterpret_cast<const char*>(node->ns->href), kNamespaceUri) == 0;
+}
+
+xmlNode* find_record(const xmlDoc* doc) {
+  const xmlNode* metadata = first_child(xmlDocGetRootElement(const_cast<xmlDoc*>(doc)), "metadata");
+  for (xmlNode* child : child_elements(metadata)) {
+    if (in_our_namespace(child) && is_named(child, "numaplace")) return child;
+  }
+  return nullptr;
+}
+
+xmlNode* find_part(const xmlNode* record, const char* name) {
+  for (xmlNode* child : child_elements(record)) {
+    if (in_our_namespace(child) && is_named(child, name)) return child;
+  }
+  return nullptr;
+}
+
+Result<std::uint64_t> parse_number(const std::optional<std::string>& text, const std::string& what) {
+  std::uint64_t value = 0;
+  if (!text) return make_error("InvalidPlacementRecord", what + " is missing");
+  auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (text->empty() || ec != std::errc() || ptr != text->data() + text->size()) {
+    return make_error("InvalidPlacementRecord", what + " is '" + *text + "', not a whole number");
+  }
+  return value;
+}
+
+Result<CpuSet> parse_optional_list(const std::optional<std::string>& text, const std::string& what) {
+  if (!text || text->empty()) return CpuSet{};
+  return parse_cpu_list(*text, what);
+}
+
+// "vcpu:pcpu,vcpu:pcpu"
+Result<std::vector<std::pair<std::uint32_t, std::uint32_t>>> parse_pins(const std::string& text, const std::string& what) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pins;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t comma = std::min(text.find(',', start), text.size());
+    std::string item = text.substr(start, comma - start);
+    start = comma + 1;
+    std::size_t colon = item.find(':');
+    if (colon == std::string::npos) {
+      return make_error("InvalidPlacementRecord", what + ": '" + item + "' is not vcpu:pcpu");
+    }
+    auto v = parse_number(item.substr(0, colon), what);
+    auto p = parse_number(item.substr(colon + 1), what);
+    if (!v) return v.error();
+    if (!p) return p.error();
+    if (*v > kMaxCpuId || *p > kMaxCpuId) return make_error("InvalidPlacementRecord", what + ": '" + item + "' is out of range");
+    pins.emplace_back(static_cast<std::uint32_t>(*v), static_cast<std::uint32_t>(*p));
+  }
+  return pins;
+}
+
+}  // namespace
+
+Result<std::optional<StoredRequest>> read_stored_request(const xmlDoc* doc, const std::string& what) {
+  const xmlNode* request = find_part(find_record(doc), "request");
+  if (request == nullptr) return std::optional<StoredRequest>{};
+  StoredRequest stored;
+  stored.policy = attribute(request, "policy").value_or("");
+  stored.strategy = attribute(request, "strategy").value_or("");
+  for (const xmlNode* item : child_elements(request)) {
+    const bool spec = is_named(item, "spec");
+    if (!in_our_namespace(item) || (!spec && !is_named(item, "image-prop"))) {
+      return make_error("InvalidPlacementRecord", what + ": unexpected element <" +
+                                                      std::string(reinterpret_cast<const char*>(item->name)) +
+                                                      "> in the numaplace request; use <numaplace:spec> or <numaplace:image-prop>");
+    }
+    auto key = attribute(item, "key");
+    auto value = attribute(item, "value");
+    if (!key || key->empty() || !value) {
+      return make_error("InvalidPlacementRecord", what + ": a numaplace request entry needs key and value attributes");
+    }
+    SpecMap& map = spec ? stored.flavor_specs : stored.image_props;
+    if (!map.emplace(*key, *value).second) {
+      return make_error("InvalidPlacementRecord", what + ": numaplace request names '" + *key + "' twice");
+    }
+  }
+  return std::optional<StoredRequest>{std::move(stored)};
+}
+
+Result<std::optional<Placement>> read_placement_record(const xmlDoc* doc, const std::string& what) {
+  const xmlNode* part = find_part(find_record(doc), "placement");
+  if (part == nullptr) return std::optional<Placement>{};
+  Placement placement;
+  for (const xmlNode* node : child_elements(part)) {
+    if (!in_our_namespace(node) || !is_named(node, "cell")) continue;
+    const std::string where = what + ": numaplace placement cell";
+    CellPlacement cell;
+    auto guest = parse_number(attribute(node, "guest"), where + " guest");
+    auto host = parse_number(attribute(node, "host"), where + " host");
+    auto memory = parse_number(attribute(node, "memory-kib"), where + " memory-kib");
+    auto pagesize = parse_number(attribute(node, "pagesize-kib").value_or("0"), where + " pagesize-kib");
+    auto vcpus = parse_optional_list(attribute(node, "vcpus"), where + " vcpus");
+    auto host_cpus = parse_optional_list(attribute(node, "host-cpus"), where + " host-cpus");
+    auto pins = parse_pins(attribute(node, "pins").value_or(""), where + " pins");
+    for (const Error* e : {guest.ok() ? nullptr : &guest.error(), host.ok() ? nullptr : &host.error(),
+                           memory.ok() ? nullptr : &memory.error(), pagesize.ok() ? nullptr : &pagesize.error(),
+                           vcpus.ok() ? nullptr : &vcpus.error(), host_cpus.ok() ? nullptr : &host_cpus.error(),
+                           pins.ok() ? nullptr : &pins.error()}) {
+      if (e != nullptr) return *e;
+    }
+    if (*guest > kMaxCpuId || *host > kMaxCpuId) {
+      return make_error("InvalidPlacementRecord", where + " names a cell id out of range");
+    }
+    cell.guest_cell = static_cast<std::uint32_t>(*guest);
+    cell.host_cell = static_cast<std::uint32_t>(*host);
+    cell.memory_kib = *memory;
+    cell.pagesize_kib = static_cast<std::int64_t>(*pagesize);
+    cell.guest_cpus = *vcpus;
+    cell.host_cpus = *host_cpus;
+    cell.pinning = std::move(*pins);
+    placement.cells.push_back(std::move(cell));
+  }
+  return std::optional<Placement>{std::move(placement)};
+}
+
+void write_record(xmlDoc* doc, const StoredRequest& request, const Placement* placement) {
+  xmlNode* root = xmlDocGetRootElement(doc);
+  xmlNode* metadata = first_child(root, "metadata");
+  if (metadata == nullptr) {
+    metadata = xmlNewDocNode(doc, nullptr, X("metadata"), nullptr);
+    xmlNode* anchor = nullptr;
+    for (const char* name : {"name", "uuid", "genid", "title", "description"}) {
+      if (xmlNode* found = first_child(root, name)) anchor = found;
+    }
+    if (anchor != nullptr) xmlAddNextSibling(anchor, metadata); else xmlAddChild(root, metadata);
+  }
+  if (xmlNode* old = find_record(doc)) {
+    xmlUnlinkNode(old);
+    xmlFreeNode(old);
+  }
+  xmlNode* record = xmlNewDocNode(doc, nullptr, X("numaplace"), nullptr);
+  xmlAddChild(metadata, record);
+  xmlNs* ns = xmlNewNs(record, X(kNamespaceUri), X(kNamespacePrefix));
+  xmlSetNs(record, ns);
+
+  auto set = [](xmlNode* node, const char* name, const std::string& value) {
+    xmlSetProp(node, X(name), X(value.c_str()));
+  };
+  xmlNode* req = xmlNewChild(record, ns, X("request"), nullptr);
+  if (!request.policy.empty()) set(req, "policy", request.policy);
+  if (!request.strategy.empty()) set(req, "strategy", request.strategy);
+  for (const auto& [key, value] : request.flavor_specs) {
+    xmlNode* item = xmlNewChild(req, ns, X("spec"), nullptr);
+    set(item, "key", key);
+    set(item, "value", value);
+  }
+  for (const auto& [key, value] : request.image_props) {
+    xmlNode* item = xmlNewChild(req, ns, X("image-prop"), nullptr);
+    set(item, "key", key);
+    set(item, "value", value);
+  }
+  if (placement == nullptr) return;
+  xmlNode* placed = xmlNewChild(record, ns, X("placement"), nullptr);
+  for (const auto& cell : placement->cells) {
+    xmlNode* node = xmlNewChild(placed, ns, X("cell"), nullptr);
+    set(node, "guest", std::to_string(cell.guest_cell));
+    set(node, "host", std::to_string(cell.host_cell));
+    set(node, "vcpus", to_cpu_list(cell.guest_cpus));
+    set(node, "host-cpus", to_cpu_list(cell.host_cpus));
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> pins = cell.pinning;
+    std::sort(pins.begin(), pins.end());
+    std::string pins_text;
+    for (const auto& [v, p] : pins) pins_text += (pins_text.empty() ? "" : ",") + std::to_string(v) + ":" + std::to_string(p);
+    if (!pins_text.empty()) set(node, "pins", pins_text);
+    set(node, "memory-kib", std::to_string(cell.memory_kib));
+    set(node, "pagesize-kib", std::to_string(cell.pagesize_kib > 0 ? cell.pagesize_kib : 0));
+  }
+}
+
+}  // namespace numaplace::xml

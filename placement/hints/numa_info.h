@@ -20,7 +20,8 @@ class NumaInfo {
   const std::vector<std::uint32_t>& nodes() const { return nodes_; }
   NumaNodeMask all_nodes() const { return all_nodes_; }
   bool has_distances() const { return !distances_.empty(); }
-  // Sum of distances over all ordered pairs (a, b) of nodes of `mask`; 0 without distances.
+  // Sum of distances over all ordered pairs (a, b) of nodes of `mask` (a subset of
+  // all_nodes()); 0 without distances.
   std::uint64_t distance_sum(NumaNodeMask mask) const;
   // Mean distance over those pairs (the kubelet's CalculateAverageFor), 0 for an empty mask.
   double mean_distance(NumaNodeMask mask) const;

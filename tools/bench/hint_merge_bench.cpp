@@ -7,6 +7,8 @@
 // the fast merge's on the same 8-node input.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <bit>
 #include <chrono>
 #include <cstdint>
 #include <vector>

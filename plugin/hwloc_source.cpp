@@ -150,9 +150,19 @@ Result<HostTopology> to_host(hwloc_topology_t topology, const std::string& what)
   return host;
 }
 
-Result<HostTopology> load(Topology topology, const std::string& what) {
+// hwloc says only EINVAL about an export it cannot parse; say what that means.
+std::string xml_reason(int error) {
+  if (error != EINVAL) return errno_reason(error);
+  return "it is not a well-formed hwloc XML export (hwloc: " + errno_reason(error) +
+         "); write one with 'lstopo --of xml FILE'";
+}
+
+Result<HostTopology> load(Topology topology, const std::string& what, bool from_xml) {
   errno = 0;
-  if (hwloc_topology_load(topology.get()) != 0) return load_failed(what, errno_reason(errno));
+  if (hwloc_topology_load(topology.get()) != 0) {
+    const int error = errno;
+    return load_failed(what, from_xml ? xml_reason(error) : errno_reason(error));
+  }
   return to_host(topology.get(), what);
 }
 
@@ -162,7 +172,7 @@ Result<HostTopology> load_hwloc_live() {
   const std::string what = "the topology of this machine";
   auto topology = new_topology(what);
   if (!topology) return topology.error();
-  return load(std::move(*topology), what);
+  return load(std::move(*topology), what, false);
 }
 
 Result<HostTopology> load_hwloc_xml(const std::string& path) {
@@ -180,9 +190,9 @@ Result<HostTopology> load_hwloc_xml(const std::string& path) {
   if (!topology) return topology.error();
   errno = 0;
   if (hwloc_topology_set_xmlbuffer(topology->get(), text->c_str(), static_cast<int>(text->size() + 1)) != 0) {
-    return load_failed(what, errno_reason(errno));
+    return load_failed(what, xml_reason(errno));
   }
-  return load(std::move(*topology), what);
+  return load(std::move(*topology), what, true);
 }
 
 }  // namespace numaplace::plugin

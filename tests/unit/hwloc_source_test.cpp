@@ -1,0 +1,200 @@
+// Every hwloc XML sample loads into the host model with the cells, CPUs,
+// siblings, memory, sockets, distances and PCI devices read by hand from the
+// files; bad paths and malformed exports are refused by name.
+#include "plugin/hwloc_source.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "test_paths.h"
+
+namespace numaplace::plugin {
+namespace {
+
+using numaplace::testing::shared_path;
+
+HostTopology load_sample(const std::string& name) {
+  auto host = load_hwloc_xml(shared_path("samples/hwloc/" + name));
+  EXPECT_TRUE(host.ok()) << name << ": " << host.error().name << ": " << host.error().message;
+  return host.ok() ? *host : HostTopology{};
+}
+
+const PciDevice* find_pci(const HostTopology& host, const std::string& address) {
+  for (const auto& dev : host.pci) {
+    if (dev.address == address) return &dev;
+  }
+  return nullptr;
+}
+
+std::string temp_file(const std::string& name, const std::string& text) {
+  const std::string path = std::filesystem::temp_directory_path() / ("numaplace-hwloc-" + std::to_string(getpid()) + "-" + name);
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(HwlocSource, OneNodeSyntheticHost) {
+  HostTopology host = load_sample("synth-1numa.xml");  // [numa(memory=8589934592)] core:4 pu:2
+  ASSERT_EQ(host.cells.size(), 1u);
+  const HostCell& cell = host.cells[0];
+  EXPECT_EQ(cell.id, 0u);
+  EXPECT_EQ(to_cpu_list(cell.cpus), "0-7");
+  ASSERT_EQ(cell.siblings.size(), 4u);
+  EXPECT_EQ(to_cpu_list(cell.siblings[0]), "0-1");
+  EXPECT_EQ(to_cpu_list(cell.siblings[3]), "6-7");
+  EXPECT_EQ(cell.memory_kib, 8u * 1024 * 1024);
+  ASSERT_EQ(cell.pages.size(), 1u);
+  EXPECT_EQ(cell.pages[0].size_kib, 4u);
+  EXPECT_EQ(cell.pages[0].total, 2097152u);
+  EXPECT_FALSE(cell.socket.has_value());  // no Package in the description
+  EXPECT_TRUE(cell.distances.empty());
+  EXPECT_EQ(cell.shared_cpus, cell.cpus);
+  EXPECT_EQ(cell.dedicated_cpus, cell.cpus);
+  EXPECT_TRUE(host.pci.empty());
+}
+
+TEST(HwlocSource, TwoPackagesTwoNodes) {
+  HostTopology host = load_sample("synth-2pkg-2numa.xml");  // pack:2 [numa(16 GiB)] core:8 pu:2
+  ASSERT_EQ(host.cells.size(), 2u);
+  EXPECT_EQ(to_cpu_list(host.cells[0].cpus), "0-15");
+  EXPECT_EQ(to_cpu_list(host.cells[1].cpus), "16-31");
+  EXPECT_EQ(host.cells[1].siblings.size(), 8u);
+  EXPECT_EQ(to_cpu_list(host.cells[1].siblings[0]), "16-17");
+  EXPECT_EQ(host.cells[0].memory_kib, 16u * 1024 * 1024);
+  EXPECT_EQ(host.cells[0].socket, 0u);
+  EXPECT_EQ(host.cells[1].socket, 1u);
+  EXPECT_EQ(host.cells[1].pages.at(0).total, 4194304u);
+  EXPECT_TRUE(host.cells[0].distances.empty());
+}
+
+TEST(HwlocSource, FourNodesWithDistancesAndPciLocality) {
+  HostTopology host = load_sample("synth-2pkg-4numa-pci-distances.xml");  // pack:2 numa:2 core:4 pu:2
+  ASSERT_EQ(host.cells.size(), 4u);
+  const char* cpus[] = {"0-7", "8-15", "16-23", "24-31"};
+  const std::vector<std::vector<std::uint32_t>> distances = {
+      {10, 12, 21, 21}, {12, 10, 21, 21}, {21, 21, 10, 12}, {21, 21, 12, 10}};
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    const HostCell& cell = host.cells[i];
+    EXPECT_EQ(cell.id, i);
+    EXPECT_EQ(to_cpu_list(cell.cpus), cpus[i]);
+    EXPECT_EQ(cell.siblings.size(), 4u);
+    EXPECT_EQ(cell.memory_kib, 1024u * 1024);
+    EXPECT_EQ(cell.socket, i / 2);
+    EXPECT_EQ(cell.distances, distances[i]);
+  }
+  EXPECT_EQ(host.distance(0, 3), 21u);
+  EXPECT_EQ(host.distance(2, 3), 12u);
+  ASSERT_EQ(host.pci.size(), 2u);
+  const PciDevice* nic = find_pci(host, "0000:3b:00.0");
+  ASSERT_NE(nic, nullptr);
+  EXPECT_EQ(nic->numa_node, 0u);
+  EXPECT_EQ(nic->vendor_id, "8086");
+  EXPECT_EQ(nic->product_id, "1572");
+  EXPECT_EQ(nic->class_id, "0200");
+  const PciDevice* gpu = find_pci(host, "0000:d8:00.0");
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ(gpu->numa_node, 3u);
+  EXPECT_EQ(gpu->vendor_id, "10de");
+  EXPECT_EQ(gpu->product_id, "20b5");
+  EXPECT_EQ(gpu->class_id, "0302");
+  EXPECT_FALSE(gpu->allocated);
+}
+
+TEST(HwlocSource, EightNodesWithoutSmt) {
+  HostTopology host = load_sample("synth-4pkg-8numa.xml");  // pack:4 numa:2 core:4 pu:1
+  ASSERT_EQ(host.cells.size(), 8u);
+  for (std::uint32_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(host.cells[i].id, i);
+    EXPECT_EQ(host.cells[i].cpus, CpuSet::range(4 * i, 4 * i + 3));
+    EXPECT_EQ(host.cells[i].siblings.size(), 4u);  // one PU per core
+    EXPECT_EQ(host.cells[i].siblings[0].size(), 1u);
+    EXPECT_EQ(host.cells[i].socket, i / 2);
+    EXPECT_EQ(host.cells[i].memory_kib, 1024u * 1024);
+  }
+}
+
+// A real export of a 2-CPU VM: PCI devices hang off the host bridge under the
+// Machine, whose nodeset is the one NUMA node, so they are local to node 0.
+TEST(HwlocSource, RealVmExportWithPciDevicesAndHugePagePool) {
+  HostTopology host = load_sample("real-debian12-vm-1numa-pci.xml");
+  ASSERT_EQ(host.cells.size(), 1u);
+  const HostCell& cell = host.cells[0];
+  EXPECT_EQ(to_cpu_list(cell.cpus), "0-1");
+  EXPECT_EQ(cell.siblings.size(), 2u);
+  EXPECT_EQ(cell.memory_kib, 4523327488u / 1024);
+  ASSERT_EQ(cell.pages.size(), 2u);
+  EXPECT_EQ(cell.pages[0].size_kib, 4u);
+  EXPECT_EQ(cell.pages[0].total, 1104328u);
+  EXPECT_EQ(cell.pages[1].size_kib, 2048u);
+  EXPECT_EQ(cell.pages[1].total, 0u);
+  EXPECT_EQ(cell.socket, 0u);
+  ASSERT_EQ(host.pci.size(), 2u);
+  const PciDevice* disk = find_pci(host, "0000:00:02.0");
+  ASSERT_NE(disk, nullptr);
+  EXPECT_EQ(disk->class_id, "0180");
+  EXPECT_EQ(disk->vendor_id, "1af4");
+  EXPECT_EQ(disk->numa_node, 0u);
+  const PciDevice* nic = find_pci(host, "0000:00:03.0");
+  ASSERT_NE(nic, nullptr);
+  EXPECT_EQ(nic->product_id, "1041");
+}
+
+TEST(HwlocSource, EverySampleLoads) {
+  int loaded = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(shared_path("samples/hwloc"))) {
+    auto host = load_hwloc_xml(entry.path().string());
+    EXPECT_TRUE(host.ok()) << entry.path() << ": " << host.error().message;
+    if (host.ok()) {
+      ++loaded;
+      for (const auto& cell : host->cells) EXPECT_FALSE(cell.cpus.empty()) << entry.path();
+    }
+  }
+  EXPECT_EQ(loaded, 5);
+}
+
+TEST(HwlocSource, RefusesAMissingFile) {
+  auto host = load_hwloc_xml("/nonexistent/topology.xml");
+  ASSERT_FALSE(host.ok());
+  EXPECT_EQ(host.error().name, "HwlocLoadFailed");
+  EXPECT_NE(host.error().message.find("/nonexistent/topology.xml"), std::string::npos) << host.error().message;
+}
+
+TEST(HwlocSource, RefusesMalformedAndForeignXml) {
+  for (const std::string& text : {std::string("<topology version=\"2.0\"><object type=\"Machine\""),
+                                  std::string("<capabilities><host/></capabilities>"), std::string("not xml at all"),
+                                  std::string()}) {
+    const std::string path = temp_file("bad.xml", text);
+    auto host = load_hwloc_xml(path);
+    std::filesystem::remove(path);
+    ASSERT_FALSE(host.ok()) << text;
+    EXPECT_EQ(host.error().name, "HwlocLoadFailed") << text;
+    EXPECT_NE(host.error().message.find("hwloc could not load hwloc XML '" + path +
+                                        "': it is not a well-formed hwloc XML export"),
+              std::string::npos)
+        << host.error().message;
+  }
+}
+
+TEST(HwlocSource, RefusesEntities) {
+  const std::string path = temp_file("entity.xml", "<!DOCTYPE topology [<!ENTITY a 'aaaa'>]><topology>&a;</topology>");
+  auto host = load_hwloc_xml(path);
+  std::filesystem::remove(path);
+  ASSERT_FALSE(host.ok());
+  EXPECT_EQ(host.error().name, "XmlForbiddenConstruct");
+}
+
+TEST(HwlocSource, LoadsThisMachine) {
+  auto host = load_hwloc_live();
+  ASSERT_TRUE(host.ok()) << host.error().message;
+  ASSERT_FALSE(host->cells.empty());
+  std::size_t cpus = 0;
+  for (const auto& cell : host->cells) {
+    cpus += cell.cpus.size();
+    EXPECT_GT(cell.memory_kib, 0u);
+  }
+  EXPECT_GT(cpus, 0u);
+}
+
+}  // namespace
+}  // namespace numaplace::plugin

@@ -103,7 +103,19 @@ Result<LifecycleOutcome> define_domain(const std::string& domain_xml, const std:
   outcome.name = summary->name;
   outcome.warnings = fold_claims(*session, summary->name, uuid, true);
 
-  PlaceRequest request{domain_xml, what, options.flavor_specs, options.image_props, options.fit};
+  // Redefining a guest by name: libvirt wants the existing uuid, which a hand-written XML often lacks.
+  std::string text = domain_xml;
+  if (uuid.empty()) {
+    for (const auto& existing : session->domains) {
+      if (existing.name != summary->name || existing.uuid.empty()) continue;
+      xmlNode* root = xmlDocGetRootElement(doc->get());
+      xmlNode* uuid_node = xmlNewDocNode(doc->get(), nullptr, reinterpret_cast<const xmlChar*>("uuid"),
+                                         reinterpret_cast<const xmlChar*>(existing.uuid.c_str()));
+      xmlAddNextSibling(xml::first_child(root, "name"), uuid_node);
+      text = xml::serialize(doc->get());
+    }
+  }
+  PlaceRequest request{text, what, options.flavor_specs, options.image_props, options.fit};
   auto placed = place_domain(session->host, request);
   if (!placed) return placed.error();
   if (auto defined = define_xml(session->conn, placed->domain_xml, summary->name); !defined) return defined.error();

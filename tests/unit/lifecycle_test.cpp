@@ -1,0 +1,95 @@
+// define/start against libvirt's real test driver, in process. test:///default keeps its
+// state while at least one connection to it is open, so the fixture holds one open for
+// the length of each test and successive calls see each other's domains.
+#include "plugin/domain_lifecycle.h"
+
+#include <gtest/gtest.h>
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+namespace numaplace::plugin {
+namespace {
+
+std::string guest(const std::string& name, int vcpus, int memory_mib) {
+  return "<domain type='test'><name>" + name + "</name><memory unit='MiB'>" + std::to_string(memory_mib) +
+         "</memory><vcpu>" + std::to_string(vcpus) + "</vcpu><os><type arch='i686'>hvm</type></os><devices/></domain>";
+}
+
+LifecycleOptions options_for_test_driver() {
+  LifecycleOptions options;
+  options.uri = "test:///default";
+  options.lock_path = (std::filesystem::temp_directory_path() / ("numaplace-test-" + std::to_string(getpid()) + ".lock")).string();
+  options.flavor_specs = {{"hw:numa_nodes", "1"}};
+  return options;
+}
+
+class Lifecycle : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    virSetErrorFunc(nullptr, [](void*, virErrorPtr) {});
+    keep_alive_ = virConnectOpen("test:///default");
+    ASSERT_NE(keep_alive_, nullptr);
+  }
+  void TearDown() override { virConnectClose(keep_alive_); }
+  virConnectPtr keep_alive_ = nullptr;
+};
+
+// test:///default: cell 0 has 2 GiB, cell 1 has 4 GiB; RAM ratio 1.5 lets cell 1 hold 6 GiB of guests.
+TEST_F(Lifecycle, DefinedGuestsCountAgainstTheNextOne) {
+  LifecycleOptions options = options_for_test_driver();
+  auto a = define_domain(guest("lc-a", 1, 3072), "lc-a", options);
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  ASSERT_TRUE(a->placement.has_value());
+  EXPECT_EQ(a->placement->cells[0].host_cell, 1u);  // 3 GiB is more than cell 0 has at all
+  auto b = define_domain(guest("lc-b", 1, 3072), "lc-b", options);
+  ASSERT_TRUE(b.ok()) << b.error().message;
+  EXPECT_EQ(b->placement->cells[0].host_cell, 1u);
+  // Cell 1 now carries 6 GiB, its limit: a third 3 GiB guest fits nowhere.
+  auto c = define_domain(guest("lc-c", 1, 3072), "lc-c", options);
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().name, "NoFit");
+  // Defining lc-a again does not collide with its own earlier claim.
+  auto again = define_domain(guest("lc-a", 1, 3072), "lc-a", options);
+  EXPECT_TRUE(again.ok()) << again.error().message;
+}
+
+TEST_F(Lifecycle, StartRunsTheGuestAndKeepsAPlacementThatStillFits) {
+  LifecycleOptions options = options_for_test_driver();
+  auto defined = define_domain(guest("lc-start", 2, 512), "lc-start", options);
+  ASSERT_TRUE(defined.ok()) << defined.error().message;
+  LifecycleOptions from_metadata = options;
+  from_metadata.flavor_specs.clear();
+  auto started = start_domain("lc-start", from_metadata);
+  ASSERT_TRUE(started.ok()) << started.error().message;
+  EXPECT_FALSE(started->replaced);
+  ASSERT_TRUE(started->placement.has_value());
+  EXPECT_EQ(started->placement->cells[0].host_cell, defined->placement->cells[0].host_cell);
+
+  virConnectPtr conn = virConnectOpen("test:///default");
+  ASSERT_NE(conn, nullptr);
+  virDomainPtr domain = virDomainLookupByName(conn, "lc-start");
+  ASSERT_NE(domain, nullptr);
+  EXPECT_EQ(virDomainIsActive(domain), 1);
+  auto twice = start_domain("lc-start", from_metadata);
+  EXPECT_FALSE(twice.ok());
+  EXPECT_EQ(twice.error().name, "AlreadyRunning");
+  virDomainDestroy(domain);
+  virDomainFree(domain);
+  virConnectClose(conn);
+}
+
+TEST_F(Lifecycle, UnknownDomainsAndRefusedXmlAreNamed) {
+  LifecycleOptions options = options_for_test_driver();
+  auto missing = start_domain("no-such-guest", options);
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().name, "NoSuchDomain");
+  auto bad = define_domain("<domain type='test'><name>x</name>", "x", options);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().name, "XmlMalformed");
+}
+
+}  // namespace
+}  // namespace numaplace::plugin

@@ -132,21 +132,36 @@ std::optional<NumaNodeMask> best_preferred_affinity(const std::vector<HintList>&
 
 // Superset sums over the packed node subsets: table[x] becomes the sum of table[y]
 // over all y containing x (zeta), or its inverse (Moebius). Arithmetic is modulo 2^64.
-void superset_zeta(std::vector<std::uint64_t>& table) {
+// The three lowest bits are done per block of 8 entries; the others in runs long
+// enough for the compiler to vectorise.
+template <typename Combine>
+void superset_transform(std::vector<std::uint64_t>& table, Combine combine) {
   const std::size_t size = table.size();
-  for (std::size_t bit = 1; bit < size; bit <<= 1) {
+  std::size_t bit = 1;
+  if (size >= 8) {
+    for (std::size_t base = 0; base < size; base += 8) {
+      std::uint64_t* block = &table[base];
+      for (std::size_t low = 1; low < 8; low <<= 1) {
+        for (std::size_t x = 0; x < 8; ++x) {
+          if ((x & low) == 0) combine(block[x], block[x + low]);
+        }
+      }
+    }
+    bit = 8;
+  }
+  for (; bit < size; bit <<= 1) {
     for (std::size_t base = 0; base < size; base += bit << 1) {
-      for (std::size_t x = base; x < base + bit; ++x) table[x] += table[x + bit];
+      std::uint64_t* lower = &table[base];
+      const std::uint64_t* upper = &table[base + bit];
+      for (std::size_t x = 0; x < bit; ++x) combine(lower[x], upper[x]);
     }
   }
 }
+void superset_zeta(std::vector<std::uint64_t>& table) {
+  superset_transform(table, [](std::uint64_t& subset, std::uint64_t superset) { subset += superset; });
+}
 void superset_moebius(std::vector<std::uint64_t>& table) {
-  const std::size_t size = table.size();
-  for (std::size_t bit = 1; bit < size; bit <<= 1) {
-    for (std::size_t base = 0; base < size; base += bit << 1) {
-      for (std::size_t x = base; x < base + bit; ++x) table[x] -= table[x + bit];
-    }
-  }
+  superset_transform(table, [](std::uint64_t& subset, std::uint64_t superset) { subset -= superset; });
 }
 
 // The distinct packed affinities of a list; `stamp` (dense tables only) avoids sorting.

@@ -22,6 +22,7 @@ int best_non_preferred_affinity_count(const std::vector<HintList>& lists) {
     for (const TopologyHint& hint : list) {
       if (!hint.affinity) continue;
       if (narrowest < 0 || hint.affinity->count() < narrowest) narrowest = hint.affinity->count();
+      if (narrowest <= best) break;  // this list cannot raise the maximum any more
     }
     best = std::max(best, narrowest);
   }

@@ -1,33 +1,126 @@
 #include "numaplace/host_source.h"
 
+#include <iostream>
+
+#include "plugin/hwloc_source.h"
 #include "plugin/libvirt_connection.h"
 #include "xml/capabilities_reader.h"
+#include "xml/nodedev_reader.h"
 #include "xml/xml_document.h"
 
 namespace numaplace::cli {
+namespace {
 
-std::string describe_source(const HostSourceOptions& options) {
-  if (!options.capabilities_file.empty()) return "capabilities file '" + options.capabilities_file + "'";
-  return "libvirt '" + (options.connect_uri.empty() ? std::string(plugin::kDefaultUri) : options.connect_uri) + "'";
+std::string cell_ids(const HostTopology& host) {
+  std::string ids;
+  for (const auto& cell : host.cells) ids += (ids.empty() ? "" : ",") + std::to_string(cell.id);
+  return ids;
 }
 
-std::string libvirt_uri(const HostSourceOptions& options) {
-  if (!options.capabilities_file.empty()) return {};
-  return options.connect_uri.empty() ? std::string(plugin::kDefaultUri) : options.connect_uri;
-}
-
-Result<HostTopology> load_host(const HostSourceOptions& options) {
-  if (!options.capabilities_file.empty()) {
-    auto text = xml::read_text_file(options.capabilities_file, "capabilities file");
-    if (!text) return text.error();
-    return xml::read_capabilities(*text, "capabilities file '" + options.capabilities_file + "'");
+// Adds a device, or updates the one with its address (keeping a known NUMA node
+// when the newcomer does not know it).
+void merge_pci(HostTopology& host, PciDevice dev) {
+  for (auto& known : host.pci) {
+    if (known.address != dev.address) continue;
+    if (!dev.numa_node) dev.numa_node = known.numa_node;
+    known = std::move(dev);
+    return;
   }
-  const std::string uri = options.connect_uri.empty() ? plugin::kDefaultUri : options.connect_uri;
+  host.pci.push_back(std::move(dev));
+}
+
+Status add_nodedev_files(HostTopology& host, const std::vector<std::string>& files) {
+  for (const auto& path : files) {
+    const std::string what = "node device file '" + path + "'";
+    auto text = xml::read_text_file(path, "node device file");
+    if (!text) return text.error();
+    auto scan = xml::read_node_devices(*text, what);
+    if (!scan) return scan.error();
+    if (!scan->refused.empty()) return scan->refused.front();
+    for (auto& dev : scan->pci) {
+      if (dev.numa_node && host.find_cell(*dev.numa_node) == nullptr) {
+        return make_error("InvalidNodeDevice", "PCI device " + dev.address + " in " + what + " is on NUMA node " +
+                                                   std::to_string(*dev.numa_node) + ", but the host has cells " +
+                                                   cell_ids(host) + ": the file describes another host");
+      }
+      merge_pci(host, std::move(dev));
+    }
+  }
+  return Done{};
+}
+
+Result<HostTopology> load_from_libvirt(const std::string& uri) {
   auto conn = plugin::LibvirtConnection::open_read_only(uri);
   if (!conn) return conn.error();
   auto caps = conn->capabilities_xml();
   if (!caps) return caps.error();
-  return xml::read_capabilities(*caps, "capabilities of '" + uri + "'");
+  auto host = xml::read_capabilities(*caps, "capabilities of '" + uri + "'");
+  if (!host) return host.error();
+  auto scan = conn->pci_node_devices();
+  if (!scan) return scan.error();
+  for (const auto& refused : scan->refused) {
+    std::cerr << "numaplace: warning: PCI device not counted: " << refused.name << ": " << refused.message << '\n';
+  }
+  for (auto& dev : scan->pci) merge_pci(*host, std::move(dev));
+  return host;
+}
+
+std::string describe_pci(const PciDevice& dev) {
+  if (dev.is_pf) return dev.address + "(pf)";
+  if (!dev.parent_pf.empty()) return dev.address + "(vf)";
+  return dev.address;
+}
+
+}  // namespace
+
+std::string describe_source(const HostSourceOptions& options) {
+  std::string source;
+  if (options.hwloc) {
+    source = options.hwloc_file.empty() ? "hwloc (this machine)" : "hwloc XML '" + options.hwloc_file + "'";
+  } else if (!options.capabilities_file.empty()) {
+    source = "capabilities file '" + options.capabilities_file + "'";
+  } else {
+    source = "libvirt '" + libvirt_uri(options) + "'";
+  }
+  for (const auto& file : options.nodedev_files) source += " + node devices '" + file + "'";
+  return source;
+}
+
+std::string libvirt_uri(const HostSourceOptions& options) {
+  if (options.hwloc || !options.capabilities_file.empty()) return {};
+  return options.connect_uri.empty() ? std::string(plugin::kDefaultUri) : options.connect_uri;
+}
+
+Result<HostTopology> load_host(const HostSourceOptions& options) {
+  Result<HostTopology> host = make_error("Unreachable", "no host source");
+  if (options.hwloc) {
+    host = options.hwloc_file.empty() ? plugin::load_hwloc_live() : plugin::load_hwloc_xml(options.hwloc_file);
+  } else if (!options.capabilities_file.empty()) {
+    auto text = xml::read_text_file(options.capabilities_file, "capabilities file");
+    if (!text) return text.error();
+    host = xml::read_capabilities(*text, "capabilities file '" + options.capabilities_file + "'");
+  } else {
+    host = load_from_libvirt(libvirt_uri(options));
+  }
+  if (!host) return host;
+  if (auto added = add_nodedev_files(*host, options.nodedev_files); !added) return added.error();
+  return host;
+}
+
+std::string pci_devices_of_cell(const HostTopology& host, std::uint32_t cell_id) {
+  std::string out;
+  for (const auto& dev : host.pci) {
+    if (dev.numa_node == cell_id) out += (out.empty() ? "" : " ") + describe_pci(dev);
+  }
+  return out.empty() ? "-" : out;
+}
+
+std::string pci_devices_without_cell(const HostTopology& host) {
+  std::string out;
+  for (const auto& dev : host.pci) {
+    if (!dev.numa_node || host.find_cell(*dev.numa_node) == nullptr) out += (out.empty() ? "" : " ") + describe_pci(dev);
+  }
+  return out.empty() ? "-" : out;
 }
 
 }  // namespace numaplace::cli

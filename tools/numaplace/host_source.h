@@ -1,8 +1,16 @@
-// Where the CLI gets its host from: --capabilities FILE, or a libvirt URI
-// (--connect, default test:///default, libvirt's built-in test host).
+// Where the CLI gets its host from, exactly one of: a libvirt URI (--connect,
+// default test:///default, libvirt's built-in test host: capabilities plus its
+// PCI node devices), a saved capabilities file (--capabilities FILE), or hwloc
+// (--hwloc: this machine; --hwloc FILE: an hwloc XML export, PCI devices
+// included). Node device XML files (--nodedev FILE, repeatable) add or update
+// PCI devices on any of them; a file's device on a NUMA node the host does not
+// have is refused ("InvalidNodeDevice"). PCI devices libvirt describes badly are
+// left out with a warning on stderr.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "placement/error.h"
 #include "placement/host_topology.h"
@@ -10,13 +18,21 @@
 namespace numaplace::cli {
 
 struct HostSourceOptions {
-  std::string connect_uri;        // empty: default
-  std::string capabilities_file;  // wins when set
+  std::string connect_uri;                 // empty: default
+  std::string capabilities_file;           // wins over connect_uri when set
+  bool hwloc = false;                      // read the host from hwloc ...
+  std::string hwloc_file;                  // ... from this export; empty: this machine
+  std::vector<std::string> nodedev_files;  // node device XML adding PCI devices
 };
 
 Result<HostTopology> load_host(const HostSourceOptions& options);
-// The libvirt URI the host comes from, or empty when it comes from a file.
+// The libvirt URI the host comes from, or empty when it comes from a file or hwloc.
 std::string libvirt_uri(const HostSourceOptions& options);
 std::string describe_source(const HostSourceOptions& options);
+
+// For the topology table: the PCI devices of one cell ("0000:3b:00.0 0000:3b:10.0(vf)"),
+// and those whose NUMA node is unknown; "-" when there are none.
+std::string pci_devices_of_cell(const HostTopology& host, std::uint32_t cell_id);
+std::string pci_devices_without_cell(const HostTopology& host);
 
 }  // namespace numaplace::cli

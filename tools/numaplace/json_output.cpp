@@ -20,7 +20,18 @@ nlohmann::json to_json(const HostTopology& host) {
                        {"pinned_cpus", to_cpu_list(cell.usage.pinned_cpus)},
                        {"memory_kib", cell.usage.memory_kib}}}});
   }
-  return {{"cells", cells}, {"allocation_ratio", {{"cpu", host.ratio.cpu}, {"ram", host.ratio.ram}}}};
+  nlohmann::json pci = nlohmann::json::array();
+  for (const auto& dev : host.pci) {
+    pci.push_back({{"address", dev.address},
+                   {"numa_node", dev.numa_node ? nlohmann::json(*dev.numa_node) : nlohmann::json()},
+                   {"vendor_id", dev.vendor_id},
+                   {"product_id", dev.product_id},
+                   {"class_id", dev.class_id},
+                   {"is_pf", dev.is_pf},
+                   {"parent_pf", dev.parent_pf.empty() ? nlohmann::json() : nlohmann::json(dev.parent_pf)},
+                   {"allocated", dev.allocated}});
+  }
+  return {{"cells", cells}, {"pci", pci}, {"allocation_ratio", {{"cpu", host.ratio.cpu}, {"ram", host.ratio.ram}}}};
 }
 
 nlohmann::json to_json(const Placement& placement) {

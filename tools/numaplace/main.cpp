@@ -113,6 +113,25 @@ void add_host_options(CLI::App* cmd, numaplace::cli::HostSourceOptions& host) {
                                "read the host from a saved 'virsh capabilities' XML file instead of libvirt")
                    ->check(CLI::ExistingFile);
   connect->excludes(caps);
+  auto* hwloc = cmd->add_option_function<std::vector<std::string>>(
+                       "--hwloc",
+                       [&host](const std::vector<std::string>& file) {
+                         host.hwloc = true;
+                         host.hwloc_file = file.empty() ? std::string() : file.front();
+                         if (!host.hwloc_file.empty() && !std::filesystem::is_regular_file(host.hwloc_file)) {
+                           throw CLI::ValidationError("--hwloc", "File does not exist: " + host.hwloc_file);
+                         }
+                       },
+                       "read the host from hwloc: alone, this machine (put it after the domain); with FILE, an "
+                       "hwloc XML export ('lstopo --of xml FILE'), PCI devices and distances included")
+                   ->expected(0, 1)
+                   ->allow_extra_args(false);
+  hwloc->excludes(connect)->excludes(caps);
+  cmd->add_option("--nodedev", host.nodedev_files,
+                  "add the PCI devices of a node device XML file ('virsh nodedev-dumpxml', or a test-driver "
+                  "<node> file) to the host (repeatable); with --connect they are read from libvirt anyway")
+      ->allow_extra_args(false)
+      ->check(CLI::ExistingFile);
 }
 
 std::string format_load(double load) {
@@ -158,7 +177,7 @@ void print_holders(const numaplace::HostTopology& host, const std::vector<numapl
 
 void print_topology_table(const numaplace::HostTopology& host) {
   std::vector<std::vector<std::string>> rows{{"cell", "cpus", "cores", "memory MiB", "pages (KiB x count)", "distances",
-                                              "pinned", "shared load", "used MiB"}};
+                                              "pinned", "shared load", "used MiB", "pci"}};
   for (const auto& cell : host.cells) {
     std::string pages;
     for (const auto& p : cell.pages) pages += (pages.empty() ? "" : " ") + std::to_string(p.size_kib) + "x" + std::to_string(p.total);
@@ -168,7 +187,8 @@ void print_topology_table(const numaplace::HostTopology& host) {
                     std::to_string(cell.memory_kib / 1024), pages.empty() ? "-" : pages,
                     distances.empty() ? "-" : distances,
                     cell.usage.pinned_cpus.empty() ? "-" : numaplace::to_cpu_list(cell.usage.pinned_cpus),
-                    format_load(cell.usage.shared_cpus), std::to_string(cell.usage.memory_kib / 1024)});
+                    format_load(cell.usage.shared_cpus), std::to_string(cell.usage.memory_kib / 1024),
+                    numaplace::cli::pci_devices_of_cell(host, cell.id)});
   }
   std::vector<std::size_t> widths(rows.front().size(), 0);
   for (const auto& row : rows) {
@@ -180,6 +200,9 @@ void print_topology_table(const numaplace::HostTopology& host) {
       if (i + 1 < row.size()) std::cout << std::string(widths[i] - row[i].size() + 2, ' ');
     }
     std::cout << '\n';
+  }
+  if (std::string pci = numaplace::cli::pci_devices_without_cell(host); pci != "-") {
+    std::cout << "pci without NUMA node: " << pci << '\n';
   }
 }
 

@@ -1,0 +1,208 @@
+// The host sources of the CLI, run as a user would: --hwloc (this machine or an
+// export), --nodedev files, and the PCI devices libvirt's test host reports.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "test_paths.h"
+
+namespace numaplace {
+namespace {
+
+using numaplace::testing::cli_path;
+using numaplace::testing::shared_path;
+using numaplace::testing::source_path;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+CliRun run(const std::string& args) {
+  const std::string err_file =
+      std::filesystem::temp_directory_path() / ("numaplace-cli-sources-test-" + std::to_string(getpid()) + ".err");
+  const std::string command = cli_path() + " " + args + " 2>" + err_file;
+  CliRun result;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
+  int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.err = slurp(err_file);
+  std::filesystem::remove(err_file);
+  return result;
+}
+
+const std::string kHwloc4 = shared_path("samples/hwloc/synth-2pkg-4numa-pci-distances.xml");
+
+const nlohmann::json* find_pci(const nlohmann::json& doc, const std::string& address) {
+  for (const auto& dev : doc["pci"]) {
+    if (dev["address"] == address) return &dev;
+  }
+  return nullptr;
+}
+
+// The line of the table that starts with this cell id.
+std::string table_row(const std::string& table, const std::string& cell) {
+  std::istringstream in(table);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(cell + " ", 0) == 0) return line;
+  }
+  return {};
+}
+
+TEST(CliSources, HwlocExportGivesCellsDistancesAndPciLocality) {
+  CliRun r = run("topology --hwloc " + kHwloc4 + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["cells"].size(), 4u);
+  EXPECT_EQ(doc["cells"][0]["cpus"], "0-7");
+  EXPECT_EQ(doc["cells"][3]["cpus"], "24-31");
+  EXPECT_EQ(doc["cells"][0]["distances"], nlohmann::json({10, 12, 21, 21}));
+  EXPECT_EQ(doc["cells"][3]["distances"], nlohmann::json({21, 21, 12, 10}));
+  EXPECT_EQ(doc["cells"][1]["memory_kib"], 1048576);
+  ASSERT_EQ(doc["pci"].size(), 2u);
+  const auto* nic = find_pci(doc, "0000:3b:00.0");
+  ASSERT_NE(nic, nullptr) << doc["pci"].dump();
+  EXPECT_EQ((*nic)["numa_node"], 0);
+  EXPECT_EQ((*nic)["vendor_id"], "8086");
+  EXPECT_EQ((*nic)["class_id"], "0200");
+  const auto* gpu = find_pci(doc, "0000:d8:00.0");
+  ASSERT_NE(gpu, nullptr);
+  EXPECT_EQ((*gpu)["numa_node"], 3);
+  EXPECT_EQ((*gpu)["product_id"], "20b5");
+  EXPECT_TRUE(doc["guests"].empty()) << "an hwloc host reads no libvirt guests";
+}
+
+TEST(CliSources, TopologyTableShowsPciDevicesPerCell) {
+  CliRun r = run("topology --hwloc " + kHwloc4);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("host: hwloc XML '" + kHwloc4 + "', 4 NUMA cells"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("pci"), std::string::npos);
+  EXPECT_NE(table_row(r.out, "0").find("0000:3b:00.0"), std::string::npos) << r.out;
+  EXPECT_NE(table_row(r.out, "3").find("0000:d8:00.0"), std::string::npos) << r.out;
+  EXPECT_NE(table_row(r.out, "0").find("10 12 21 21"), std::string::npos) << r.out;
+  EXPECT_EQ(table_row(r.out, "1").find("0000:"), std::string::npos) << r.out;
+}
+
+TEST(CliSources, HwlocOfThisMachine) {
+  CliRun r = run("topology --json --hwloc");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  ASSERT_GE(doc["cells"].size(), 1u);
+  EXPECT_FALSE(doc["cells"][0]["cpus"].get<std::string>().empty());
+}
+
+TEST(CliSources, PlacesAGuestOnAnHwlocHost) {
+  CliRun r = run("place " + source_path("examples/guest-8vcpu-4g.xml") + " --hwloc " +
+                 shared_path("samples/hwloc/synth-2pkg-2numa.xml") + " --spec hw:numa_nodes=2 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["placement"]["cells"].size(), 2u);
+  EXPECT_EQ(doc["placement"]["cells"][1]["host_cpus"], "16-31");
+}
+
+TEST(CliSources, NodeDeviceFilesAddSriovDevicesToACapabilitiesHost) {
+  CliRun r = run("topology --capabilities " + shared_path("samples/libvirt/caps-2cell.xml") + " --nodedev " +
+                 shared_path("samples/libvirt/nodedev-pci-sriov-pf-numa1.xml") + " --nodedev " +
+                 shared_path("samples/libvirt/nodedev-pci-sriov-vf-numa1.xml") + " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["pci"].size(), 2u);
+  EXPECT_EQ(doc["pci"][0]["address"], "0000:3b:00.0");
+  EXPECT_EQ(doc["pci"][0]["is_pf"], true);
+  EXPECT_EQ(doc["pci"][0]["numa_node"], 1);
+  EXPECT_EQ(doc["pci"][1]["parent_pf"], "0000:3b:00.0");
+  CliRun table = run("topology --capabilities " + shared_path("samples/libvirt/caps-2cell.xml") + " --nodedev " +
+                     shared_path("samples/libvirt/testdriver-node-sriov-pci.xml"));
+  ASSERT_EQ(table.exit_code, 0) << table.err;
+  EXPECT_NE(table_row(table.out, "1").find("0000:3b:00.0(pf) 0000:3b:10.0(vf)"), std::string::npos) << table.out;
+}
+
+TEST(CliSources, NodeDeviceFileUpdatesTheHwlocDeviceOfTheSameAddress) {
+  CliRun r = run("topology --hwloc " + kHwloc4 + " --nodedev " + shared_path("samples/libvirt/nodedev-pci-gpu-numa3.xml") +
+                 " --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["pci"].size(), 2u);
+  EXPECT_EQ((*find_pci(doc, "0000:d8:00.0"))["numa_node"], 3);
+}
+
+TEST(CliSources, PciDevicesWithoutNumaNodeAreListedUnderTheTable) {
+  CliRun r = run("topology --capabilities " + shared_path("samples/libvirt/caps-1cell.xml") + " --nodedev " +
+                 shared_path("samples/libvirt/nodedev-pci-real-no-numa.xml"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("pci without NUMA node: 0000:00:03.0"), std::string::npos) << r.out;
+}
+
+TEST(CliSources, RefusesANodeDeviceOfAnotherHost) {
+  CliRun r = run("topology --capabilities " + shared_path("samples/libvirt/caps-2cell.xml") + " --nodedev " +
+                 shared_path("samples/libvirt/nodedev-pci-gpu-numa3.xml"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("InvalidNodeDevice: PCI device 0000:d8:00.0 in node device file"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("is on NUMA node 3, but the host has cells 0,1"), std::string::npos) << r.err;
+}
+
+TEST(CliSources, RefusesAMalformedNodeDeviceFile) {
+  CliRun r = run("topology --nodedev " + shared_path("corpus/libvirt/nodedev/pci_0000_00_02_0_header_type.xml"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.err.find("InvalidNodeDevice: node device 'pci_0000_00_02_0' in node device file"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("PCI bus 4294967295 is out of range (0-255)"), std::string::npos) << r.err;
+  CliRun hostdev = run("topology --nodedev " + shared_path("corpus/virt-manager/nodedev/pcidev.xml"));
+  EXPECT_EQ(hostdev.exit_code, 1);
+  EXPECT_NE(hostdev.err.find("NotNodeDevice"), std::string::npos) << hostdev.err;
+}
+
+TEST(CliSources, NonPciNodeDevicesAddNothing) {
+  CliRun r = run("topology --json --nodedev " + shared_path("corpus/libvirt/nodedev/pci_8086_27c5_scsi_host.xml"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(nlohmann::json::parse(r.out)["pci"].empty());
+}
+
+TEST(CliSources, HwlocExcludesTheOtherSourcesAndWantsAnExistingFile) {
+  CliRun both = run("topology --hwloc " + kHwloc4 + " --connect test:///default");
+  EXPECT_EQ(both.exit_code, 2);
+  EXPECT_NE(both.err.find("excludes"), std::string::npos) << both.err;
+  CliRun caps = run("topology --capabilities " + shared_path("samples/libvirt/caps-2cell.xml") + " --hwloc");
+  EXPECT_EQ(caps.exit_code, 2);
+  CliRun missing = run("topology --hwloc /nonexistent/topo.xml");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("/nonexistent/topo.xml"), std::string::npos) << missing.err;
+}
+
+TEST(CliSources, RefusesAMalformedHwlocExport) {
+  CliRun r = run("topology --hwloc " + shared_path("samples/libvirt/caps-2cell.xml"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("HwlocLoadFailed: hwloc could not load hwloc XML"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("not a well-formed hwloc XML export"), std::string::npos) << r.err;
+}
+
+TEST(CliSources, TheDefaultLibvirtHostReportsItsPciDevicesTooNoneHere) {
+  CliRun r = run("topology --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(doc.contains("pci"));
+  EXPECT_TRUE(doc["pci"].empty());  // test:///default has no PCI node devices
+}
+
+}  // namespace
+}  // namespace numaplace

@@ -1,8 +1,11 @@
 // Fitting a guest NUMA topology onto host cells. Each guest cell goes to its own
-// host cell; a pair fits when the cell's CPUs and memory fit there given what is
-// already used. fit_guest returns the first assignment in Nova's order of trying
-// host cells (so results match Nova's), found by an ordered search that prunes
-// with a bipartite-matching feasibility test instead of walking permutations.
+// host cell; a pair fits when the cell's CPUs (shared or pinned), memory (pages)
+// fit there given what is already used (cell_fit.h), and the whole assignment must
+// also reach the guest's PCI devices under its NUMA policy (pci_pools.h).
+// fit_guest returns the first assignment in Nova's order of trying host cells (so
+// results match Nova's), found by an ordered search that prunes with a bipartite
+// matching bound (the most devices any completion can reach, by a greedy
+// max-weight matching) instead of walking permutations.
 // When nothing fits, every (guest cell, host cell) rejection is reported.
 #pragma once
 
@@ -26,11 +29,12 @@ struct CellPlacement {
   std::uint32_t guest_cell = 0;
   std::uint32_t host_cell = 0;      // host cell id
   CpuSet guest_cpus;                // vCPU ids of the guest cell
-  CpuSet host_cpus;                 // pCPUs the cell's vCPUs may run on
+  CpuSet host_cpus;                 // where the cell's shared vCPUs float (the shared set);
+                                    // for an all-dedicated cell, its pinned pCPUs
   std::uint64_t memory_kib = 0;
-  std::int64_t pagesize_kib = 0;    // 0: no page size requested
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> pinning;  // dedicated vCPU -> pCPU
-  CpuSet cpuset_reserved;           // pCPUs reserved for emulator threads
+  std::int64_t pagesize_kib = 0;    // chosen page size; 0: no page size requested
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> pinning;  // dedicated vCPU -> pCPU, ascending vCPU
+  CpuSet cpuset_reserved;           // pCPUs reserved for emulator threads (guest cell 0 only)
 };
 
 struct Placement {
@@ -47,6 +51,7 @@ struct FitResult {
   std::optional<Placement> placement;
   std::vector<CellRejection> rejections;  // pairs that do not fit on their own
   std::string summary;                    // why nothing fits, when nothing does
+  std::size_t assignments_tried = 0;      // partial assignments the ordered search extended
 };
 
 // Why guest cell `guest` cannot go to host cell `host` on its own, or nullopt if it can.

@@ -5,81 +5,22 @@
 #include <charconv>
 #include <string_view>
 
+#include "placement/cpu_policy_constraints.h"
+#include "placement/image_properties.h"
+#include "placement/page_size.h"
+#include "placement/spec_values.h"
+
 namespace numaplace {
 namespace {
 
-std::string_view trim(std::string_view s) {
-  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
-  while (!s.empty() && blank(s.front())) s.remove_prefix(1);
-  while (!s.empty() && blank(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-// Python's int(): optional blanks and sign around decimal digits.
-std::optional<std::int64_t> parse_python_int(std::string_view text) {
-  text = trim(text);
-  bool negative = false;
-  if (!text.empty() && (text.front() == '+' || text.front() == '-')) {
-    negative = text.front() == '-';
-    text.remove_prefix(1);
-  }
-  if (text.empty()) return std::nullopt;
-  std::int64_t value = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
-  return negative ? -value : value;
+const std::string* find(const SpecMap& map, const std::string& key) {
+  auto it = map.find(key);
+  return it == map.end() ? nullptr : &it->second;
 }
 
 Error value_error(std::string_view text) {
   return make_error("ValueError", "invalid literal for int() with base 10: '" + std::string(text) +
                                       "'; give a whole number of MiB (for example 2048)");
-}
-
-// Nova's CPU spec: comma-separated rules, empty rules skipped, "a-b", "^a", "^a-b".
-Result<CpuSet> parse_nova_cpu_spec(std::string_view text, const std::string& key) {
-  CpuSet included;
-  CpuSet excluded;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t comma = std::min(text.find(',', start), text.size());
-    std::string_view rule = trim(text.substr(start, comma - start));
-    start = comma + 1;
-    if (!rule.empty()) {
-      bool exclude = rule.front() == '^';
-      std::string_view body = exclude ? rule.substr(1) : rule;
-      std::size_t dash = body.find('-');
-      std::optional<std::int64_t> lo;
-      std::optional<std::int64_t> hi;
-      if (dash == std::string_view::npos) {
-        lo = hi = parse_python_int(body);
-      } else {
-        lo = parse_python_int(body.substr(0, dash));
-        hi = parse_python_int(body.substr(dash + 1));
-      }
-      const char* what = dash != std::string_view::npos ? "range" : exclude ? "exclusion" : "inclusion";
-      if (!lo || !hi || *lo < 0 || *hi < 0) {
-        return make_error("Invalid", key + ": invalid " + std::string(what) + " expression '" + std::string(rule) +
-                                         "'; write vCPU ids and ranges like 0-3,^2,5");
-      }
-      if (*lo > *hi) {
-        return make_error("Invalid", key + ": invalid range expression '" + std::string(rule) +
-                                         "': the range runs backwards");
-      }
-      if (*hi > kMaxCpuId) {
-        return make_error("Invalid", key + ": vCPU id " + std::to_string(*hi) + " in '" + std::string(rule) +
-                                         "' is above the supported maximum " + std::to_string(kMaxCpuId));
-      }
-      CpuSet& target = exclude ? excluded : included;
-      target = target.united(CpuSet::range(static_cast<std::uint32_t>(*lo), static_cast<std::uint32_t>(*hi)));
-    }
-    if (comma == text.size()) break;
-  }
-  return included.minus(excluded);
-}
-
-const std::string* find(const SpecMap& map, const std::string& key) {
-  auto it = map.find(key);
-  return it == map.end() ? nullptr : &it->second;
 }
 
 // hw:numa_cpus.0, .1, ... read in index order up to the first missing index.
@@ -114,13 +55,12 @@ Error forbidden(const std::string& property) {
 
 constexpr std::uint64_t kMiB = 1024;
 
-// NUMA-related keys Nova knows that this version does not implement yet.
-constexpr std::array kRecognisedNotImplemented{
-    "hw:cpu_policy", "hw:cpu_thread_policy", "hw:cpu_dedicated_mask", "hw:mem_page_size",
-    "hw:emulator_threads_policy", "hw:pci_numa_affinity_policy", "hw:cpu_realtime", "hw:cpu_realtime_mask",
-    "hw:locked_memory", "hw_cpu_policy", "hw_cpu_thread_policy", "hw_mem_page_size",
-    "hw_pci_numa_affinity_policy", "hw_cpu_realtime_mask", "hw_locked_memory", "hw_emulator_threads_policy",
-    "resources:PCPU", "resources:VCPU", "trait:HW_CPU_HYPERTHREADING"};
+// Every key of the NUMA vocabulary Nova 26 accepts (besides hw:numa_* and hw_numa_*).
+constexpr std::array kKnownKeys{
+    "hw:cpu_policy", "hw:cpu_thread_policy", "hw:cpu_dedicated_mask", "hw:cpu_realtime", "hw:cpu_realtime_mask",
+    "hw:mem_page_size", "hw:emulator_threads_policy", "hw:pci_numa_affinity_policy", "hw:locked_memory",
+    "hw_cpu_policy", "hw_cpu_thread_policy", "hw_cpu_realtime_mask", "hw_mem_page_size",
+    "hw_pci_numa_affinity_policy", "hw_emulator_threads_policy", "hw_locked_memory"};
 
 // Keys of the hw: namespace that are about something other than NUMA placement.
 constexpr std::array kOtherHardwareKeys{
@@ -155,94 +95,146 @@ bool looks_like_numa_vocabulary(std::string_view key) {
 // Unknown keys inside the NUMA vocabulary are typos until proven otherwise.
 Status check_keys(const SpecMap& map) {
   for (const auto& [key, value] : map) {
-    if (is_numa_key(key) || in(key, kOtherHardwareKeys)) continue;
-    if (in(key, kRecognisedNotImplemented)) {
-      return make_error("UnsupportedSpec", "'" + key + "' is a NUMA key this version of numaplace does not implement yet; "
-                                           "remove it or place this guest with a newer numaplace");
-    }
+    if (is_numa_key(key) || in(key, kKnownKeys) || in(key, kOtherHardwareKeys)) continue;
     if (looks_like_numa_vocabulary(key)) {
       return make_error("UnknownSpecKey", "'" + key + "' is not a known NUMA key; check its spelling "
-                                          "(known: hw:numa_nodes, hw:numa_cpus.N, hw:numa_mem.N and their hw_ image twins)");
+                                          "(known: hw:numa_nodes, hw:numa_cpus.N, hw:numa_mem.N, hw:cpu_policy, "
+                                          "hw:cpu_thread_policy, hw:cpu_dedicated_mask, hw:cpu_realtime(_mask), "
+                                          "hw:mem_page_size, hw:emulator_threads_policy, hw:pci_numa_affinity_policy "
+                                          "and their hw_ image twins)");
     }
+  }
+  return Done{};
+}
+
+// Nova's get_pci_numa_policy_constraint: runs after the NUMA constraints.
+Result<PciNumaPolicy> pci_numa_policy(const SpecMap& flavor, const ImageProperties& image) {
+  const std::string* flavor_policy = find(flavor, "hw:pci_numa_affinity_policy");
+  const bool flavor_set = flavor_policy != nullptr && !flavor_policy->empty();
+  const bool image_set = image.pci_numa_affinity_policy && !image.pci_numa_affinity_policy->empty();
+  if (flavor_set && image_set && *flavor_policy != *image.pci_numa_affinity_policy) {
+    return make_error("ImagePCINUMAPolicyForbidden", "Image property hw_pci_numa_affinity_policy=" +
+                                                         *image.pci_numa_affinity_policy +
+                                                         " may not override the flavor's hw:pci_numa_affinity_policy=" +
+                                                         *flavor_policy);
+  }
+  const std::string policy = flavor_set ? *flavor_policy : image_set ? *image.pci_numa_affinity_policy : "";
+  if (policy.empty()) return PciNumaPolicy::Unset;
+  if (policy == "required") return PciNumaPolicy::Required;
+  if (policy == "legacy") return PciNumaPolicy::Legacy;
+  if (policy == "preferred") return PciNumaPolicy::Preferred;
+  if (policy == "socket") return PciNumaPolicy::Socket;
+  return make_error("InvalidPCINUMAAffinity", "Invalid PCI NUMA affinity policy '" + policy +
+                                                  "'; valid policies are required, legacy, preferred, socket");
+}
+
+// Nova's locked memory rule (Zed): locking needs an explicit page size.
+Status locked_memory(const SpecMap& flavor, const ImageProperties& image, bool page_size_given, bool* locked) {
+  std::optional<bool> value = image.locked_memory;
+  if (const std::string* text = find(flavor, "hw:locked_memory")) {
+    const bool flavor_value = bool_from_string(*text);
+    if (image.locked_memory && *image.locked_memory != flavor_value) {
+      return make_error("FlavorImageLockedMemoryConflict",
+                        "hw:locked_memory on the flavor and hw_locked_memory on the image disagree");
+    }
+    value = flavor_value;
+  }
+  *locked = value.value_or(false);
+  if (*locked && !page_size_given) {
+    return make_error("LockMemoryForbidden", "Memory locking (hw:locked_memory) needs an explicit page size "
+                                             "(hw:mem_page_size) so the guest memory can be backed by it");
   }
   return Done{};
 }
 
 }  // namespace
 
-bool uses_only_supported_keys(const GuestRequest& request) {
-  for (const auto* map : {&request.flavor_specs, &request.image_props}) {
-    for (const auto& [key, value] : *map) {
-      if (!is_numa_key(key)) return false;
-    }
-  }
-  return request.pci.empty();
-}
-
 Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& request) {
   const SpecMap& flavor = request.flavor_specs;
-  const SpecMap& image = request.image_props;
 
   // 1. The image is read first, when it is loaded.
-  std::optional<std::int64_t> image_nodes;
-  if (const std::string* v = find(image, "hw_numa_nodes")) {
-    image_nodes = parse_python_int(*v);
-    if (!image_nodes) return value_error(*v);
-  }
-  auto image_cpus = read_indexed<CpuSet>(image, "hw_numa_cpus", cpu_spec);
-  if (!image_cpus) return image_cpus.error();
-  auto image_mem = read_indexed<std::int64_t>(image, "hw_numa_mem", mem_spec);
-  if (!image_mem) return image_mem.error();
-
-  for (const auto* map : {&flavor, &image}) {
+  auto image = read_image_properties(request.image_props);
+  if (!image) return image.error();
+  for (const auto* map : {&flavor, &request.image_props}) {
     if (auto status = check_keys(*map); !status) return status.error();
   }
+
+  // 2. CPU policy, thread policy, realtime and dedicated masks, emulator threads, resources and traits.
+  auto cpu = derive_cpu_constraints(request, *image);
+  if (!cpu) return cpu.error();
 
   // 3. Node count.
   const std::string* flavor_nodes_text = find(flavor, "hw:numa_nodes");
   bool flavor_nodes_set = flavor_nodes_text != nullptr && !flavor_nodes_text->empty();
-  bool image_nodes_set = image_nodes.has_value() && *image_nodes != 0;
+  bool image_nodes_set = image->numa_nodes.has_value() && *image->numa_nodes != 0;
   if (flavor_nodes_set && image_nodes_set) return forbidden("hw_numa_nodes");
   std::optional<std::int64_t> nodes;
   if (flavor_nodes_set) {
     nodes = parse_python_int(*flavor_nodes_text);
-    if (!nodes || *nodes < 1) {
+    if (!nodes || !is_canonical_int(*flavor_nodes_text) || *nodes < 1) {
       return make_error("InvalidNUMANodesNumber", "The property 'numa_nodes' cannot be '" + *flavor_nodes_text +
                                                       "'. It must be a number greater than 0");
     }
-  } else if (image_nodes_set) {
-    nodes = image_nodes;
+  } else if (image->numa_nodes) {
+    // Nova takes `flavor or image`: an image 0 is a count of 0, and refused.
+    nodes = image->numa_nodes;
     if (*nodes < 1) {
       return make_error("InvalidNUMANodesNumber", "The property 'numa_nodes' cannot be '" + std::to_string(*nodes) +
                                                       "'. It must be a number greater than 0");
     }
   }
 
-  // 4. No count (and no other key that needs a topology): the guest floats.
-  if (!nodes) return std::optional<GuestTopology>{};
+  // 4. Page size, then locked memory.
+  auto page = page_size_constraint(flavor, *image);
+  if (!page) return page.error();
+  const std::string* flavor_page = find(flavor, "hw:mem_page_size");
+  const bool page_given = (flavor_page != nullptr && !flavor_page->empty()) ||
+                          (image->mem_page_size && !image->mem_page_size->empty());
+  bool locked = false;
+  if (auto status = locked_memory(flavor, *image, page_given, &locked); !status) return status.error();
+
+  // 5. No count, no page size, no pinning: the guest floats (the PCI policy is still checked).
+  const bool pinned = cpu->cpu_policy == CpuPolicy::Dedicated || cpu->cpu_policy == CpuPolicy::Mixed;
+  if (!nodes && !page->requested && !pinned) {
+    auto pci = pci_numa_policy(flavor, *image);
+    if (!pci) return pci.error();
+    return std::optional<GuestTopology>{};
+  }
+  if (!nodes) nodes = 1;
   if (*nodes > static_cast<std::int64_t>(kMaxCpuId) + 1) {
     return make_error("InvalidNUMANodesNumber", "The property 'numa_nodes' cannot be " + std::to_string(*nodes) +
                                                     "; no host has that many NUMA cells");
   }
   const auto count = static_cast<std::size_t>(*nodes);
 
-  // 5. Explicit maps: the CPU map is settled before the memory map.
+  // 6. Explicit maps: the CPU map is settled before the memory map.
   auto flavor_cpus = read_indexed<CpuSet>(flavor, "hw:numa_cpus", cpu_spec);
   if (!flavor_cpus) return flavor_cpus.error();
-  if (!flavor_cpus->empty() && !image_cpus->empty()) return forbidden("hw_numa_cpus");
-  const std::vector<CpuSet>& cpu_map = flavor_cpus->empty() ? *image_cpus : *flavor_cpus;
+  if (!flavor_cpus->empty() && !image->numa_cpus.empty()) return forbidden("hw_numa_cpus");
+  const std::vector<CpuSet>& cpu_map = flavor_cpus->empty() ? image->numa_cpus : *flavor_cpus;
 
   auto flavor_mem = read_indexed<std::int64_t>(flavor, "hw:numa_mem", mem_spec);
   if (!flavor_mem) return flavor_mem.error();
-  if (!flavor_mem->empty() && !image_mem->empty()) return forbidden("hw_numa_mem");
-  const std::vector<std::int64_t>& mem_map = flavor_mem->empty() ? *image_mem : *flavor_mem;
+  if (!flavor_mem->empty() && !image->numa_mem.empty()) return forbidden("hw_numa_mem");
+  const std::vector<std::int64_t>& mem_map = flavor_mem->empty() ? image->numa_mem : *flavor_mem;
 
   GuestTopology topology;
+  topology.cpu_policy = cpu->cpu_policy;
+  topology.thread_policy = cpu->thread_policy;
+  topology.emulator_threads_policy = cpu->emulator_threads_policy;
+  topology.realtime_cpus = cpu->realtime_vcpus;
+  topology.locked_memory = locked;
+  topology.pci_requests = request.pci;
   const std::uint64_t vcpus = request.vcpus;
   const std::uint64_t memory_kib = request.memory_kib;
+  auto finish = [&](GuestCell cell) {
+    cell.dedicated_cpus = cell.cpus.intersected(cpu->dedicated_vcpus);
+    cell.pagesize = page->kib;
+    topology.cells.push_back(std::move(cell));
+  };
 
   if (cpu_map.empty() && mem_map.empty()) {
-    // 6. Even split. Nova divides MiB; a size that is not whole MiB is divided in KiB.
+    // 7. Even split. Nova divides MiB; a size that is not whole MiB is divided in KiB.
     const std::uint64_t memory_unit = memory_kib % kMiB == 0 ? kMiB : 1;
     if (vcpus % count != 0 || (memory_kib / memory_unit) % count != 0) {
       return make_error("ImageNUMATopologyAsymmetric",
@@ -257,61 +249,65 @@ Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& r
       std::uint64_t end = (i + 1) * vcpus / count;
       if (end > first) cell.cpus = CpuSet::range(static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(end - 1));
       cell.memory_kib = memory_kib / memory_unit / count * memory_unit;
-      topology.cells.push_back(std::move(cell));
+      finish(std::move(cell));
     }
-    return std::optional<GuestTopology>{std::move(topology)};
-  }
-
-  // 7. Both maps, each covering every node.
-  if (cpu_map.empty() || mem_map.empty() || cpu_map.size() != count || mem_map.size() != count) {
-    return make_error("ImageNUMATopologyIncomplete",
-                      "CPU and memory allocation must be provided for all NUMA nodes: give hw:numa_cpus.N and "
-                      "hw:numa_mem.N for every N from 0 to " + std::to_string(count - 1));
-  }
-
-  // 8. Consistency of the explicit maps.
-  CpuSet seen;
-  std::int64_t total_mib = 0;
-  for (std::size_t i = 0; i < count; ++i) {
-    for (std::uint32_t cpu : cpu_map[i]) {
-      if (cpu >= vcpus) {
-        return make_error("ImageNUMATopologyCPUOutOfRange",
-                          "CPU number " + std::to_string(cpu) + " is larger than max " +
-                              std::to_string(vcpus == 0 ? 0 : vcpus - 1) + " (the guest has " + std::to_string(vcpus) +
-                              " vCPUs, numbered from 0)");
-      }
-      if (seen.contains(cpu)) {
-        return make_error("ImageNUMATopologyCPUDuplicates",
-                          "CPU number " + std::to_string(cpu) + " is assigned to two nodes; give each vCPU to one node");
-      }
-      seen.insert(cpu);
+  } else {
+    // 8. Both maps, each covering every node.
+    if (cpu_map.empty() || mem_map.empty() || cpu_map.size() != count || mem_map.size() != count) {
+      return make_error("ImageNUMATopologyIncomplete",
+                        "CPU and memory allocation must be provided for all NUMA nodes: give hw:numa_cpus.N and "
+                        "hw:numa_mem.N for every N from 0 to " + std::to_string(count - 1));
     }
-  }
-  CpuSet all = vcpus == 0 ? CpuSet{} : CpuSet::range(0, static_cast<std::uint32_t>(vcpus - 1));
-  if (CpuSet missing = all.minus(seen); !missing.empty()) {
-    return make_error("ImageNUMATopologyCPUsUnassigned",
-                      "CPU number {" + to_cpu_list(missing) + "} is not assigned to any node; add it to a hw:numa_cpus.N");
-  }
-  for (std::size_t i = 0; i < count; ++i) {
-    if (mem_map[i] < 0 || mem_map[i] > (std::int64_t{1} << 40)) {
+
+    // 9. Consistency of the explicit maps.
+    CpuSet seen;
+    std::int64_t total_mib = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      for (std::uint32_t c : cpu_map[i]) {
+        if (c >= vcpus) {
+          return make_error("ImageNUMATopologyCPUOutOfRange",
+                            "CPU number " + std::to_string(c) + " is larger than max " +
+                                std::to_string(vcpus == 0 ? 0 : vcpus - 1) + " (the guest has " + std::to_string(vcpus) +
+                                " vCPUs, numbered from 0)");
+        }
+        if (seen.contains(c)) {
+          return make_error("ImageNUMATopologyCPUDuplicates",
+                            "CPU number " + std::to_string(c) + " is assigned to two nodes; give each vCPU to one node");
+        }
+        seen.insert(c);
+      }
+    }
+    CpuSet all = vcpus == 0 ? CpuSet{} : CpuSet::range(0, static_cast<std::uint32_t>(vcpus - 1));
+    if (CpuSet missing = all.minus(seen); !missing.empty()) {
+      return make_error("ImageNUMATopologyCPUsUnassigned",
+                        "CPU number {" + to_cpu_list(missing) + "} is not assigned to any node; add it to a hw:numa_cpus.N");
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      if (mem_map[i] < 0 || mem_map[i] > (std::int64_t{1} << 40)) {
+        return make_error("ImageNUMATopologyMemoryOutOfRange",
+                          "hw:numa_mem." + std::to_string(i) + " = " + std::to_string(mem_map[i]) +
+                              " MiB is not a usable size; give a positive number of MiB");
+      }
+      total_mib += mem_map[i];
+    }
+    if (static_cast<std::uint64_t>(total_mib) * kMiB != memory_kib) {
       return make_error("ImageNUMATopologyMemoryOutOfRange",
-                        "hw:numa_mem." + std::to_string(i) + " = " + std::to_string(mem_map[i]) +
-                            " MiB is not a usable size; give a positive number of MiB");
+                        std::to_string(total_mib) + " MB of memory assigned, but expected " +
+                            std::to_string(memory_kib / 1024) + " MB; make hw:numa_mem.N add up to the guest's memory");
     }
-    total_mib += mem_map[i];
+    for (std::size_t i = 0; i < count; ++i) {
+      GuestCell cell;
+      cell.id = static_cast<std::uint32_t>(i);
+      cell.cpus = cpu_map[i];
+      cell.memory_kib = static_cast<std::uint64_t>(mem_map[i]) * kMiB;
+      finish(std::move(cell));
+    }
   }
-  if (static_cast<std::uint64_t>(total_mib) * kMiB != memory_kib) {
-    return make_error("ImageNUMATopologyMemoryOutOfRange",
-                      std::to_string(total_mib) + " MB of memory assigned, but expected " +
-                          std::to_string(memory_kib / 1024) + " MB; make hw:numa_mem.N add up to the guest's memory");
-  }
-  for (std::size_t i = 0; i < count; ++i) {
-    GuestCell cell;
-    cell.id = static_cast<std::uint32_t>(i);
-    cell.cpus = cpu_map[i];
-    cell.memory_kib = static_cast<std::uint64_t>(mem_map[i]) * kMiB;
-    topology.cells.push_back(std::move(cell));
-  }
+
+  // 10. The PCI NUMA affinity policy, after every NUMA constraint.
+  auto pci = pci_numa_policy(flavor, *image);
+  if (!pci) return pci.error();
+  topology.pci_numa_policy = *pci;
   return std::optional<GuestTopology>{std::move(topology)};
 }
 

@@ -1,0 +1,179 @@
+#include "placement/cpu_pinning.h"
+
+#include <algorithm>
+
+namespace numaplace {
+namespace {
+
+// The free threads of every core, flat, in sibling order; cores without a free thread dropped.
+struct FreeCores {
+  std::vector<std::uint32_t> threads;                     // ascending within a core
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> spans;  // [begin, end) into threads, per core
+
+  std::uint32_t size(std::size_t core) const { return spans[core].second - spans[core].first; }
+  std::size_t count_with_at_least(std::uint32_t t) const {
+    std::size_t n = 0;
+    for (std::size_t c = 0; c < spans.size(); ++c) n += size(c) >= t ? 1 : 0;
+    return n;
+  }
+};
+
+struct Choice {
+  std::vector<std::uint32_t> pcpus;       // one per vCPU, in vCPU order
+  std::vector<std::uint32_t> used_cores;  // core indexes the pinning touches
+};
+
+// The first `t` free threads of each core with at least `t`, in order, one per vCPU.
+bool take_threads(const FreeCores& cores, std::uint32_t t, std::size_t wanted, Choice* out) {
+  if (t * cores.count_with_at_least(t) < wanted) return false;
+  out->pcpus.clear();
+  out->used_cores.clear();
+  for (std::size_t c = 0; c < cores.spans.size() && out->pcpus.size() < wanted; ++c) {
+    if (cores.size(c) < t) continue;
+    out->used_cores.push_back(static_cast<std::uint32_t>(c));
+    for (std::uint32_t i = 0; i < t && out->pcpus.size() < wanted; ++i) {
+      out->pcpus.push_back(cores.threads[cores.spans[c].first + i]);
+    }
+  }
+  return true;
+}
+
+// The first `reserve` free pCPUs left after the pinning: isolate skips every core the
+// pinning touches, otherwise only the pinned threads themselves.
+bool reserve_cpus(const FreeCores& cores, const Choice& choice, std::uint32_t reserve, bool isolate, CpuSet* out) {
+  *out = CpuSet{};
+  if (reserve == 0) return true;
+  for (std::size_t c = 0; c < cores.spans.size() && out->size() < reserve; ++c) {
+    const bool touched = std::find(choice.used_cores.begin(), choice.used_cores.end(), c) != choice.used_cores.end();
+    if (isolate && touched) continue;
+    for (std::uint32_t i = cores.spans[c].first; i < cores.spans[c].second && out->size() < reserve; ++i) {
+      const std::uint32_t cpu = cores.threads[i];
+      if (!touched || std::find(choice.pcpus.begin(), choice.pcpus.end(), cpu) == choice.pcpus.end()) out->insert(cpu);
+    }
+  }
+  return out->size() == reserve;
+}
+
+}  // namespace
+
+std::vector<CpuSet> sibling_groups(const HostCell& cell) {
+  if (!cell.siblings.empty()) return cell.siblings;
+  std::vector<CpuSet> groups;
+  for (auto cpu : cell.cpus.united(cell.dedicated_cpus)) groups.push_back(CpuSet{cpu});
+  return groups;
+}
+
+std::optional<CpuPinning> pin_dedicated_cpus(const HostCell& cell, const CpuSet& vcpus, ThreadPolicy policy,
+                                             std::uint32_t reserve, std::string* why) {
+  const std::size_t wanted = vcpus.size();
+  auto fail = [&](auto&& reason) -> std::optional<CpuPinning> {
+    if (why) *why = reason();
+    return std::nullopt;
+  };
+  auto name = [&] { return "host cell " + std::to_string(cell.id); };
+  auto asked = [&] { return std::to_string(wanted) + " dedicated vCPUs" + (reserve ? " + 1 emulator pCPU" : ""); };
+  if (wanted == 0) return fail([] { return std::string("has no dedicated vCPUs to pin in a cell that needs pinning"); });
+
+  // Sibling groups as the host reports them; each CPU alone when it reports none.
+  std::vector<CpuSet> fallback;
+  if (cell.siblings.empty()) fallback = sibling_groups(cell);
+  const std::vector<CpuSet>& groups = cell.siblings.empty() ? fallback : cell.siblings;
+  std::uint32_t threads_per_core = 1;
+  for (const auto& g : groups) threads_per_core = std::max(threads_per_core, static_cast<std::uint32_t>(g.size()));
+  const CpuSet free = cell.dedicated_cpus.minus(cell.usage.pinned_cpus);
+  FreeCores cores;
+  cores.threads.reserve(free.size());
+  cores.spans.reserve(groups.size());
+  for (const auto& g : groups) {
+    const auto begin = static_cast<std::uint32_t>(cores.threads.size());
+    for (auto cpu : g) {
+      if (free.contains(cpu)) cores.threads.push_back(cpu);
+    }
+    const auto end = static_cast<std::uint32_t>(cores.threads.size());
+    if (end > begin) cores.spans.emplace_back(begin, end);
+  }
+  auto result = [&](const Choice& choice, CpuSet reserved) {
+    CpuPinning out;
+    out.pinning.reserve(wanted);
+    std::size_t i = 0;
+    for (auto v : vcpus) out.pinning.emplace_back(v, choice.pcpus[i++]);
+    out.reserved = std::move(reserved);
+    return out;
+  };
+  Choice choice;
+  CpuSet reserved;
+
+  if (policy == ThreadPolicy::Isolate) {
+    if (threads_per_core != 1 && cell.dedicated_cpus != cell.shared_cpus) {
+      return fail([&] {
+        return "thread policy isolate on an SMT host needs the same shared and dedicated CPU sets; " + name() +
+               " has them apart";
+      });
+    }
+    // One thread of each fully free core.
+    FreeCores whole;
+    for (std::size_t c = 0; c < cores.spans.size(); ++c) {
+      if (cores.size(c) == threads_per_core) whole.spans.push_back(cores.spans[c]);
+    }
+    whole.threads = cores.threads;
+    if (!take_threads(whole, 1, wanted, &choice)) {
+      return fail([&] {
+        return "needs " + asked() + " with isolated threads, " + name() + " has " + std::to_string(whole.spans.size()) +
+               " fully free cores of " + std::to_string(threads_per_core) + " threads";
+      });
+    }
+    // The cores used, as indexes of `cores`, for the emulator reservation.
+    for (auto& c : choice.used_cores) {
+      const auto span = whole.spans[c];
+      c = static_cast<std::uint32_t>(std::find(cores.spans.begin(), cores.spans.end(), span) - cores.spans.begin());
+    }
+    if (!reserve_cpus(cores, choice, reserve, true, &reserved)) {
+      return fail([&] {
+        return "needs " + asked() + " with isolated threads, " + name() +
+               " has no free pCPU left for the emulator off the pinned cores";
+      });
+    }
+    return result(choice, std::move(reserved));
+  }
+
+  const bool require = policy == ThreadPolicy::Require;
+  if (require && threads_per_core <= 1) {
+    return fail([&] { return "thread policy require needs an SMT host, " + name() + " has one thread per core"; });
+  }
+  // Whole cores first, then cores with fewer free threads (never lone threads under require).
+  bool pinned = false;
+  bool have_reserve = false;
+  for (std::uint32_t t = threads_per_core; t >= 1; --t) {
+    if (require && t <= 1) break;
+    if (cores.count_with_at_least(t) == 0) continue;
+    pinned = take_threads(cores, t, wanted, &choice);
+    have_reserve = pinned && reserve_cpus(cores, choice, reserve, false, &reserved);
+    if (pinned && have_reserve) break;
+  }
+  if (!require && !pinned && cores.threads.size() >= wanted) {
+    // Every free pCPU on its own, in sibling order.
+    FreeCores flat;
+    flat.threads = cores.threads;
+    for (std::uint32_t i = 0; i < flat.threads.size(); ++i) flat.spans.emplace_back(i, i + 1);
+    pinned = take_threads(flat, 1, wanted, &choice);
+    Choice as_cores;
+    as_cores.pcpus = choice.pcpus;
+    for (std::size_t c = 0; c < cores.spans.size(); ++c) as_cores.used_cores.push_back(static_cast<std::uint32_t>(c));
+    have_reserve = reserve_cpus(cores, as_cores, reserve, false, &reserved);
+  }
+  if (!pinned || !have_reserve) {
+    return fail([&] {
+      std::size_t paired = 0;
+      for (std::size_t c = 0; c < cores.spans.size(); ++c) paired += cores.size(c) >= 2 ? cores.size(c) : 0;
+      if (require) {
+        return "needs " + asked() + " on sibling threads, " + name() + " has " + std::to_string(paired) +
+               " free pCPUs on cores with two or more free threads";
+      }
+      return "needs " + asked() + ", " + name() + " has " + std::to_string(cores.threads.size()) +
+             " free pinnable pCPUs";
+    });
+  }
+  return result(choice, std::move(reserved));
+}
+
+}  // namespace numaplace

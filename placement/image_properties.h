@@ -1,0 +1,37 @@
+// Image properties as Nova reads them when the image is loaded (ImageMeta.from_dict),
+// before any flavor key is looked at: hw_numa_cpus.N (CPU specs, "Invalid" on a bad
+// one), hw_numa_mem.N (integers, "ValueError"), then every other NUMA property coerced
+// by its type: integers (hw_numa_nodes), enums (hw_cpu_policy, hw_cpu_thread_policy,
+// hw_pci_numa_affinity_policy, hw_emulator_threads_policy: "ValueError" on an unknown
+// value), a flexible boolean (hw_locked_memory) and plain strings. A property that is
+// absent stays std::nullopt.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "placement/cpu_set.h"
+#include "placement/error.h"
+#include "placement/guest_request.h"
+
+namespace numaplace {
+
+struct ImageProperties {
+  std::vector<CpuSet> numa_cpus;        // hw_numa_cpus.0, .1, ... up to the first gap
+  std::vector<std::int64_t> numa_mem;   // hw_numa_mem.0, .1, ... (MiB)
+  std::optional<std::int64_t> numa_nodes;
+  std::optional<std::string> cpu_policy;
+  std::optional<std::string> cpu_thread_policy;
+  std::optional<std::string> pci_numa_affinity_policy;
+  std::optional<std::string> emulator_threads_policy;  // read and checked; Nova 26 places by the flavor's only
+  std::optional<std::string> mem_page_size;
+  std::optional<std::string> cpu_realtime_mask;
+  std::optional<bool> locked_memory;
+  bool requires_hyperthreading = false;  // traits_required holds HW_CPU_HYPERTHREADING
+};
+
+Result<ImageProperties> read_image_properties(const SpecMap& properties);
+
+}  // namespace numaplace

@@ -1,0 +1,43 @@
+// PCI requests against the host's free devices, with Nova's pools and NUMA policies.
+// Free devices matching a request's vendor/product (case-insensitive) are counted per
+// host cell, without a NUMA node, and elsewhere. Whether a set of chosen host cells can
+// serve the request depends on the policy:
+//   required: devices on chosen cells;  legacy (default): on chosen cells or without a
+//   NUMA node;  preferred: those if enough, else any device;  socket: devices on chosen
+//   cells if enough, else on any cell sharing a socket with a chosen cell (never when
+//   a cell's socket is unknown).
+// Every condition only grows with the set of chosen cells, which makes the search's
+// upper bounds (most devices any completion could reach) sound.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "placement/guest_request.h"
+#include "placement/guest_topology.h"
+#include "placement/host_topology.h"
+
+namespace numaplace {
+
+struct PciDemand {
+  PciRequest request;
+  PciNumaPolicy policy = PciNumaPolicy::Legacy;  // Unset is read as legacy
+  std::vector<std::uint32_t> per_cell;          // matching free devices by host cell index
+  std::uint32_t without_node = 0;               // matching free devices with no NUMA node
+  std::uint32_t total = 0;                      // every matching free device
+
+  // Devices usable when the guest's cells are exactly `chosen` (host cell indexes, flags).
+  std::uint32_t usable(const HostTopology& host, const std::vector<bool>& chosen) const;
+  bool satisfied(const HostTopology& host, const std::vector<bool>& chosen) const {
+    return usable(host, chosen) >= request.count;
+  }
+  std::string describe() const;  // "2 x 8086:154d (policy required)"
+};
+
+std::vector<PciDemand> pci_demands(const HostTopology& host, const GuestTopology& guest);
+
+// Free PCI devices of every kind on host cell `cell_id` (Nova's third sort key).
+std::uint32_t free_pci_devices_on(const HostTopology& host, std::uint32_t cell_id);
+
+}  // namespace numaplace

@@ -1,0 +1,140 @@
+// Nova's CPU policy keys and their companions, as derive_guest_topology applies them.
+#include <gtest/gtest.h>
+
+#include "placement/guest_topology.h"
+
+namespace numaplace {
+namespace {
+
+GuestRequest request(std::uint32_t vcpus, SpecMap flavor, SpecMap image = {}) {
+  GuestRequest r;
+  r.vcpus = vcpus;
+  r.memory_kib = 4096 * 1024;
+  r.flavor_specs = std::move(flavor);
+  r.image_props = std::move(image);
+  return r;
+}
+
+std::string error_name(const GuestRequest& r) {
+  auto topology = derive_guest_topology(r);
+  return topology.ok() ? "ok" : topology.error().name;
+}
+
+GuestTopology topology(const GuestRequest& r) {
+  auto t = derive_guest_topology(r);
+  EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().message);
+  EXPECT_TRUE(t.ok() && t->has_value());
+  return t.ok() && t->has_value() ? **t : GuestTopology{};
+}
+
+TEST(CpuPolicy, DedicatedAloneMakesAOneCellPinnedTopology) {
+  GuestTopology t = topology(request(4, {{"hw:cpu_policy", "dedicated"}}, {{"hw_cpu_policy", "shared"}}));
+  ASSERT_EQ(t.cells.size(), 1u);
+  EXPECT_EQ(t.cpu_policy, CpuPolicy::Dedicated);  // the flavor's dedicated wins over the image
+  EXPECT_EQ(t.cells[0].dedicated_cpus, CpuSet::range(0, 3));
+}
+
+TEST(CpuPolicy, TheImageMayNotAskForMorePinningThanTheFlavor) {
+  EXPECT_EQ(error_name(request(4, {{"hw:cpu_policy", "shared"}}, {{"hw_cpu_policy", "dedicated"}})),
+            "ImageCPUPinningForbidden");
+  EXPECT_EQ(error_name(request(4, {{"hw:cpu_policy", "mixed"}, {"hw:cpu_dedicated_mask", "0"}},
+                               {{"hw_cpu_policy", "dedicated"}})),
+            "ImageCPUPinningForbidden");
+  EXPECT_EQ(error_name(request(4, {{"hw:cpu_policy", "DEDICATED"}})), "InvalidCPUAllocationPolicy");
+  // An image enum that is not one is refused when the image is read, before any flavor check.
+  EXPECT_EQ(error_name(request(4, {{"hw:cpu_policy", "bogus"}}, {{"hw_cpu_policy", "bogus"}})), "ValueError");
+}
+
+TEST(CpuPolicy, MixedSplitsEachCellByTheDedicatedMask) {
+  GuestTopology t = topology(request(4, {{"hw:cpu_policy", "mixed"}, {"hw:cpu_dedicated_mask", "^0"},
+                                         {"hw:numa_nodes", "2"}}));
+  ASSERT_EQ(t.cells.size(), 2u);
+  EXPECT_EQ(t.cells[0].dedicated_cpus, (CpuSet{1}));
+  EXPECT_EQ(t.cells[0].shared_cpus(), (CpuSet{0}));
+  EXPECT_EQ(t.cells[1].dedicated_cpus, (CpuSet{2, 3}));
+  EXPECT_EQ(error_name(request(4, {{"hw:cpu_policy", "mixed"}})), "RequiredMixedOrRealtimeCPUMask");
+  EXPECT_EQ(error_name(request(4, {{"hw:cpu_policy", "mixed"}, {"hw:cpu_dedicated_mask", "0-3"}})),
+            "InvalidMixedInstanceDedicatedMask");
+  EXPECT_EQ(error_name(request(4, {{"hw:cpu_policy", "mixed"}, {"hw:cpu_dedicated_mask", "0,7"}})),
+            "InvalidMixedInstanceDedicatedMask");
+  EXPECT_EQ(error_name(request(4, {{"hw:cpu_dedicated_mask", "0"}})), "RequiredMixedInstancePolicy");
+}
+
+TEST(CpuPolicy, RealtimeMaskIsTheDedicatedSetOfAMixedGuest) {
+  GuestTopology t = topology(request(4, {{"hw:cpu_policy", "mixed"}, {"hw:cpu_realtime", "yes"},
+                                         {"hw:cpu_realtime_mask", "^0-1"}}));
+  EXPECT_EQ(t.cells[0].dedicated_cpus, (CpuSet{2, 3}));
+  EXPECT_EQ(t.realtime_cpus, (CpuSet{2, 3}));
+  EXPECT_EQ(error_name(request(4, {{"hw:cpu_realtime", "true"}})), "RealtimeMaskNotFoundOrInvalid");
+  EXPECT_EQ(error_name(request(4, {{"hw:cpu_realtime", "true"}, {"hw:cpu_realtime_mask", "^0"}})),
+            "RealtimeConfigurationInvalid");
+  EXPECT_EQ(error_name(request(4, {{"hw:cpu_policy", "dedicated"}, {"hw:cpu_realtime", "true"},
+                                   {"hw:cpu_realtime_mask", "^0"}})),
+            "ok");
+}
+
+TEST(CpuPolicy, ThreadAndEmulatorPoliciesNeedPinning) {
+  EXPECT_EQ(error_name(request(4, {{"hw:cpu_thread_policy", "isolate"}})), "CPUThreadPolicyConfigurationInvalid");
+  EXPECT_EQ(error_name(request(4, {{"hw:emulator_threads_policy", "isolate"}})), "BadRequirementEmulatorThreadsPolicy");
+  EXPECT_EQ(error_name(request(4, {{"hw:emulator_threads_policy", "spread"}})), "InvalidEmulatorThreadsPolicy");
+  EXPECT_EQ(error_name(request(4, {{"hw:cpu_policy", "dedicated"}, {"hw:cpu_thread_policy", "isolate"}},
+                               {{"hw_cpu_thread_policy", "require"}})),
+            "ImageCPUThreadPolicyForbidden");
+  GuestTopology t = topology(request(4, {{"hw:cpu_policy", "dedicated"}, {"hw:emulator_threads_policy", "isolate"}},
+                                     {{"hw_cpu_thread_policy", "require"}}));
+  EXPECT_EQ(t.thread_policy, ThreadPolicy::Require);
+  EXPECT_EQ(t.emulator_threads_policy, EmulatorThreadsPolicy::Isolate);
+}
+
+TEST(CpuPolicy, PlacementResourcesAndTheHyperthreadingTrait) {
+  GuestTopology t = topology(request(4, {{"resources:PCPU", "4"}, {"trait:HW_CPU_HYPERTHREADING", "forbidden"}}));
+  EXPECT_EQ(t.cpu_policy, CpuPolicy::Dedicated);
+  EXPECT_EQ(t.thread_policy, ThreadPolicy::Isolate);
+  EXPECT_EQ(error_name(request(4, {{"resources:PCPU", "3"}})), "InvalidRequest");
+  EXPECT_EQ(error_name(request(4, {{"resources:PCPU", "5"}, {"hw:emulator_threads_policy", "isolate"}})), "ok");
+  EXPECT_EQ(error_name(request(4, {{"resources:VCPU", "4"}, {"resources:PCPU", "4"}})), "InvalidRequest");
+  EXPECT_EQ(error_name(request(4, {{"hw:cpu_policy", "dedicated"}, {"resources:PCPU", "4"}})), "InvalidRequest");
+  EXPECT_EQ(error_name(request(4, {{"hw:cpu_policy", "dedicated"}, {"hw:cpu_thread_policy", "prefer"},
+                                   {"trait:HW_CPU_HYPERTHREADING", "required"}})),
+            "InvalidRequest");
+  // resources:VCPU makes the guest shared: no topology without other keys.
+  auto shared = derive_guest_topology(request(4, {{"resources:VCPU", "4"}}));
+  ASSERT_TRUE(shared.ok());
+  EXPECT_FALSE(shared->has_value());
+}
+
+TEST(CpuPolicy, PageSizeLockedMemoryAndPciPolicy) {
+  GuestTopology t = topology(request(4, {{"hw:mem_page_size", "2MB"}}));
+  EXPECT_EQ(t.cells[0].pagesize, 2048);
+  EXPECT_EQ(error_name(request(4, {{"hw:locked_memory", "true"}})), "LockMemoryForbidden");
+  EXPECT_EQ(error_name(request(4, {{"hw:locked_memory", "true"}, {"hw:mem_page_size", "large"}})), "ok");
+  EXPECT_EQ(error_name(request(4, {{"hw:numa_nodes", "1"}, {"hw:pci_numa_affinity_policy", "strict"}})),
+            "InvalidPCINUMAAffinity");
+  // The PCI policy is checked even when the guest needs no topology.
+  EXPECT_EQ(error_name(request(4, {{"hw:pci_numa_affinity_policy", "required"}},
+                               {{"hw_pci_numa_affinity_policy", "socket"}})),
+            "ImagePCINUMAPolicyForbidden");
+  // ... but after every NUMA constraint.
+  EXPECT_EQ(error_name(request(4, {{"hw:numa_nodes", "3"}, {"hw:pci_numa_affinity_policy", "strict"}})),
+            "ImageNUMATopologyAsymmetric");
+  GuestRequest with_devices = request(4, {{"hw:numa_nodes", "1"}, {"hw:pci_numa_affinity_policy", "socket"}});
+  with_devices.pci.push_back({2, "8086", "154d"});
+  GuestTopology d = topology(with_devices);
+  EXPECT_EQ(d.pci_numa_policy, PciNumaPolicy::Socket);
+  ASSERT_EQ(d.pci_requests.size(), 1u);
+  EXPECT_EQ(d.pci_requests[0].count, 2u);
+}
+
+TEST(CpuPolicy, EveryKeyNovaAcceptsIsKnownAndTyposAreNot) {
+  for (const char* key : {"hw:cpu_policy", "hw:cpu_thread_policy", "hw:cpu_dedicated_mask", "hw:cpu_realtime",
+                          "hw:cpu_realtime_mask", "hw:mem_page_size", "hw:emulator_threads_policy",
+                          "hw:pci_numa_affinity_policy", "hw:locked_memory", "hw:cpu_sockets", "hw:mem_encryption"}) {
+    auto r = derive_guest_topology(request(4, {{key, ""}}));
+    ASSERT_TRUE(r.ok() || r.error().name != "UnknownSpecKey") << key;
+  }
+  EXPECT_EQ(error_name(request(4, {{"hw:cpu_polcy", "dedicated"}})), "UnknownSpecKey");
+  EXPECT_EQ(error_name(request(4, {}, {{"hw_mem_pagesize", "2MB"}})), "UnknownSpecKey");
+}
+
+}  // namespace
+}  // namespace numaplace

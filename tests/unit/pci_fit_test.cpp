@@ -1,0 +1,284 @@
+// PCI requests in the fit: Nova's policies, the host-cell order by free devices, and
+// the fast ordered search against a brute-force walk over every permutation.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+#include "placement/fit.h"
+#include "placement/pci_pools.h"
+
+namespace numaplace {
+namespace {
+
+HostCell make_cell(std::uint32_t id, std::uint32_t cpus, std::uint64_t memory_mib, std::uint32_t socket) {
+  HostCell cell;
+  cell.id = id;
+  cell.cpus = CpuSet::range(id * 16, id * 16 + cpus - 1);
+  cell.shared_cpus = cell.cpus;
+  cell.dedicated_cpus = cell.cpus;
+  for (auto c : cell.cpus) cell.siblings.push_back(CpuSet{c});
+  cell.memory_kib = memory_mib * 1024;
+  cell.socket = socket;
+  return cell;
+}
+
+PciDevice device(std::optional<std::uint32_t> node, const char* vendor, const char* product, bool allocated) {
+  PciDevice d;
+  d.address = "0000:00:00.0";
+  d.numa_node = node;
+  d.vendor_id = vendor;
+  d.product_id = product;
+  d.allocated = allocated;
+  return d;
+}
+
+PciDevice nic(std::optional<std::uint32_t> node, bool allocated = false) {
+  return device(node, "8086", "154d", allocated);
+}
+
+GuestTopology one_cell_guest(PciNumaPolicy policy, std::uint32_t count) {
+  GuestTopology guest;
+  GuestCell cell;
+  cell.cpus = CpuSet{0, 1};
+  cell.memory_kib = 1024 * 1024;
+  guest.cells.push_back(cell);
+  guest.pci_numa_policy = policy;
+  guest.pci_requests.push_back({count, "8086", "154D"});  // ids compare without case
+  return guest;
+}
+
+// Four cells on two sockets (0,1 | 2,3); the NIC is on cell 3; cell 3 is full.
+HostTopology host_with_nic_on_a_full_cell() {
+  HostTopology host;
+  for (std::uint32_t i = 0; i < 4; ++i) host.cells.push_back(make_cell(i, 4, 4096, i / 2));
+  host.cells[3].usage.memory_kib = 6144 * 1024;
+  host.pci.push_back(nic(3));
+  return host;
+}
+
+std::optional<std::uint32_t> placed_on(const FitResult& r) {
+  if (!r.placement) return std::nullopt;
+  return r.placement->cells[0].host_cell;
+}
+
+TEST(PciFit, PoliciesDecideWhichDevicesCount) {
+  HostTopology host = host_with_nic_on_a_full_cell();
+  FitResult required = fit_guest(host, one_cell_guest(PciNumaPolicy::Required, 1));
+  EXPECT_FALSE(required.placement.has_value());
+  EXPECT_NE(required.summary.find("1 x 8086:154D (policy required)"), std::string::npos) << required.summary;
+  EXPECT_FALSE(fit_guest(host, one_cell_guest(PciNumaPolicy::Legacy, 1)).placement.has_value());
+  EXPECT_FALSE(fit_guest(host, one_cell_guest(PciNumaPolicy::Unset, 1)).placement.has_value());
+  // preferred: any device will do when no local one is left.
+  EXPECT_TRUE(fit_guest(host, one_cell_guest(PciNumaPolicy::Preferred, 1)).placement.has_value());
+  // socket: a cell of socket 1 (cell 2) reaches the NIC on cell 3.
+  EXPECT_EQ(placed_on(fit_guest(host, one_cell_guest(PciNumaPolicy::Socket, 1))), 2u);
+  // legacy also takes devices without a NUMA node.
+  host.pci.push_back(nic(std::nullopt));
+  EXPECT_TRUE(fit_guest(host, one_cell_guest(PciNumaPolicy::Legacy, 1)).placement.has_value());
+  EXPECT_FALSE(fit_guest(host, one_cell_guest(PciNumaPolicy::Required, 1)).placement.has_value());
+  // Allocated devices never count; more devices than the host has free fail at once.
+  host.pci.push_back(nic(0, true));
+  FitResult too_many = fit_guest(host, one_cell_guest(PciNumaPolicy::Preferred, 3));
+  EXPECT_FALSE(too_many.placement.has_value());
+  EXPECT_NE(too_many.summary.find("has 2 such free devices"), std::string::npos) << too_many.summary;
+}
+
+TEST(PciFit, SocketPolicyNeedsEverySocketKnown) {
+  HostTopology host = host_with_nic_on_a_full_cell();
+  host.cells[0].socket.reset();
+  EXPECT_FALSE(fit_guest(host, one_cell_guest(PciNumaPolicy::Socket, 1)).placement.has_value());
+}
+
+TEST(PciFit, CellsWithDevicesComeFirstOnlyWhenTheGuestAsksForDevices) {
+  HostTopology host;
+  for (std::uint32_t i = 0; i < 3; ++i) host.cells.push_back(make_cell(i, 4, 4096, 0));
+  host.pci = {nic(1), nic(1), nic(2)};
+  host.pci.push_back(device(0u, "10de", "1db4", true));  // allocated: not counted
+  GuestTopology with = one_cell_guest(PciNumaPolicy::Legacy, 1);
+  GuestTopology without = with;
+  without.pci_requests.clear();
+  EXPECT_EQ(nova_host_cell_order(host, with, {}), (std::vector<std::size_t>{1, 2, 0}));
+  EXPECT_EQ(nova_host_cell_order(host, without, {}), (std::vector<std::size_t>{0, 2, 1}));
+}
+
+TEST(PciFit, TheSearchSkipsAssignmentsThatMissTheDevices) {
+  // Two guest cells over four host cells; only cell 3 has the device and a guest cell fits it
+  // only as guest cell 1 (cell 3 is small). Nova's first permutation with the device: (x, 3).
+  HostTopology host;
+  for (std::uint32_t i = 0; i < 4; ++i) host.cells.push_back(make_cell(i, 4, i == 3 ? 1024 : 4096, 0));
+  host.pci.push_back(nic(3));
+  GuestTopology guest;
+  for (std::uint32_t i = 0; i < 2; ++i) {
+    GuestCell cell;
+    cell.id = i;
+    cell.cpus = CpuSet{2 * i, 2 * i + 1};
+    cell.memory_kib = (i == 0 ? 3072 : 1024) * 1024;
+    guest.cells.push_back(cell);
+  }
+  guest.pci_numa_policy = PciNumaPolicy::Required;
+  guest.pci_requests.push_back({1, "8086", "154d"});
+  FitResult r = fit_guest(host, guest);
+  ASSERT_TRUE(r.placement.has_value()) << r.summary;
+  EXPECT_EQ(r.placement->cells[1].host_cell, 3u);
+  EXPECT_EQ(r.placement->cells[0].host_cell, 0u);
+}
+
+// ---- The fast search against brute force -------------------------------------------------
+
+// The PCI rule written again, plainly, from the policy definitions.
+bool brute_pci_ok(const HostTopology& host, const GuestTopology& guest, const std::vector<std::uint32_t>& cells) {
+  for (const auto& req : guest.pci_requests) {
+    auto matches = [&](const PciDevice& d) {
+      return !d.allocated && d.vendor_id == req.vendor_id && d.product_id == req.product_id;
+    };
+    auto chosen = [&](std::optional<std::uint32_t> node) {
+      return node && std::find(cells.begin(), cells.end(), *node) != cells.end();
+    };
+    std::uint32_t all = 0, local = 0, floating = 0;
+    for (const auto& d : host.pci) {
+      if (!matches(d)) continue;
+      ++all;
+      local += chosen(d.numa_node) ? 1 : 0;
+      floating += d.numa_node ? 0 : 1;
+    }
+    if (all < req.count) return false;
+    PciNumaPolicy policy = guest.pci_numa_policy == PciNumaPolicy::Unset ? PciNumaPolicy::Legacy : guest.pci_numa_policy;
+    std::uint32_t usable = 0;
+    if (policy == PciNumaPolicy::Required || local >= req.count) {
+      usable = local;
+    } else if (policy == PciNumaPolicy::Socket) {
+      bool known = std::all_of(host.cells.begin(), host.cells.end(), [](const HostCell& c) { return c.socket.has_value(); });
+      if (known) {
+        for (const auto& d : host.pci) {
+          if (!matches(d) || !d.numa_node) continue;
+          const HostCell* home = host.find_cell(*d.numa_node);
+          bool near = false;
+          for (auto id : cells) near = near || (home != nullptr && host.find_cell(id)->socket == home->socket);
+          usable += near ? 1 : 0;
+        }
+      }
+    } else if (policy == PciNumaPolicy::Legacy || local + floating >= req.count) {
+      usable = local + floating;
+    } else {
+      usable = all;
+    }
+    if (usable < req.count) return false;
+  }
+  return true;
+}
+
+TEST(PciFit, FastSearchMatchesTheFirstFittingPermutationOnRandomHosts) {
+  std::mt19937 rng(20240611);
+  int fits = 0, misses = 0;
+  for (int round = 0; round < 1500; ++round) {
+    HostTopology host;
+    const std::uint32_t host_cells = 1 + rng() % 6;
+    for (std::uint32_t i = 0; i < host_cells; ++i) {
+      HostCell cell = make_cell(i, 2 + rng() % 5, 1024 * (1 + rng() % 6), rng() % 3);
+      if (rng() % 3 == 0) {  // SMT: pair CPU k with k + half
+        cell.siblings.clear();
+        const std::uint32_t n = static_cast<std::uint32_t>(cell.cpus.size());
+        for (std::uint32_t k = 0; k < n / 2; ++k) cell.siblings.push_back(CpuSet{cell.cpus.ids()[k], cell.cpus.ids()[k + n / 2]});
+        if (n % 2) cell.siblings.push_back(CpuSet{cell.cpus.last()});
+      }
+      for (auto c : cell.cpus) {
+        if (rng() % 4 == 0) cell.usage.pinned_cpus.insert(c);
+      }
+      cell.usage.memory_kib = 1024 * 256 * (rng() % 8);
+      cell.usage.shared_cpus = rng() % 40;
+      if (rng() % 10 == 0) cell.socket.reset();
+      host.cells.push_back(cell);
+    }
+    const std::uint32_t devices = rng() % 5;
+    for (std::uint32_t d = 0; d < devices; ++d) {
+      std::optional<std::uint32_t> node;
+      if (rng() % 5 != 0) node = rng() % host_cells;
+      host.pci.push_back(nic(node, rng() % 5 == 0));
+    }
+
+    GuestTopology guest;
+    const std::uint32_t guest_cells = 1 + rng() % host_cells;
+    const std::uint32_t policy = rng() % 3;
+    guest.cpu_policy = policy == 0 ? CpuPolicy::Shared : policy == 1 ? CpuPolicy::Dedicated : CpuPolicy::Mixed;
+    const ThreadPolicy threads[] = {ThreadPolicy::Unset, ThreadPolicy::Prefer, ThreadPolicy::Isolate, ThreadPolicy::Require};
+    if (guest.cpu_policy != CpuPolicy::Shared) {
+      guest.thread_policy = threads[rng() % 4];
+      if (rng() % 3 == 0) guest.emulator_threads_policy = EmulatorThreadsPolicy::Isolate;
+    }
+    std::uint32_t next = 0;
+    for (std::uint32_t i = 0; i < guest_cells; ++i) {
+      GuestCell cell;
+      cell.id = i;
+      const std::uint32_t n = 1 + rng() % 3;
+      cell.cpus = CpuSet::range(next, next + n - 1);
+      next += n;
+      if (guest.cpu_policy == CpuPolicy::Dedicated) cell.dedicated_cpus = cell.cpus;
+      if (guest.cpu_policy == CpuPolicy::Mixed) cell.dedicated_cpus = CpuSet{cell.cpus.first()};
+      cell.memory_kib = 512 * 1024 * (1 + rng() % 6);
+      guest.cells.push_back(cell);
+    }
+    if (rng() % 3 != 0) {
+      const PciNumaPolicy policies[] = {PciNumaPolicy::Unset, PciNumaPolicy::Required, PciNumaPolicy::Legacy,
+                                        PciNumaPolicy::Preferred, PciNumaPolicy::Socket};
+      guest.pci_numa_policy = policies[rng() % 5];
+      guest.pci_requests.push_back({static_cast<std::uint32_t>(1 + rng() % 2), "8086", "154d"});
+    }
+    FitOptions options;
+    options.pack_host_cells = rng() % 2 == 0;
+
+    // Brute force over permutations of Nova's order.
+    std::vector<std::size_t> order = nova_host_cell_order(host, guest, options);
+    std::vector<std::size_t> positions(host_cells);
+    std::iota(positions.begin(), positions.end(), 0);
+    std::optional<std::vector<std::uint32_t>> expected;
+    std::vector<std::vector<std::size_t>> seen;
+    do {
+      std::vector<std::size_t> prefix(positions.begin(), positions.begin() + guest_cells);
+      if (std::find(seen.begin(), seen.end(), prefix) != seen.end()) continue;
+      seen.push_back(prefix);
+      bool ok = true;
+      std::vector<std::uint32_t> cells;
+      for (std::uint32_t gi = 0; gi < guest_cells && ok; ++gi) {
+        ok = !cell_misfit(host, host.cells[order[prefix[gi]]], guest, guest.cells[gi]).has_value();
+        cells.push_back(host.cells[order[prefix[gi]]].id);
+      }
+      if (ok && brute_pci_ok(host, guest, cells)) {
+        expected = cells;
+        break;
+      }
+    } while (std::next_permutation(positions.begin(), positions.end()));
+
+    FitResult result = fit_guest(host, guest, options);
+    ASSERT_EQ(result.placement.has_value(), expected.has_value()) << "round " << round << ": " << result.summary;
+    if (expected) {
+      ++fits;
+      std::vector<std::uint32_t> got;
+      for (const auto& c : result.placement->cells) got.push_back(c.host_cell);
+      EXPECT_EQ(got, *expected) << "round " << round;
+      // Every dedicated vCPU is pinned, onto distinct free pCPUs of its cell's dedicated set.
+      for (std::size_t gi = 0; gi < guest_cells; ++gi) {
+        const CellPlacement& placed = result.placement->cells[gi];
+        const HostCell* cell = host.find_cell(placed.host_cell);
+        CpuSet pcpus;
+        for (const auto& [v, p] : placed.pinning) {
+          EXPECT_TRUE(guest.cells[gi].dedicated_cpus.contains(v));
+          EXPECT_TRUE(cell->dedicated_cpus.contains(p) && !cell->usage.pinned_cpus.contains(p) && !pcpus.contains(p));
+          pcpus.insert(p);
+        }
+        EXPECT_EQ(placed.pinning.size(), guest.cells[gi].dedicated_cpus.size());
+        const bool reserved = gi == 0 && guest.emulator_threads_policy == EmulatorThreadsPolicy::Isolate;
+        EXPECT_EQ(placed.cpuset_reserved.size(), reserved ? 1u : 0u);
+      }
+    } else {
+      ++misses;
+    }
+  }
+  // The generator covers both outcomes well.
+  EXPECT_GT(fits, 200);
+  EXPECT_GT(misses, 200);
+}
+
+}  // namespace
+}  // namespace numaplace

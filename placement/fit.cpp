@@ -13,7 +13,7 @@ namespace {
 class OrderedSearch {
  public:
   OrderedSearch(const HostTopology& host, const std::vector<std::size_t>& order,
-                const std::vector<std::vector<CellFit>>& fits, const std::vector<PciDemand>& demands)
+                const std::vector<std::vector<char>>& fits, const std::vector<PciDemand>& demands)
       : host_(host), order_(order), fits_(fits), demands_(demands), guests_(fits.size()), hosts_(order.size()),
         taken_(hosts_, false), chosen_(guests_, 0), chosen_cells_(host.cells.size(), false) {
     for (const auto& d : demands_) {
@@ -54,7 +54,7 @@ class OrderedSearch {
   bool run(std::size_t g) {
     if (g == guests_) return true;
     for (std::size_t p = 0; p < hosts_; ++p) {
-      if (taken_[p] || !fits_[g][p].fits) continue;
+      if (taken_[p] || !fits_[g][p]) continue;
       ++tried_;
       take(g, p);
       if (feasible(g + 1) && run(g + 1)) return true;
@@ -118,7 +118,7 @@ class OrderedSearch {
   // Kuhn's augmenting path starting at an unmatched host position.
   bool augment_from_position(std::size_t p, std::size_t next) {
     for (std::size_t g = next; g < guests_; ++g) {
-      if (!fits_[g][p].fits || visited_[g]) continue;
+      if (!fits_[g][p] || visited_[g]) continue;
       visited_[g] = true;
       if (match_of_guest_[g] == kNone || augment_from_position(match_of_guest_[g], next)) {
         match_of_guest_[g] = p;
@@ -135,7 +135,7 @@ class OrderedSearch {
       const HostCell& cell = host_.cells[order_[p]];
       if (!cell.socket) return 0;
       bool reachable = taken_[p];
-      for (std::size_t g = next; g < guests_ && !reachable; ++g) reachable = fits_[g][p].fits;
+      for (std::size_t g = next; g < guests_ && !reachable; ++g) reachable = fits_[g][p];
       if (reachable) sockets.push_back(*cell.socket);
     }
     std::uint32_t near = 0;
@@ -148,7 +148,7 @@ class OrderedSearch {
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
   const HostTopology& host_;
   const std::vector<std::size_t>& order_;
-  const std::vector<std::vector<CellFit>>& fits_;
+  const std::vector<std::vector<char>>& fits_;
   const std::vector<PciDemand>& demands_;
   const std::size_t guests_;
   const std::size_t hosts_;
@@ -217,14 +217,33 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
   }
 
   const std::vector<std::size_t> order = nova_host_cell_order(host, guest, options);
-  // fits[g][p]: guest cell g on the host cell at position p of `order`.
-  std::vector<std::vector<CellFit>> fits(guests, std::vector<CellFit>(hosts));
+  // fits[g][p]: guest cell g fits the host cell at position p of `order`. Whether it fits depends
+  // only on the cell's shape (vCPU counts, memory, page size, emulator pCPU), so a guest cell
+  // shaped like an earlier one shares its row.
+  auto same_shape = [&](std::size_t a, std::size_t b) {
+    const GuestCell& x = guest.cells[a];
+    const GuestCell& y = guest.cells[b];
+    return x.cpus.size() == y.cpus.size() && x.dedicated_cpus.size() == y.dedicated_cpus.size() &&
+           x.memory_kib == y.memory_kib && x.pagesize == y.pagesize &&
+           reserves_emulator_cpu(guest, x) == reserves_emulator_cpu(guest, y);
+  };
+  std::vector<std::vector<char>> fits(guests, std::vector<char>(hosts, 0));
+  std::vector<std::vector<std::string>> reasons(guests, std::vector<std::string>(hosts));
   for (std::size_t g = 0; g < guests; ++g) {
+    std::size_t twin = g;
+    for (std::size_t e = 0; e < g && twin == g; ++e) twin = same_shape(e, g) ? e : g;
     const bool reserve = reserves_emulator_cpu(guest, guest.cells[g]);
     for (std::size_t p = 0; p < hosts; ++p) {
       const HostCell& cell = host.cells[order[p]];
-      fits[g][p] = fit_cell(host, cell, guest, guest.cells[g], reserve);
-      if (!fits[g][p].fits) result.rejections.push_back({guest.cells[g].id, cell.id, fits[g][p].reason});
+      if (twin != g) {
+        fits[g][p] = fits[twin][p];
+        reasons[g][p] = reasons[twin][p];
+      } else {
+        CellFit fit = fit_cell(host, cell, guest, guest.cells[g], reserve);
+        fits[g][p] = fit.fits ? 1 : 0;
+        reasons[g][p] = std::move(fit.reason);
+      }
+      if (!fits[g][p]) result.rejections.push_back({guest.cells[g].id, cell.id, reasons[g][p]});
     }
   }
 
@@ -259,7 +278,7 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
   for (std::size_t g = 0; g < guests; ++g) {
     const std::size_t p = search.chosen()[g];
     const HostCell& cell = host.cells[order[p]];
-    const CellFit& fit = fits[g][p];
+    const CellFit fit = fit_cell(host, cell, guest, guest.cells[g], reserves_emulator_cpu(guest, guest.cells[g]));
     CellPlacement cp;
     cp.guest_cell = guest.cells[g].id;
     cp.host_cell = cell.id;

@@ -1,0 +1,160 @@
+#include "numaplace/cli_common.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "numaplace/claims_source.h"
+#include "xml/xml_document.h"
+
+namespace numaplace::cli {
+
+int exit_code_for(const Error& error) {
+  if (error.name == "NoFit") return kExitNoFit;
+  if (error.name == "HostUnavailable" || error.name == "LockTimeout" || error.name == "LockUnavailable") return kExitHost;
+  if (error.name == "DefineFailed" || error.name == "StartFailed") return kExitLibvirtRefused;
+  if (error.name == "CannotRead") return kExitUsage;
+  return kExitBadInput;
+}
+
+int report(const Error& error, bool json) {
+  if (json) {
+    std::cout << nlohmann::json{{"error", {{"name", error.name}, {"message", error.message}}}}.dump(2) << '\n';
+  } else {
+    std::cerr << "numaplace: " << error.name << ": " << error.message << '\n';
+  }
+  return exit_code_for(error);
+}
+
+Result<SpecMap> parse_pairs(const std::vector<std::string>& pairs, const char* flag) {
+  SpecMap map;
+  for (const auto& pair : pairs) {
+    auto eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return make_error("InvalidArgument", std::string(flag) + " '" + pair +
+                                                          "' is not KEY=VALUE; for example " + flag + " hw:numa_nodes=2");
+    }
+    std::string key = pair.substr(0, eq);
+    if (map.count(key) != 0) {
+      return make_error("InvalidArgument", std::string(flag) + " " + key + " is given twice; give it once");
+    }
+    map[key] = pair.substr(eq + 1);
+  }
+  return map;
+}
+
+Result<std::string> read_input(const std::string& path, const char* what) {
+  if (path == "-") {
+    std::ostringstream buffer;
+    buffer << std::cin.rdbuf();
+    std::string text = buffer.str();
+    if (text.size() > xml::kMaxXmlBytes) {
+      return make_error("XmlTooLarge", std::string(what) + " on standard input is above the size limit");
+    }
+    return text;
+  }
+  return xml::read_text_file(path, what);
+}
+
+// Writes the whole text or nothing: a temporary file beside OUT, then rename.
+Status write_output(const std::string& path, const std::string& text) {
+  if (path.empty() || path == "-") {
+    std::cout << text;
+    std::cout.flush();
+    return Done{};
+  }
+  const std::string temp = path + ".numaplace-tmp";
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.flush();
+    if (!out) {
+      std::remove(temp.c_str());
+      return make_error("CannotWrite", "cannot write '" + path + "'");
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, path, ec);
+  if (ec) {
+    std::remove(temp.c_str());
+    return make_error("CannotWrite", "cannot write '" + path + "': " + ec.message());
+  }
+  return Done{};
+}
+
+void add_host_options(CLI::App* cmd, HostSourceOptions& host) {
+  auto* connect = cmd->add_option("-c,--connect", host.connect_uri,
+                                  "libvirt URI to read the host from (default: test:///default, libvirt's "
+                                  "built-in test host with 2 cells x 8 CPUs)");
+  auto* caps = cmd->add_option("--capabilities", host.capabilities_file,
+                               "read the host from a saved 'virsh capabilities' XML file instead of libvirt")
+                   ->check(CLI::ExistingFile);
+  connect->excludes(caps);
+  auto* hwloc = cmd->add_option_function<std::vector<std::string>>(
+                       "--hwloc",
+                       [&host](const std::vector<std::string>& file) {
+                         host.hwloc = true;
+                         host.hwloc_file = file.empty() ? std::string() : file.front();
+                         if (!host.hwloc_file.empty() && !std::filesystem::is_regular_file(host.hwloc_file)) {
+                           throw CLI::ValidationError("--hwloc", "File does not exist: " + host.hwloc_file);
+                         }
+                       },
+                       "read the host from hwloc: alone, this machine (put it after the domain); with FILE, an "
+                       "hwloc XML export ('lstopo --of xml FILE'), PCI devices and distances included")
+                   ->expected(0, 1)
+                   ->allow_extra_args(false);
+  hwloc->excludes(connect)->excludes(caps);
+  cmd->add_option("--nodedev", host.nodedev_files,
+                  "add the PCI devices of a node device XML file ('virsh nodedev-dumpxml', or a test-driver "
+                  "<node> file) to the host (repeatable); with --connect they are read from libvirt anyway")
+      ->allow_extra_args(false)
+      ->check(CLI::ExistingFile);
+}
+
+std::string format_load(double load) {
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(load == static_cast<double>(static_cast<long long>(load)) ? 0 : 2) << load;
+  return out.str();
+}
+
+// Folds the guests already on the host into its usage: the libvirt host's domains and --claim files.
+Result<std::vector<GuestClaim>> fold_claims(HostTopology& host,
+                                                                   const HostSourceOptions& source,
+                                                                   const std::vector<std::string>& claim_files,
+                                                                   bool include_defined, const std::string& name,
+                                                                   const std::string& uuid) {
+  ClaimSourceOptions options;
+  options.connect_uri = libvirt_uri(source);
+  options.include_defined = include_defined;
+  options.claim_files = claim_files;
+  options.exclude_name = name;
+  options.exclude_uuid = uuid;
+  auto claims = load_claims(options, host);
+  if (!claims) return claims.error();
+  for (const auto& warning : claims->warnings) std::cerr << "numaplace: warning: claims not counted: " << warning << '\n';
+  apply_claims(host, claims->claims);
+  return std::move(claims->claims);
+}
+
+void add_claim_options(CLI::App* cmd, std::vector<std::string>& files, bool& include_defined) {
+  cmd->add_option("--claim", files,
+                  "domain XML of a guest already on this host (repeatable); with a libvirt host its running "
+                  "guests are read as well")
+      ->allow_extra_args(false)
+      ->check(CLI::ExistingFile);
+  cmd->add_flag("--include-defined", include_defined,
+                "also count defined guests that are not running but were placed by numaplace");
+}
+
+void add_request_options(CLI::App* cmd, std::vector<std::string>& specs, std::vector<std::string>& image_props) {
+  // One value per flag, so that `--spec K=V vm.xml` leaves vm.xml to the positional argument.
+  cmd->add_option("--spec", specs, "flavor extra spec KEY=VALUE (repeatable), e.g. hw:numa_nodes=2")
+      ->allow_extra_args(false);
+  cmd->add_option("--image-prop", image_props, "image property KEY=VALUE (repeatable), e.g. hw_numa_nodes=2")
+      ->allow_extra_args(false);
+}
+
+}  // namespace numaplace::cli

@@ -1,0 +1,48 @@
+// What every numaplace subcommand shares: exit codes, error reporting (text or
+// JSON), KEY=VALUE parsing, all-or-nothing output, and the host/claims/request
+// options with the code that turns them into a host with its claims folded in.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "numaplace/host_source.h"
+#include "placement/claims.h"
+#include "placement/error.h"
+#include "placement/guest_request.h"
+#include "placement/host_topology.h"
+
+namespace numaplace::cli {
+
+inline constexpr int kExitBadInput = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitNoFit = 3;
+inline constexpr int kExitHost = 4;
+inline constexpr int kExitLibvirtRefused = 5;
+
+int exit_code_for(const Error& error);
+// Prints the error (stderr, or a JSON object on stdout) and returns its exit code.
+int report(const Error& error, bool json);
+
+Result<SpecMap> parse_pairs(const std::vector<std::string>& pairs, const char* flag);
+// A file, or "-" for standard input; bounded in size.
+Result<std::string> read_input(const std::string& path, const char* what);
+// The whole text or nothing: stdout, or a temporary file beside `path` renamed over it.
+Status write_output(const std::string& path, const std::string& text);
+
+void add_host_options(CLI::App* cmd, HostSourceOptions& host);
+void add_claim_options(CLI::App* cmd, std::vector<std::string>& files, bool& include_defined);
+void add_request_options(CLI::App* cmd, std::vector<std::string>& specs, std::vector<std::string>& image_props);
+
+// Folds the guests already on the host into its usage: the libvirt host's domains and --claim files,
+// leaving out the guest named `name` / `uuid` (the one being placed).
+Result<std::vector<GuestClaim>> fold_claims(HostTopology& host, const HostSourceOptions& source,
+                                            const std::vector<std::string>& claim_files, bool include_defined,
+                                            const std::string& name, const std::string& uuid);
+
+std::string format_load(double load);
+
+}  // namespace numaplace::cli

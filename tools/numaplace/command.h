@@ -1,0 +1,22 @@
+// A numaplace subcommand: it registers its options on the app and hands back
+// the function to run when the user chose it (returning the exit code).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace numaplace::cli {
+
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+Command register_place(CLI::App& app);
+Command register_topology(CLI::App& app);
+Command register_define(CLI::App& app);
+Command register_start(CLI::App& app);
+Command register_conformance(CLI::App& app);
+
+}  // namespace numaplace::cli

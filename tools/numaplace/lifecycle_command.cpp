@@ -1,0 +1,100 @@
+// numaplace define FILE / numaplace start NAME: placement in between reading the
+// host's claims and defining (or starting) through libvirt, under the host lock.
+#include <iostream>
+#include <memory>
+
+#include "numaplace/cli_common.h"
+#include "numaplace/command.h"
+#include "numaplace/json_output.h"
+#include "plugin/domain_lifecycle.h"
+
+namespace numaplace::cli {
+namespace {
+
+struct LifecycleCliOptions {
+  std::string domain_path;  // define
+  std::string name;         // start
+  std::string uri = "qemu:///system";
+  std::vector<std::string> specs;
+  std::vector<std::string> image_props;
+  bool json = false;
+  bool pack = false;
+};
+
+nlohmann::json lifecycle_json(const plugin::LifecycleOutcome& outcome) {
+  return {{"name", outcome.name},
+          {"placement", outcome.placement ? to_json(*outcome.placement) : nlohmann::json()},
+          {"replaced", outcome.replaced},
+          {"warnings", outcome.warnings}};
+}
+
+void print_lifecycle(const char* verb, const plugin::LifecycleOutcome& outcome) {
+  std::cout << verb << " '" << outcome.name << "'";
+  if (outcome.placement) {
+    std::cout << ":";
+    for (const auto& cell : outcome.placement->cells) {
+      std::cout << " guest cell " << cell.guest_cell << " -> host cell " << cell.host_cell << " (cpus "
+                << to_cpu_list(cell.host_cpus) << ")";
+    }
+  } else {
+    std::cout << " (no NUMA request: not confined)";
+  }
+  if (outcome.replaced) std::cout << " [placed again: its old placement no longer fit]";
+  std::cout << '\n';
+}
+
+int run_lifecycle(const LifecycleCliOptions& o, bool define) {
+  auto flavor = parse_pairs(o.specs, "--spec");
+  if (!flavor) return report(flavor.error(), o.json);
+  auto image = parse_pairs(o.image_props, "--image-prop");
+  if (!image) return report(image.error(), o.json);
+  plugin::LifecycleOptions options;
+  options.uri = o.uri;
+  options.flavor_specs = std::move(*flavor);
+  options.image_props = std::move(*image);
+  options.fit.pack_host_cells = o.pack;
+  Result<plugin::LifecycleOutcome> outcome = make_error("Unreachable", "");
+  if (define) {
+    auto text = read_input(o.domain_path, "domain XML");
+    if (!text) return report(text.error(), o.json);
+    outcome = plugin::define_domain(*text, "domain XML '" + o.domain_path + "'", options);
+  } else {
+    outcome = plugin::start_domain(o.name, options);
+  }
+  if (!outcome) return report(outcome.error(), o.json);
+  for (const auto& warning : outcome->warnings) std::cerr << "numaplace: warning: claims not counted: " << warning << '\n';
+  if (o.json) {
+    std::cout << lifecycle_json(*outcome).dump(2) << '\n';
+  } else {
+    print_lifecycle(define ? "defined" : "started", *outcome);
+  }
+  return 0;
+}
+
+Command register_lifecycle(CLI::App& app, bool define) {
+  auto options = std::make_shared<LifecycleCliOptions>();
+  auto* cmd = define ? app.add_subcommand("define", "Place a guest against the host's guests and define it in libvirt")
+                     : app.add_subcommand("start", "Start a defined guest, placing it again first if its placement no longer fits");
+  cmd->footer(
+      "Runs under a host-wide lock (/run/numaplace/host.lock, or NUMAPLACE_LOCK_FILE), so two numaplace\n"
+      "invocations never hand out the same pCPU. Without --spec/--image-prop the request stored in the\n"
+      "domain's numaplace metadata is used. define counts running guests and defined guests placed by\n"
+      "numaplace; start counts running guests. Exit 5 when libvirt refuses the domain.");
+  if (define) {
+    cmd->add_option("DOMAIN", options->domain_path, "domain XML file, or - for standard input")->required();
+  } else {
+    cmd->add_option("NAME", options->name, "name of a defined domain")->required();
+  }
+  cmd->add_option("-c,--connect", options->uri, "libvirt URI to manage (default: qemu:///system)");
+  add_request_options(cmd, options->specs, options->image_props);
+  cmd->add_flag("--pack", options->pack, "try the fullest host cells first");
+  cmd->add_flag("--json", options->json, "print the outcome (or the error) as JSON");
+  return {cmd, [options, define] { return run_lifecycle(*options, define); }};
+}
+
+}  // namespace
+
+Command register_define(CLI::App& app) { return register_lifecycle(app, true); }
+Command register_start(CLI::App& app) { return register_lifecycle(app, false); }
+
+}  // namespace numaplace::cli

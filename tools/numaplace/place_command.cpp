@@ -1,0 +1,101 @@
+// numaplace place DOMAIN: place one guest and print (or write) its rewritten XML.
+#include <iostream>
+#include <memory>
+
+#include "numaplace/cli_common.h"
+#include "numaplace/command.h"
+#include "numaplace/json_output.h"
+#include "plugin/place_domain.h"
+#include "xml/domain_reader.h"
+#include "xml/xml_document.h"
+
+namespace numaplace::cli {
+namespace {
+
+struct PlaceOptions {
+  std::string domain_path;
+  std::string output_path;
+  std::vector<std::string> specs;
+  std::vector<std::string> image_props;
+  std::vector<std::string> claims;
+  bool include_defined = false;
+  bool json = false;
+  bool pack = false;
+  HostSourceOptions host;
+};
+
+int run_place(const PlaceOptions& o) {
+  auto flavor = parse_pairs(o.specs, "--spec");
+  if (!flavor) return report(flavor.error(), o.json);
+  auto image = parse_pairs(o.image_props, "--image-prop");
+  if (!image) return report(image.error(), o.json);
+  auto domain_text = read_input(o.domain_path, "domain XML");
+  if (!domain_text) return report(domain_text.error(), o.json);
+  const std::string what =
+      o.domain_path == "-" ? "domain XML on standard input" : "domain XML '" + o.domain_path + "'";
+  auto host = load_host(o.host);
+  if (!host) return report(host.error(), o.json);
+  {
+    // The guest being placed must not count against itself.
+    auto doc = xml::parse_document(*domain_text, what);
+    if (!doc) return report(doc.error(), o.json);
+    auto summary = xml::read_domain_summary(doc->get(), what);
+    if (!summary) return report(summary.error(), o.json);
+    auto claims = fold_claims(*host, o.host, o.claims, o.include_defined, summary->name, summary->uuid);
+    if (!claims) return report(claims.error(), o.json);
+  }
+
+  plugin::PlaceRequest request;
+  request.domain_xml = std::move(*domain_text);
+  request.domain_name_for_errors = what;
+  request.flavor_specs = std::move(*flavor);
+  request.image_props = std::move(*image);
+  request.fit.pack_host_cells = o.pack;
+  auto outcome = plugin::place_domain(*host, request);
+  if (!outcome) return report(outcome.error(), o.json);
+
+  if (!outcome->placement) {
+    std::cerr << "numaplace: the request names no NUMA topology; the domain is printed unchanged\n";
+  }
+  std::string text = outcome->domain_xml;
+  if (o.json) {
+    nlohmann::json doc{{"placement", outcome->placement ? to_json(*outcome->placement) : nlohmann::json()},
+                       {"rejections", to_json(outcome->rejections)},
+                       {"xml", outcome->domain_xml}};
+    text = doc.dump(2) + "\n";
+  }
+  if (auto written = write_output(o.output_path, text); !written) return report(written.error(), o.json);
+  return 0;
+}
+
+}  // namespace
+
+Command register_place(CLI::App& app) {
+  auto options = std::make_shared<PlaceOptions>();
+  auto* place = app.add_subcommand("place", "Place a guest and print its rewritten domain XML");
+  place->footer(
+      "The guest's vCPUs and memory come from the domain's <vcpu> and <memory>. Keys:\n"
+      "  hw:numa_nodes=N      split the guest evenly into N NUMA cells, each on its own host cell\n"
+      "  hw:numa_cpus.I=LIST  vCPUs of guest cell I (e.g. 0-5), for asymmetric cells\n"
+      "  hw:numa_mem.I=MIB    memory of guest cell I in MiB; every cell needs both keys\n"
+      "  hw:cpu_policy=shared|dedicated|mixed, hw:cpu_thread_policy=prefer|isolate|require,\n"
+      "  hw:cpu_dedicated_mask, hw:mem_page_size=small|large|any|SIZE, hw:emulator_threads_policy,\n"
+      "  hw:pci_numa_affinity_policy: as in OpenStack Nova.\n"
+      "Image properties (--image-prop hw_numa_nodes=2 ...) may set a key only where the flavor\n"
+      "(--spec) did not. Without --spec/--image-prop the request stored in the domain's numaplace\n"
+      "metadata is used; without any NUMA key the guest is printed unchanged. Example:\n"
+      "  numaplace place examples/guest-8vcpu-4g.xml --spec hw:numa_nodes=2 \\\n"
+      "      --spec hw:numa_cpus.0=0-5 --spec hw:numa_cpus.1=6,7 \\\n"
+      "      --spec hw:numa_mem.0=3072 --spec hw:numa_mem.1=1024");
+  place->add_option("DOMAIN", options->domain_path, "domain XML file, or - for standard input")->required();
+  add_host_options(place, options->host);
+  add_request_options(place, options->specs, options->image_props);
+  add_claim_options(place, options->claims, options->include_defined);
+  place->add_option("-o,--output", options->output_path, "write the XML to this file (atomically) instead of stdout");
+  place->add_flag("--pack", options->pack,
+                  "try the fullest host cells first (Nova's packing order) instead of the emptiest");
+  place->add_flag("--json", options->json, "print {placement, rejections, xml} as JSON (errors too) for programs");
+  return {place, [options] { return run_place(*options); }};
+}
+
+}  // namespace numaplace::cli

@@ -1,0 +1,115 @@
+// numaplace topology: the host's cells, CPUs, memory, pages, distances, PCI
+// devices, and who holds what, as a table or JSON.
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+#include "numaplace/cli_common.h"
+#include "numaplace/command.h"
+#include "numaplace/json_output.h"
+
+namespace numaplace::cli {
+namespace {
+
+struct TopologyOptions {
+  HostSourceOptions host;
+  std::vector<std::string> claims;
+  bool include_defined = false;
+  bool json = false;
+};
+
+// Who holds what, per cell: one line per guest with its pins, load and memory.
+void print_holders(const HostTopology& host, const std::vector<GuestClaim>& claims) {
+  if (claims.empty()) return;
+  std::cout << "\nguests holding resources:\n";
+  for (const auto& claim : claims) {
+    std::cout << "  " << claim.name << (claim.running ? "" : " (defined, not running)")
+              << (claim.placed_by_numaplace ? " [numaplace record]" : "") << ":";
+    for (const auto& cell : claim.cells) {
+      if (host.find_cell(cell.host_cell) == nullptr) continue;
+      std::cout << " cell " << cell.host_cell << " {";
+      std::string sep;
+      if (!cell.pinned_cpus.empty()) {
+        std::cout << "pinned " << to_cpu_list(cell.pinned_cpus);
+        sep = ", ";
+      }
+      if (cell.shared_vcpus > 0) {
+        std::cout << sep << "load " << format_load(cell.shared_vcpus);
+        sep = ", ";
+      }
+      if (cell.memory_kib > 0) {
+        std::cout << sep << cell.memory_kib / 1024 << " MiB";
+        sep = ", ";
+      }
+      for (const auto& [size, count] : cell.pages) {
+        std::cout << sep << count << "x" << size << " KiB pages";
+        sep = ", ";
+      }
+      std::cout << "}";
+    }
+    if (claim.unbound_memory_kib > 0) std::cout << " unbound " << claim.unbound_memory_kib / 1024 << " MiB";
+    if (claim.unbound_vcpus > 0) std::cout << " unbound load " << format_load(claim.unbound_vcpus);
+    std::cout << '\n';
+  }
+}
+
+void print_topology_table(const HostTopology& host) {
+  std::vector<std::vector<std::string>> rows{{"cell", "cpus", "cores", "memory MiB", "pages (KiB x count)", "distances",
+                                              "pinned", "shared load", "used MiB", "pci"}};
+  for (const auto& cell : host.cells) {
+    std::string pages;
+    for (const auto& p : cell.pages) pages += (pages.empty() ? "" : " ") + std::to_string(p.size_kib) + "x" + std::to_string(p.total);
+    std::string distances;
+    for (auto d : cell.distances) distances += (distances.empty() ? "" : " ") + std::to_string(d);
+    rows.push_back({std::to_string(cell.id), to_cpu_list(cell.cpus), std::to_string(cell.siblings.size()),
+                    std::to_string(cell.memory_kib / 1024), pages.empty() ? "-" : pages,
+                    distances.empty() ? "-" : distances,
+                    cell.usage.pinned_cpus.empty() ? "-" : to_cpu_list(cell.usage.pinned_cpus),
+                    format_load(cell.usage.shared_cpus), std::to_string(cell.usage.memory_kib / 1024),
+                    pci_devices_of_cell(host, cell.id)});
+  }
+  std::vector<std::size_t> widths(rows.front().size(), 0);
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  for (const auto& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      std::cout << row[i];
+      if (i + 1 < row.size()) std::cout << std::string(widths[i] - row[i].size() + 2, ' ');
+    }
+    std::cout << '\n';
+  }
+  if (std::string pci = pci_devices_without_cell(host); pci != "-") {
+    std::cout << "pci without NUMA node: " << pci << '\n';
+  }
+}
+
+int run_topology(const TopologyOptions& o) {
+  auto host = load_host(o.host);
+  if (!host) return report(host.error(), o.json);
+  auto claims = fold_claims(*host, o.host, o.claims, o.include_defined, {}, {});
+  if (!claims) return report(claims.error(), o.json);
+  if (o.json) {
+    nlohmann::json doc = to_json(*host);
+    doc["guests"] = to_json(*claims);
+    std::cout << doc.dump(2) << '\n';
+  } else {
+    std::cout << "host: " << describe_source(o.host) << ", " << host->cells.size() << " NUMA cells\n";
+    print_topology_table(*host);
+    print_holders(*host, *claims);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command register_topology(CLI::App& app) {
+  auto options = std::make_shared<TopologyOptions>();
+  auto* topology = app.add_subcommand("topology", "Show the host's NUMA cells, CPUs, memory and distances");
+  add_host_options(topology, options->host);
+  topology->add_flag("--json", options->json, "print the host model as JSON");
+  add_claim_options(topology, options->claims, options->include_defined);
+  return {topology, [options] { return run_topology(*options); }};
+}
+
+}  // namespace numaplace::cli

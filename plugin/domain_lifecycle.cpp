@@ -115,7 +115,7 @@ Result<LifecycleOutcome> define_domain(const std::string& domain_xml, const std:
       text = xml::serialize(doc->get());
     }
   }
-  PlaceRequest request{text, what, options.flavor_specs, options.image_props, options.fit};
+  PlaceRequest request{text, what, options.flavor_specs, options.image_props, options.fit, options.floating};
   auto placed = place_domain(session->host, request);
   if (!placed) return placed.error();
   if (auto defined = define_xml(session->conn, placed->domain_xml, summary->name); !defined) return defined.error();
@@ -164,7 +164,7 @@ Result<LifecycleOutcome> start_domain(const std::string& name, const LifecycleOp
     if (keep) outcome.placement = **record;
   }
   if (!keep) {
-    PlaceRequest request{domain_xml, what, options.flavor_specs, options.image_props, options.fit};
+    PlaceRequest request{domain_xml, what, options.flavor_specs, options.image_props, options.fit, options.floating};
     auto placed = place_domain(session->host, request);
     if (!placed) return placed.error();
     outcome.placement = std::move(placed->placement);

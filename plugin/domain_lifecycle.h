@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "placement/default_placement.h"
 #include "placement/error.h"
 #include "placement/fit.h"
 #include "placement/guest_request.h"
@@ -24,6 +25,7 @@ struct LifecycleOptions {
   SpecMap flavor_specs;   // empty with image_props: use the request stored in the domain
   SpecMap image_props;
   FitOptions fit;
+  DefaultPlacementOptions floating;  // guests without a NUMA topology
 };
 
 struct LifecycleOutcome {

@@ -43,10 +43,35 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
   guest.memory_kib = summary->memory_kib;
   guest.flavor_specs = stored.flavor_specs;
   guest.image_props = stored.image_props;
+
+  // The domain's own PCI devices, located on the host.
+  FloatingGuest floating{summary->vcpus, summary->memory_kib, summary->hugepage_kib, {}};
+  for (const auto& address : summary->pci_hostdevs) {
+    const PciDevice* device = nullptr;
+    for (const auto& d : host.pci) {
+      if (d.address == address) device = &d;
+    }
+    if (device == nullptr) {
+      outcome.warnings.push_back("PCI device " + address + " of the domain is not among the host's devices; "
+                                 "its NUMA locality is unknown");
+      floating.pci_device_nodes.push_back(std::nullopt);
+      continue;
+    }
+    floating.pci_device_nodes.push_back(device->numa_node);
+    guest.pci.push_back({1, device->vendor_id, device->product_id});
+  }
+
   auto topology = derive_guest_topology(guest);
   if (!topology) return topology.error();
 
   if (!topology->has_value()) {
+    if (request.floating.policy != TopologyPolicy::None) {
+      auto confined = place_floating_guest(host, floating, request.floating, summary->pci_hostdevs);
+      if (!confined) return confined.error();
+      if (confined->cells) xml::write_confinement(doc->get(), confined->cells->to_nodeset(), confined->cpus);
+      outcome.confinement = std::move(*confined);
+    }
+    if (!stored.flavor_specs.empty() || !stored.image_props.empty()) xml::write_record(doc->get(), stored, nullptr);
     outcome.domain_xml = xml::serialize(doc->get());
     return outcome;
   }

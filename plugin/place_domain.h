@@ -3,12 +3,16 @@
 // rewritten domain XML (or an error naming why) out. When the caller gives no
 // spec and no image property, the request stored in the domain's numaplace
 // metadata is used. The request and the placement are recorded in that metadata.
+// A guest that asks for no NUMA topology is confined to the cells its vCPUs, memory
+// and PCI devices agree on under the topology policy (default_placement.h).
+// <hostdev> PCI devices found on the host constrain both kinds of guest.
 // No global state; no I/O.
 #pragma once
 
 #include <optional>
 #include <string>
 
+#include "placement/default_placement.h"
 #include "placement/error.h"
 #include "placement/fit.h"
 #include "placement/guest_request.h"
@@ -22,6 +26,9 @@ struct PlaceRequest {
   SpecMap flavor_specs;
   SpecMap image_props;
   FitOptions fit;
+  // For guests that ask for no NUMA topology: the policy their resources' hints are merged
+  // under (none leaves them unconfined).
+  DefaultPlacementOptions floating;
 };
 
 struct PlaceOutcome {
@@ -29,7 +36,9 @@ struct PlaceOutcome {
   std::string domain_uuid;
   std::string domain_xml;              // the rewritten document
   std::optional<Placement> placement;  // nullopt: the guest asked for no NUMA topology
+  std::optional<DefaultPlacement> confinement;  // set for a guest without a NUMA topology
   std::vector<CellRejection> rejections;
+  std::vector<std::string> warnings;   // e.g. a <hostdev> the host does not have
   bool request_from_metadata = false;
 };
 

@@ -1,6 +1,7 @@
 #include "xml/domain_reader.h"
 
 #include <charconv>
+#include <cstdio>
 
 #include "placement/memory_size.h"
 #include "xml/xml_document.h"
@@ -42,6 +43,43 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
   if (!kib) return kib.error();
   if (*kib == 0) return make_error("InvalidDomain", what + ": <memory> is 0; a guest needs memory");
   summary.memory_kib = *kib;
+
+  if (const xmlNode* hugepages = first_child(first_child(root, "memoryBacking"), "hugepages")) {
+    summary.hugepage_kib = 2048;  // libvirt leaves the size to the host's default; x86's is 2 MiB
+    for (const xmlNode* page : child_elements(hugepages, "page")) {
+      auto size = memory_to_kib(attribute(page, "size").value_or(""), attribute(page, "unit").value_or("KiB"),
+                                what + " <hugepages><page size>");
+      if (!size) return size.error();
+      summary.hugepage_kib = *size;
+      break;
+    }
+  }
+  for (const xmlNode* hostdev : child_elements(first_child(root, "devices"), "hostdev")) {
+    if (attribute(hostdev, "type").value_or("") != "pci") continue;
+    const xmlNode* address = first_child(first_child(hostdev, "source"), "address");
+    if (address == nullptr) continue;
+    auto field = [&](const char* name, int width) -> Result<std::string> {
+      std::string text = attribute(address, name).value_or("0");
+      if (text.rfind("0x", 0) == 0 || text.rfind("0X", 0) == 0) text = text.substr(2);
+      unsigned long long value = 0;
+      auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value, 16);
+      if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || value >= (1ULL << (4 * width))) {
+        return make_error("InvalidDomain", what + ": <hostdev> address " + name + "='" +
+                                               attribute(address, name).value_or("") + "' is not a PCI address part");
+      }
+      char buffer[8];
+      std::snprintf(buffer, sizeof buffer, "%0*llx", width, value);
+      return std::string(buffer);
+    };
+    auto domain = field("domain", 4);
+    auto bus = field("bus", 2);
+    auto slot = field("slot", 2);
+    auto function = field("function", 1);
+    for (const auto* part : {&domain, &bus, &slot, &function}) {
+      if (!*part) return part->error();
+    }
+    summary.pci_hostdevs.push_back(*domain + ":" + *bus + ":" + *slot + "." + *function);
+  }
   return summary;
 }
 

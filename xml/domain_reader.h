@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "placement/error.h"
 
@@ -21,6 +22,8 @@ struct DomainSummary {
   std::string type;
   std::uint32_t vcpus = 0;
   std::uint64_t memory_kib = 0;
+  std::uint64_t hugepage_kib = 0;              // <memoryBacking><hugepages>: its (first) page size, 0 without
+  std::vector<std::string> pci_hostdevs;       // <hostdev type='pci'> source addresses, "dddd:bb:ss.f"
 };
 
 Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& what);

@@ -143,6 +143,19 @@ void write_cpu_numa(xmlNode* root, const HostTopology& host, const Placement& pl
 
 }  // namespace
 
+void write_confinement(xmlDoc* doc, const std::string& nodeset, const CpuSet& cpus) {
+  xmlNode* root = xmlDocGetRootElement(doc);
+  xmlNode* vcpu = first_child(root, "vcpu");
+  set_attr(vcpu, "placement", "static");
+  set_attr(vcpu, "cpuset", to_cpu_list(cpus));
+  xmlNode* numatune = ensure_child(root, "numatune", {"vcpu", "vcpus", "iothreads", "iothreadids", "cputune"});
+  remove_children(numatune, "memory");
+  xmlNode* memory = xmlNewDocNode(doc, nullptr, X("memory"), nullptr);
+  set_attr(memory, "mode", "strict");
+  set_attr(memory, "nodeset", nodeset);
+  if (numatune->children != nullptr) xmlAddPrevSibling(numatune->children, memory); else xmlAddChild(numatune, memory);
+}
+
 void write_placement(xmlDoc* doc, const HostTopology& host, const Placement& placement) {
   xmlNode* root = xmlDocGetRootElement(doc);
   write_vcpu_and_cputune(root, placement);

@@ -8,11 +8,17 @@
 
 #include <libxml/tree.h>
 
+#include <string>
+
 #include "placement/fit.h"
 #include "placement/host_topology.h"
 
 namespace numaplace::xml {
 
 void write_placement(xmlDoc* doc, const HostTopology& host, const Placement& placement);
+
+// Confines a guest without a NUMA topology: <vcpu placement='static' cpuset=cpus> and
+// <numatune><memory mode='strict' nodeset=nodeset>; everything else stays as it was.
+void write_confinement(xmlDoc* doc, const std::string& nodeset, const CpuSet& cpus);
 
 }  // namespace numaplace::xml

@@ -157,4 +157,22 @@ void add_request_options(CLI::App* cmd, std::vector<std::string>& specs, std::ve
       ->allow_extra_args(false);
 }
 
+void add_policy_options(CLI::App* cmd, PolicyCliOptions& options) {
+  cmd->add_option("--policy", options.policy,
+                  "for a guest without hw:numa_nodes: how its vCPUs', memory's and PCI devices' NUMA hints are "
+                  "merged (none = leave it unconfined, best-effort, restricted, single-numa-node)")
+      ->capture_default_str();
+  cmd->add_flag("--prefer-closest", options.prefer_closest,
+                "among equally wide NUMA masks prefer the one whose cells are closest (needs host distances)");
+}
+
+Result<DefaultPlacementOptions> parse_policy(const PolicyCliOptions& options) {
+  auto policy = topology_policy_from_name(options.policy);
+  if (!policy) {
+    return make_error("InvalidArgument", "--policy '" + options.policy +
+                                             "' is not one of none, best-effort, restricted, single-numa-node");
+  }
+  return DefaultPlacementOptions{*policy, options.prefer_closest};
+}
+
 }  // namespace numaplace::cli

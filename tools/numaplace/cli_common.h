@@ -11,6 +11,7 @@
 
 #include "numaplace/host_source.h"
 #include "placement/claims.h"
+#include "placement/default_placement.h"
 #include "placement/error.h"
 #include "placement/guest_request.h"
 #include "placement/host_topology.h"
@@ -44,5 +45,14 @@ Result<std::vector<GuestClaim>> fold_claims(HostTopology& host, const HostSource
                                             const std::string& name, const std::string& uuid);
 
 std::string format_load(double load);
+
+// --policy none|best-effort|restricted|single-numa-node and --prefer-closest, for guests without a
+// NUMA topology; parse_policy turns the text into options (InvalidArgument on an unknown name).
+struct PolicyCliOptions {
+  std::string policy = "best-effort";
+  bool prefer_closest = false;
+};
+void add_policy_options(CLI::App* cmd, PolicyCliOptions& options);
+Result<DefaultPlacementOptions> parse_policy(const PolicyCliOptions& options);
 
 }  // namespace numaplace::cli

@@ -82,4 +82,24 @@ nlohmann::json to_json(const std::vector<GuestClaim>& claims) {
   return out;
 }
 
+nlohmann::json to_json(const DefaultPlacement& confinement) {
+  nlohmann::json resources = nlohmann::json::array();
+  for (const auto& resource : confinement.resources) {
+    nlohmann::json hints = nlohmann::json();
+    if (resource.hints) {
+      hints = nlohmann::json::array();
+      for (const auto& hint : *resource.hints) {
+        hints.push_back({{"cells", hint.affinity ? nlohmann::json(hint.affinity->nodes()) : nlohmann::json()},
+                         {"preferred", hint.preferred}});
+      }
+    }
+    resources.push_back({{"resource", resource.resource}, {"hints", hints}});
+  }
+  return {{"cells", confinement.cells ? nlohmann::json(confinement.cells->nodes()) : nlohmann::json()},
+          {"cpus", to_cpu_list(confinement.cpus)},
+          {"preferred", confinement.preferred},
+          {"reason", confinement.reason},
+          {"resources", resources}};
+}
+
 }  // namespace numaplace::cli

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "placement/claims.h"
+#include "placement/default_placement.h"
 #include "placement/fit.h"
 #include "placement/host_topology.h"
 
@@ -13,5 +14,6 @@ nlohmann::json to_json(const HostTopology& host);
 nlohmann::json to_json(const Placement& placement);
 nlohmann::json to_json(const std::vector<CellRejection>& rejections);
 nlohmann::json to_json(const std::vector<GuestClaim>& claims);
+nlohmann::json to_json(const DefaultPlacement& confinement);
 
 }  // namespace numaplace::cli

@@ -19,6 +19,7 @@ struct LifecycleCliOptions {
   std::vector<std::string> image_props;
   bool json = false;
   bool pack = false;
+  PolicyCliOptions policy;
 };
 
 nlohmann::json lifecycle_json(const plugin::LifecycleOutcome& outcome) {
@@ -48,7 +49,10 @@ int run_lifecycle(const LifecycleCliOptions& o, bool define) {
   if (!flavor) return report(flavor.error(), o.json);
   auto image = parse_pairs(o.image_props, "--image-prop");
   if (!image) return report(image.error(), o.json);
+  auto floating = parse_policy(o.policy);
+  if (!floating) return report(floating.error(), o.json);
   plugin::LifecycleOptions options;
+  options.floating = *floating;
   options.uri = o.uri;
   options.flavor_specs = std::move(*flavor);
   options.image_props = std::move(*image);
@@ -88,6 +92,7 @@ Command register_lifecycle(CLI::App& app, bool define) {
   cmd->add_option("-c,--connect", options->uri, "libvirt URI to manage (default: qemu:///system)");
   add_request_options(cmd, options->specs, options->image_props);
   cmd->add_flag("--pack", options->pack, "try the fullest host cells first");
+  add_policy_options(cmd, options->policy);
   cmd->add_flag("--json", options->json, "print the outcome (or the error) as JSON");
   return {cmd, [options, define] { return run_lifecycle(*options, define); }};
 }

@@ -22,6 +22,7 @@ struct PlaceOptions {
   bool json = false;
   bool pack = false;
   HostSourceOptions host;
+  PolicyCliOptions policy;
 };
 
 int run_place(const PlaceOptions& o) {
@@ -29,6 +30,8 @@ int run_place(const PlaceOptions& o) {
   if (!flavor) return report(flavor.error(), o.json);
   auto image = parse_pairs(o.image_props, "--image-prop");
   if (!image) return report(image.error(), o.json);
+  auto floating = parse_policy(o.policy);
+  if (!floating) return report(floating.error(), o.json);
   auto domain_text = read_input(o.domain_path, "domain XML");
   if (!domain_text) return report(domain_text.error(), o.json);
   const std::string what =
@@ -51,15 +54,24 @@ int run_place(const PlaceOptions& o) {
   request.flavor_specs = std::move(*flavor);
   request.image_props = std::move(*image);
   request.fit.pack_host_cells = o.pack;
+  request.floating = *floating;
   auto outcome = plugin::place_domain(*host, request);
   if (!outcome) return report(outcome.error(), o.json);
 
+  for (const auto& warning : outcome->warnings) std::cerr << "numaplace: warning: " << warning << '\n';
   if (!outcome->placement) {
-    std::cerr << "numaplace: the request names no NUMA topology; the domain is printed unchanged\n";
+    if (outcome->confinement && outcome->confinement->cells) {
+      std::cerr << "numaplace: no NUMA topology requested; confined to host cells "
+                << outcome->confinement->cells->to_nodeset() << " (" << o.policy.policy << ": "
+                << outcome->confinement->reason << ")\n";
+    } else {
+      std::cerr << "numaplace: no NUMA topology requested; the guest is left unconfined\n";
+    }
   }
   std::string text = outcome->domain_xml;
   if (o.json) {
     nlohmann::json doc{{"placement", outcome->placement ? to_json(*outcome->placement) : nlohmann::json()},
+                       {"confinement", outcome->confinement ? to_json(*outcome->confinement) : nlohmann::json()},
                        {"rejections", to_json(outcome->rejections)},
                        {"xml", outcome->domain_xml}};
     text = doc.dump(2) + "\n";
@@ -91,6 +103,7 @@ Command register_place(CLI::App& app) {
   add_host_options(place, options->host);
   add_request_options(place, options->specs, options->image_props);
   add_claim_options(place, options->claims, options->include_defined);
+  add_policy_options(place, options->policy);
   place->add_option("-o,--output", options->output_path, "write the XML to this file (atomically) instead of stdout");
   place->add_flag("--pack", options->pack,
                   "try the fullest host cells first (Nova's packing order) instead of the emptiest");

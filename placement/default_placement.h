@@ -1,0 +1,60 @@
+// Default placement for a guest that asks for no NUMA topology (kubelet
+// TopologyManager style): every resource offers NUMA-affinity hints (each mask of
+// host cells whose free capacity can serve it; preferred when of minimal width),
+// the hints are merged under the host's policy, and the guest is confined to the
+// merged mask without inventing a guest NUMA topology.
+// Resources: vCPUs (shared capacity under the CPU ratio, never more vCPUs than
+// CPUs), memory (under the RAM ratio) or huge pages of the requested size (exact),
+// and each PCI device (its own NUMA node; a device without one has no preference).
+// Masks are every subset of cells up to kMaxEnumeratedCells cells; bigger hosts
+// offer single cells and the whole host only.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "placement/cpu_set.h"
+#include "placement/error.h"
+#include "placement/hints/topology_hint.h"
+#include "placement/hints/topology_policy.h"
+#include "placement/host_topology.h"
+
+namespace numaplace {
+
+inline constexpr std::size_t kMaxEnumeratedCells = 16;
+
+struct FloatingGuest {
+  std::uint32_t vcpus = 0;
+  std::uint64_t memory_kib = 0;
+  std::uint64_t hugepage_kib = 0;  // 0: small pages
+  // NUMA node of each PCI device the guest is given (nullopt: the device has none).
+  std::vector<std::optional<std::uint32_t>> pci_device_nodes;
+};
+
+struct DefaultPlacementOptions {
+  TopologyPolicy policy = TopologyPolicy::BestEffort;
+  bool prefer_closest_numa_nodes = false;
+};
+
+struct ResourceHints {
+  std::string resource;                  // "cpu", "memory", "hugepages-2048", "pci:0000:3b:00.0"
+  std::optional<HintList> hints;         // nullopt: no preference; empty: nothing can serve it
+};
+
+struct DefaultPlacement {
+  std::optional<NumaNodeMask> cells;  // nullopt: not confined
+  CpuSet cpus;                        // shared CPUs of those cells
+  bool preferred = false;
+  std::vector<ResourceHints> resources;
+  std::string reason;                 // why this mask won (from the merge)
+};
+
+// Errors: "PolicyRefused" when restricted / single-numa-node cannot admit the guest (with why),
+// "TooManyNumaNodes" for hosts above 64 cells.
+Result<DefaultPlacement> place_floating_guest(const HostTopology& host, const FloatingGuest& guest,
+                                              const DefaultPlacementOptions& options,
+                                              const std::vector<std::string>& pci_names = {});
+
+}  // namespace numaplace

@@ -54,7 +54,9 @@ CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopo
     auto smallest = std::min_element(cell.pages.begin(), cell.pages.end(),
                                      [](const PagePool& a, const PagePool& b) { return a.size_kib < b.size_kib; });
     const std::uint64_t capacity = smallest->total * smallest->size_kib;
-    if (want_kib > capacity || want_kib % smallest->size_kib != 0) {
+    // Memory that is not a whole number of small pages takes one more page (libvirt rounds up).
+    const std::uint64_t rounded_kib = (want_kib + smallest->size_kib - 1) / smallest->size_kib * smallest->size_kib;
+    if (rounded_kib > capacity) {
       return misfit("needs " + mib(want_kib) + " of memory, " + name_of(cell) + " has " + mib(capacity) + " in " +
                     std::to_string(smallest->size_kib) + " KiB pages in all");
     }

@@ -1,0 +1,126 @@
+#include "placement/default_placement.h"
+
+#include <gtest/gtest.h>
+
+#include "plugin/place_domain.h"
+#include "test_paths.h"
+#include "xml/capabilities_reader.h"
+#include "xml/xml_document.h"
+
+namespace numaplace {
+namespace {
+
+using numaplace::testing::shared_path;
+
+// caps-2cell: two cells of 16 CPUs and 32 GiB each; ratios 16 (CPU) and 1.5 (RAM).
+HostTopology two_cells_with_a_nic_on_cell_1() {
+  auto text = xml::read_text_file(shared_path("samples/libvirt/caps-2cell.xml"), "caps");
+  HostTopology host = *xml::read_capabilities(*text);
+  PciDevice nic;
+  nic.address = "0000:3b:00.0";
+  nic.numa_node = 1;
+  nic.vendor_id = "8086";
+  nic.product_id = "154d";
+  host.pci.push_back(nic);
+  return host;
+}
+
+FloatingGuest guest(std::uint32_t vcpus, std::uint64_t memory_gib, bool with_nic) {
+  FloatingGuest g;
+  g.vcpus = vcpus;
+  g.memory_kib = memory_gib * 1024 * 1024;
+  if (with_nic) g.pci_device_nodes.push_back(1);
+  return g;
+}
+
+TEST(DefaultPlacement, AGuestWithoutDevicesGetsTheNarrowestMaskThatHoldsIt) {
+  auto placed = place_floating_guest(two_cells_with_a_nic_on_cell_1(), guest(4, 8, false), {});
+  ASSERT_TRUE(placed.ok()) << placed.error().message;
+  ASSERT_TRUE(placed->cells.has_value());
+  // Both single cells hold it; the merge takes the lower mask.
+  EXPECT_EQ(placed->cells->to_nodeset(), "0");
+  EXPECT_EQ(to_cpu_list(placed->cpus), "0-7,16-23");
+  EXPECT_TRUE(placed->preferred);
+}
+
+TEST(DefaultPlacement, APciDeviceOnCellOnePullsTheGuestThere) {
+  auto placed = place_floating_guest(two_cells_with_a_nic_on_cell_1(), guest(4, 8, true), {}, {"0000:3b:00.0"});
+  ASSERT_TRUE(placed.ok()) << placed.error().message;
+  EXPECT_EQ(placed->cells->to_nodeset(), "1");
+  EXPECT_EQ(to_cpu_list(placed->cpus), "8-15,24-31");
+  ASSERT_EQ(placed->resources.size(), 3u);
+  EXPECT_EQ(placed->resources[2].resource, "pci:0000:3b:00.0");
+}
+
+// 60 GiB is more than one cell's 48 GiB (32 GiB x 1.5): memory prefers no single cell.
+TEST(DefaultPlacement, WhenTheDeviceCellCannotHoldItBestEffortSpansAndTheStrictPoliciesRefuse) {
+  HostTopology host = two_cells_with_a_nic_on_cell_1();
+  auto best_effort = place_floating_guest(host, guest(4, 60, true), {});
+  ASSERT_TRUE(best_effort.ok()) << best_effort.error().message;
+  EXPECT_EQ(best_effort->cells->nodes(), (std::vector<std::uint32_t>{0, 1}));
+  EXPECT_FALSE(best_effort->preferred);
+
+  // Memory alone needs both cells, which is its narrowest (so preferred) mask; the device prefers cell 1.
+  // The merged mask 0-1 is not preferred by the device: restricted refuses.
+  for (auto policy : {TopologyPolicy::Restricted, TopologyPolicy::SingleNumaNode}) {
+    DefaultPlacementOptions options;
+    options.policy = policy;
+    auto refused = place_floating_guest(host, guest(4, 60, true), options);
+    ASSERT_FALSE(refused.ok()) << topology_policy_name(policy);
+    EXPECT_EQ(refused.error().name, "PolicyRefused");
+    EXPECT_NE(refused.error().message.find(std::string(topology_policy_name(policy))), std::string::npos);
+  }
+}
+
+TEST(DefaultPlacement, UsageOnACellCountsAgainstIt) {
+  HostTopology host = two_cells_with_a_nic_on_cell_1();
+  host.cells[0].usage.memory_kib = 40ull * 1024 * 1024;  // 8 GiB left under the ratio
+  auto placed = place_floating_guest(host, guest(2, 16, false), {});
+  ASSERT_TRUE(placed.ok());
+  EXPECT_EQ(placed->cells->to_nodeset(), "1");
+}
+
+TEST(DefaultPlacement, PolicyNoneLeavesTheGuestUnconfined) {
+  HostTopology host = two_cells_with_a_nic_on_cell_1();
+  auto text = xml::read_text_file(numaplace::testing::source_path("examples/guest-8vcpu-4g.xml"), "guest");
+  plugin::PlaceRequest request;
+  request.domain_xml = *text;
+  request.floating.policy = TopologyPolicy::None;
+  auto outcome = plugin::place_domain(host, request);
+  ASSERT_TRUE(outcome.ok());
+  EXPECT_FALSE(outcome->confinement.has_value());
+  auto doc = xml::parse_document(outcome->domain_xml, "output");
+  ASSERT_TRUE(doc.ok());
+  EXPECT_EQ(xml::first_child(xmlDocGetRootElement(doc->get()), "numatune"), nullptr);
+}
+
+TEST(DefaultPlacement, HostdevOfTheDomainIsLocatedOnTheHost) {
+  HostTopology host = two_cells_with_a_nic_on_cell_1();
+  plugin::PlaceRequest request;
+  request.domain_xml =
+      "<domain type='kvm'><name>nic</name><memory unit='GiB'>4</memory><vcpu>2</vcpu><devices>"
+      "<hostdev mode='subsystem' type='pci' managed='yes'><source>"
+      "<address domain='0x0000' bus='0x3b' slot='0x00' function='0x0'/></source></hostdev>"
+      "<hostdev mode='subsystem' type='pci' managed='yes'><source>"
+      "<address domain='0x0000' bus='0x99' slot='0x00' function='0x0'/></source></hostdev>"
+      "</devices></domain>";
+  auto outcome = plugin::place_domain(host, request);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  ASSERT_TRUE(outcome->confinement && outcome->confinement->cells);
+  EXPECT_EQ(outcome->confinement->cells->to_nodeset(), "1");
+  EXPECT_NE(outcome->domain_xml.find("<memory mode=\"strict\" nodeset=\"1\"/>"), std::string::npos);
+  EXPECT_NE(outcome->domain_xml.find("cpuset=\"8-15,24-31\""), std::string::npos);
+  // The device the host does not have is reported, not silently dropped.
+  ASSERT_EQ(outcome->warnings.size(), 1u);
+  EXPECT_NE(outcome->warnings[0].find("0000:99:00.0"), std::string::npos);
+
+  // With a NUMA topology and the required policy, the guest cell must sit with its device.
+  request.flavor_specs = {{"hw:numa_nodes", "1"}, {"hw:pci_numa_affinity_policy", "required"}};
+  auto numa = plugin::place_domain(host, request);
+  ASSERT_TRUE(numa.ok()) << numa.error().message;
+  ASSERT_TRUE(numa->placement.has_value());
+  EXPECT_EQ(numa->placement->cells[0].host_cell, 1u);
+}
+
+}  // namespace
+}  // namespace numaplace

@@ -68,7 +68,11 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
     if (request.floating.policy != TopologyPolicy::None) {
       auto confined = place_floating_guest(host, floating, request.floating, summary->pci_hostdevs);
       if (!confined) return confined.error();
-      if (confined->cells) xml::write_confinement(doc->get(), confined->cells->to_nodeset(), confined->cpus);
+      if (confined->cells) {
+        CpuSet nodes;  // libvirt's canonical range syntax, "0-1" rather than "0,1"
+        for (std::uint32_t node : confined->cells->nodes()) nodes.insert(node);
+        xml::write_confinement(doc->get(), to_cpu_list(nodes), confined->cpus);
+      }
       outcome.confinement = std::move(*confined);
     }
     if (!stored.flavor_specs.empty() || !stored.image_props.empty()) xml::write_record(doc->get(), stored, nullptr);

@@ -1,9 +1,11 @@
 #include "placement/default_placement.h"
 
 #include <algorithm>
+#include <map>
 
 #include "placement/hints/merge_hints.h"
 #include "placement/hints/numa_info.h"
+#include "placement/resource_vector.h"
 
 namespace numaplace {
 namespace {
@@ -21,10 +23,29 @@ std::vector<std::uint64_t> candidate_masks(std::size_t cells) {
   return masks;
 }
 
-// Hints for one resource given a per-cell capacity and a demand: every mask whose summed
-// capacity covers the demand, preferred at the minimal width.
-template <typename Capacity>
-HintList capacity_hints(const HostTopology& host, const std::vector<std::uint64_t>& masks, Capacity fits) {
+// What a set of cells can still give, per dimension: "cpu" (CPUs for shared vCPUs: a guest never
+// has more vCPUs than CPUs), "cpu-load" (vCPU room under the CPU ratio), "memory" (KiB under the RAM
+// ratio) and "hugepages-SIZE" (KiB in free pages of that size).
+ResourceVector available_in(const HostTopology& host, const std::vector<const HostCell*>& cells) {
+  ResourceVector available;
+  double cpus = 0, load_room = 0, memory_room = 0;
+  std::map<std::uint64_t, double> pages;
+  for (const HostCell* c : cells) {
+    cpus += static_cast<double>(c->shared_cpus.size());
+    load_room += static_cast<double>(c->shared_cpus.size()) * host.ratio.cpu - c->usage.shared_cpus;
+    memory_room += static_cast<double>(c->memory_kib) * host.ratio.ram - static_cast<double>(c->usage.memory_kib);
+    for (const auto& pool : c->pages) pages[pool.size_kib] += static_cast<double>(pool.free() * pool.size_kib);
+  }
+  available.set("cpu", cpus);
+  available.set("cpu-load", load_room);
+  available.set("memory", memory_room);
+  for (const auto& [size, kib] : pages) available.set("hugepages-" + std::to_string(size), kib);
+  return available;
+}
+
+// Hints for one resource: every mask whose cells can give `request` (a LessEqual over the request's
+// dimensions, missing ones reading as zero), preferred at the minimal width.
+HintList capacity_hints(const HostTopology& host, const std::vector<std::uint64_t>& masks, const ResourceVector& request) {
   HintList hints;
   int narrowest = -1;
   for (std::uint64_t m : masks) {
@@ -36,7 +57,7 @@ HintList capacity_hints(const HostTopology& host, const std::vector<std::uint64_
         ids = ids | NumaNodeMask::single(host.cells[i].id);
       }
     }
-    if (!fits(cells)) continue;
+    if (!request.less_equal(available_in(host, cells), MissingDimension::Zero)) continue;
     if (narrowest < 0) narrowest = ids.count();
     hints.push_back({ids, ids.count() == narrowest});
   }
@@ -68,35 +89,13 @@ Result<DefaultPlacement> place_floating_guest(const HostTopology& host, const Fl
   const std::vector<std::uint64_t> masks = candidate_masks(host.cells.size());
   DefaultPlacement out;
   const double vcpus = guest.vcpus;
-  out.resources.push_back({"cpu", capacity_hints(host, masks, [&](const std::vector<const HostCell*>& cells) {
-                             double cpus = 0;
-                             double room = 0;
-                             for (const HostCell* c : cells) {
-                               cpus += static_cast<double>(c->shared_cpus.size());
-                               room += static_cast<double>(c->shared_cpus.size()) * host.ratio.cpu - c->usage.shared_cpus;
-                             }
-                             return vcpus <= cpus && vcpus <= room;
-                           })});
+  out.resources.push_back({"cpu", capacity_hints(host, masks, ResourceVector({{"cpu", vcpus}, {"cpu-load", vcpus}}))});
+  const auto memory = static_cast<double>(guest.memory_kib);
   if (guest.hugepage_kib > 4) {
-    out.resources.push_back({"hugepages-" + std::to_string(guest.hugepage_kib),
-                             capacity_hints(host, masks, [&](const std::vector<const HostCell*>& cells) {
-                               std::uint64_t free_kib = 0;
-                               for (const HostCell* c : cells) {
-                                 for (const auto& pool : c->pages) {
-                                   if (pool.size_kib == guest.hugepage_kib) free_kib += pool.free() * pool.size_kib;
-                                 }
-                               }
-                               return free_kib >= guest.memory_kib;
-                             })});
+    const std::string pages = "hugepages-" + std::to_string(guest.hugepage_kib);
+    out.resources.push_back({pages, capacity_hints(host, masks, ResourceVector({{pages, memory}}))});
   } else {
-    out.resources.push_back({"memory", capacity_hints(host, masks, [&](const std::vector<const HostCell*>& cells) {
-                               double room = 0;
-                               for (const HostCell* c : cells) {
-                                 room += static_cast<double>(c->memory_kib) * host.ratio.ram -
-                                         static_cast<double>(c->usage.memory_kib);
-                               }
-                               return static_cast<double>(guest.memory_kib) <= room;
-                             })});
+    out.resources.push_back({"memory", capacity_hints(host, masks, ResourceVector({{"memory", memory}}))});
   }
   for (std::size_t d = 0; d < guest.pci_device_nodes.size(); ++d) {
     const std::string name = d < pci_names.size() ? "pci:" + pci_names[d] : "pci:" + std::to_string(d);
@@ -105,10 +104,15 @@ Result<DefaultPlacement> place_floating_guest(const HostTopology& host, const Fl
       out.resources.push_back({name, std::nullopt});
       continue;
     }
-    out.resources.push_back({name, capacity_hints(host, masks, [&](const std::vector<const HostCell*>& cells) {
-                               return std::any_of(cells.begin(), cells.end(),
-                                                  [&](const HostCell* c) { return c->id == *node; });
-                             })});
+    HintList hints;  // every mask holding the device's node, preferred alone
+    for (std::uint64_t m : masks) {
+      NumaNodeMask ids;
+      for (std::size_t i = 0; i < host.cells.size(); ++i) {
+        if ((m >> i) & 1U) ids = ids | NumaNodeMask::single(host.cells[i].id);
+      }
+      if (ids.contains(*node)) hints.push_back({ids, ids.count() == 1});
+    }
+    out.resources.push_back({name, hints});
   }
 
   std::vector<ProviderHints> providers(1);

@@ -46,7 +46,9 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
 
   // The domain's own PCI devices, located on the host.
   FloatingGuest floating{summary->vcpus, summary->memory_kib, summary->hugepage_kib, {}};
-  for (const auto& address : summary->pci_hostdevs) {
+  std::vector<std::string> pci_addresses = summary->pci_hostdevs;
+  pci_addresses.insert(pci_addresses.end(), request.pci_addresses.begin(), request.pci_addresses.end());
+  for (const auto& address : pci_addresses) {
     const PciDevice* device = nullptr;
     for (const auto& d : host.pci) {
       if (d.address == address) device = &d;
@@ -66,7 +68,7 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
 
   if (!topology->has_value()) {
     if (request.floating.policy != TopologyPolicy::None) {
-      auto confined = place_floating_guest(host, floating, request.floating, summary->pci_hostdevs);
+      auto confined = place_floating_guest(host, floating, request.floating, pci_addresses);
       if (!confined) return confined.error();
       if (confined->cells) {
         CpuSet nodes;  // libvirt's canonical range syntax, "0-1" rather than "0,1"

@@ -29,6 +29,8 @@ struct PlaceRequest {
   // For guests that ask for no NUMA topology: the policy their resources' hints are merged
   // under (none leaves them unconfined).
   DefaultPlacementOptions floating;
+  // Host PCI addresses ("0000:3b:00.0") the guest will be given besides its <hostdev> elements.
+  std::vector<std::string> pci_addresses;
 };
 
 struct PlaceOutcome {

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <map>
 #include <memory>
+#include <string_view>
+#include <utility>
 
 #include "xml/xml_document.h"
 
@@ -185,6 +187,17 @@ Result<HostTopology> load_hwloc_xml(const std::string& path) {
   // hwloc parses the export itself; entities are never part of one.
   if (text->find("<!ENTITY") != std::string::npos) {
     return make_error("XmlForbiddenConstruct", what + " declares entities; hwloc exports never do, numaplace refuses it");
+  }
+  // hwloc 2.9 dereferences a null set when an object has a cpuset (nodeset) but no
+  // complete_cpuset (complete_nodeset); every real export writes both, so refuse the rest.
+  for (std::size_t at = text->find("<object"); at != std::string::npos; at = text->find("<object", at + 1)) {
+    const std::string_view tag = std::string_view(*text).substr(at, text->find('>', at) - at);
+    for (const auto& [set, complete] : {std::pair{" cpuset=", "complete_cpuset="}, std::pair{" nodeset=", "complete_nodeset="}}) {
+      if (tag.find(set) != std::string_view::npos && tag.find(complete) == std::string_view::npos) {
+        return load_failed(what, "an <object> has" + std::string(set) + " but no " + std::string(complete) +
+                                     "; it is not an export hwloc wrote (write one with 'lstopo --of xml FILE')");
+      }
+    }
   }
   auto topology = new_topology(what);
   if (!topology) return topology.error();

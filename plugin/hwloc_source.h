@@ -9,7 +9,9 @@
 // display, accelerators) with their NUMA node: the one node of the device's
 // nearest non-I/O ancestor, none when that ancestor covers several nodes.
 // Failures are "HwlocLoadFailed" with hwloc's reason (errno) where it gives one;
-// an export declaring entities is "XmlForbiddenConstruct". No exception escapes.
+// an export declaring entities is "XmlForbiddenConstruct"; one with an <object> that has a
+// cpuset (nodeset) but no complete_cpuset (complete_nodeset), on which hwloc 2.9 crashes, is
+// "HwlocLoadFailed" before hwloc sees it. No exception escapes.
 #pragma once
 
 #include <string>

@@ -106,7 +106,8 @@ void write_cpu_numa(xmlNode* root, const HostTopology& host, const Placement& pl
   std::map<std::string, xmlNode*> previous;
   for (xmlNode* cell : child_elements(numa, "cell")) {
     xmlUnlinkNode(cell);
-    previous[attribute(cell, "id").value_or("")] = cell;
+    // A second cell with an id already seen (libvirt refuses such a domain) is dropped, not leaked.
+    if (!previous.try_emplace(attribute(cell, "id").value_or(""), cell).second) xmlFreeNode(cell);
   }
   // Distances are mirrored only when the host reported every one of them.
   bool distances_known = true;

@@ -122,8 +122,9 @@ std::string pinning_problem(const HostCell& cell, const GuestTopology& topology,
 }  // namespace
 
 VectorOutcome check_nova_fit(const nlohmann::json& vector) {
-  const nlohmann::json& expect =
-      vector["expect"].contains("expect_fixed") ? vector["expect"]["expect_fixed"] : vector["expect"];
+  // at(), not operator[]: on a const json, [] of a missing key reads freed memory (a fuzz find).
+  const nlohmann::json& outer = vector.at("expect");
+  const nlohmann::json& expect = outer.contains("expect_fixed") ? outer.at("expect_fixed") : outer;
   const std::string kind = expect.at("kind").get<std::string>();
   GuestRequest request = request_from_nova_json(vector.at("request"));
   auto topology = derive_guest_topology(request);

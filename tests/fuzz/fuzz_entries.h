@@ -1,0 +1,43 @@
+// The outside-text entry points of numaplace, one function per parser, each fed
+// raw bytes exactly as a libFuzzer harness gets them. Each returns the parser's
+// outcome: std::nullopt on success, or the named Error it refused the input with.
+// Shared by the libFuzzer harnesses (tests/fuzz/fuzz_*.cpp) and the regression
+// test over tests/fuzz/regressions/ (tests/unit/fuzz_regressions_test.cpp), so a
+// crashing input is replayed through the very same code it crashed.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "placement/error.h"
+
+namespace numaplace::fuzz {
+
+using Outcome = std::optional<Error>;
+
+// parse_cpu_list over the whole input; on success, to_cpu_list must parse back to the same set.
+Outcome cpulist(std::string_view data);
+// Lines "key=value"; lines before a line "--" are flavor extra specs, after it image properties.
+// The first line may be "vcpus memory_mib" to size the guest (default 4 vCPUs, 2048 MiB).
+Outcome specs(std::string_view data);
+// read_capabilities.
+Outcome capabilities_xml(std::string_view data);
+// read_node_devices, and read_pci_node_device on the same text.
+Outcome nodedev_xml(std::string_view data);
+// read_domain_summary + read_guest_claim against a fixed 2-cell host, then place_domain of the
+// same text with hw:numa_nodes=1 (or the request in its metadata) on that host.
+Outcome domain_xml(std::string_view data);
+// load_hwloc_xml of the input written to a temporary file.
+Outcome hwloc_xml(std::string_view data);
+// One JSON line through every conformance suite's check (nova-fit first); malformed vectors
+// are refused as the runner refuses them.
+Outcome json_vector(std::string_view data);
+
+// Dispatch by harness name ("cpulist", "specs", "capabilities", "nodedev", "domain", "hwloc", "json").
+// Returns an Error named "UnknownHarness" for any other name.
+Outcome run(std::string_view harness, std::string_view data);
+
+}  // namespace numaplace::fuzz

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Builds the seed corpora of the fuzz harnesses (one directory per entry) from the
+# project's shared data and the small hand-made seeds in tests/fuzz/seeds/:
+#   cpulist       cpus=/cpuset=/nodeset= values of every corpus and sample XML
+#   specs         flavor extra specs and image properties of the nova vectors, as key=value lines
+#   capabilities  corpus/*/capabilities, samples/libvirt/caps-*
+#   nodedev       corpus/*/nodedev, samples/libvirt/nodedev-*, test-driver node files
+#   domain        corpus/*/domains, samples/libvirt/domain-*
+#   hwloc         samples/hwloc
+#   json          a sample of lines of every conformance .jsonl file (one vector a file)
+# Usage: make_seeds.sh OUT_DIR [SHARED_DIR]   (SHARED_DIR defaults to ../shared beside the checkout)
+set -euo pipefail
+SOURCE=$(cd "$(dirname "$0")/../.." && pwd)
+OUT=$1
+SHARED=$(readlink -f "${2:-$SOURCE/../shared}")
+[ -d "$SHARED/corpus" ] || { echo "make_seeds.sh: no corpus under $SHARED" >&2; exit 1; }
+rm -rf "$OUT"
+mkdir -p "$OUT"/{cpulist,specs,capabilities,nodedev,domain,hwloc,json}
+
+copy_all() {  # dest files...
+  local dest=$1 f; shift
+  for f in "$@"; do [ -f "$f" ] && cp "$f" "$OUT/$dest/$(basename "$(dirname "$f")")-$(basename "$f")"; done
+  return 0
+}
+copy_all capabilities "$SHARED"/corpus/*/capabilities/* "$SHARED"/samples/libvirt/caps-*
+copy_all nodedev "$SHARED"/corpus/*/nodedev/* "$SHARED"/samples/libvirt/nodedev-* "$SHARED"/samples/libvirt/testdriver-node-*
+copy_all domain "$SHARED"/corpus/*/domains/* "$SHARED"/samples/libvirt/domain-* "$SOURCE"/examples/*.xml
+copy_all hwloc "$SHARED"/samples/hwloc/*
+for entry in cpulist specs capabilities nodedev domain hwloc json; do
+  if [ -d "$SOURCE/tests/fuzz/seeds/$entry" ]; then cp "$SOURCE/tests/fuzz/seeds/$entry"/* "$OUT/$entry/"; fi
+done
+
+python3 - "$SHARED" "$OUT" <<'PY'
+import glob, hashlib, json, os, re, sys
+shared, out = sys.argv[1], sys.argv[2]
+
+def put(entry, text):
+    data = text.encode() if isinstance(text, str) else text
+    name = hashlib.sha1(data).hexdigest()[:16]
+    with open(os.path.join(out, entry, name), "wb") as f:
+        f.write(data)
+
+lists = set()
+for path in glob.glob(shared + "/corpus/**/*.xml", recursive=True) + glob.glob(shared + "/samples/**/*.xml", recursive=True):
+    text = open(path, encoding="utf-8", errors="replace").read()
+    lists.update(re.findall(r"""(?:cpus|cpuset|nodeset|siblings)=['"]([^'"]{1,200})['"]""", text))
+for value in sorted(lists)[:400]:
+    put("cpulist", value)
+
+for path in sorted(glob.glob(shared + "/conformance/**/*.jsonl", recursive=True)):
+    lines = [l for l in open(path, encoding="utf-8") if l.strip()]
+    step = max(1, len(lines) // 150)  # about 150 vectors a file
+    for line in lines[::step]:
+        put("json", line.strip())
+        if "/nova/" not in path:
+            continue
+        vector = json.loads(line)
+        request = vector.get("request", {})
+        flavor = request.get("flavor", {})
+        image = (request.get("image") or {}).get("properties", {})
+        def v(x): return x if isinstance(x, str) else json.dumps(x)
+        text = "%s %s\n" % (flavor.get("vcpus", 4), flavor.get("memory_mib", 2048))
+        text += "".join("%s=%s\n" % (k, v(x)) for k, x in (flavor.get("extra_specs") or {}).items())
+        if image:
+            text += "--\n" + "".join("%s=%s\n" % (k, v(x)) for k, x in image.items())
+        put("specs", text)
+PY
+for entry in cpulist specs capabilities nodedev domain hwloc json; do
+  printf '%s %s\n' "$entry" "$(find "$OUT/$entry" -type f | wc -l)"
+done

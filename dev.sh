@@ -2,7 +2,10 @@
 # numaplace developer entry point. Installs what is missing (Debian 12 packages),
 # configures and builds into build/, then runs what you ask for:
 #   ./dev.sh demo      place the bundled 8-vCPU guest on libvirt's test host, validate with libvirt
-#   ./dev.sh test      run the whole test suite (unit, conformance, CLI) with ctest
+#   ./dev.sh test      run the whole test suite (unit, conformance, CLI, e2e) with ctest
+#   ./dev.sh asan      the same suite built with ASan+UBSan (build-asan/, without e2e); not yet in CI
+#   ./dev.sh fuzz-smoke  build the libFuzzer harnesses with clang (build-fuzz/) and run each for
+#                      NUMAPLACE_FUZZ_SMOKE_SECONDS (default 10) as ctests labelled fuzz; not yet in CI
 #   ./dev.sh build     only install and build
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -50,9 +53,32 @@ run_tests() {
   ctest --test-dir "$BUILD_DIR" -j"$(nproc)" --output-on-failure
 }
 
+# The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer (e2e excluded: it runs
+# real QEMU guests and is covered by the normal build).
+asan() {
+  install_missing
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNUMAPLACE_SANITIZE=ON -DNUMAPLACE_BENCHMARKS=OFF >/dev/null
+  cmake --build build-asan -j"$(nproc)"
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
+    ctest --test-dir build-asan -j"$(nproc)" -LE e2e --output-on-failure
+}
+
+# Every libFuzzer harness for a short bounded time (7 x NUMAPLACE_FUZZ_SMOKE_SECONDS, run in parallel).
+fuzz_smoke() {
+  PACKAGES+=(clang)
+  install_missing
+  CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNUMAPLACE_FUZZ=ON \
+    -DNUMAPLACE_BENCHMARKS=OFF -DNUMAPLACE_FUZZ_SMOKE_SECONDS="${NUMAPLACE_FUZZ_SMOKE_SECONDS:-10}" >/dev/null
+  cmake --build build-fuzz -j"$(nproc)" --target fuzz_cpulist fuzz_specs fuzz_capabilities fuzz_nodedev \
+    fuzz_domain fuzz_hwloc fuzz_json
+  ctest --test-dir build-fuzz -j"$(nproc)" -L fuzz --output-on-failure
+}
+
 case "${1:-}" in
   demo) demo ;;
   test) run_tests ;;
+  asan) asan ;;
+  fuzz-smoke) fuzz_smoke ;;
   build) build ;;
-  *) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

@@ -80,5 +80,5 @@ case "${1:-}" in
   asan) asan ;;
   fuzz-smoke) fuzz_smoke ;;
   build) build ;;
-  *) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

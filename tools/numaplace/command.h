@@ -18,5 +18,7 @@ Command register_topology(CLI::App& app);
 Command register_define(CLI::App& app);
 Command register_start(CLI::App& app);
 Command register_conformance(CLI::App& app);
+Command register_hook(CLI::App& app);
+Command register_rank(CLI::App& app);
 
 }  // namespace numaplace::cli

@@ -32,6 +32,8 @@ int main(int argc, char** argv) {
   using namespace numaplace::cli;
   std::vector<Command> commands{register_place(app), register_topology(app), register_define(app),
                                 register_start(app), register_conformance(app)};
+  commands.push_back(register_hook(app));
+  commands.push_back(register_rank(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,129 @@
+/* numaplace C ABI: place libvirt guests onto the NUMA cells of a host.
+ *
+ * Contract:
+ * - Opaque handles (np_host, np_result, np_error), each made by one call and
+ *   released by its np_*_free (which accepts NULL). Strings returned by a handle
+ *   are owned by it and live until it is freed. No C++ type and no exception
+ *   crosses this boundary; every call returns an np_status.
+ * - On failure a call returns a status other than NP_OK, leaves its out
+ *   parameter NULL and, when `error` is not NULL, stores an np_error there with a
+ *   stable machine-readable name ("NoFit", "ImageNUMATopologyAsymmetric",
+ *   "XmlMalformed", ...) and a sentence a person can act on. Free it with
+ *   np_error_free.
+ * - No global state. Distinct handles may be used from different threads at
+ *   once; one np_host may be shared by threads (np_place reads it under a shared
+ *   lock, np_host_add_claims writes it under an exclusive one). An np_result and
+ *   an np_error belong to one thread at a time.
+ * - All text is UTF-8 and NUL-terminated.
+ *
+ * Link with `pkg-config --cflags --libs numaplace`.
+ */
+#ifndef NUMAPLACE_H
+#define NUMAPLACE_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define NP_EXPORT __attribute__((visibility("default")))
+#else
+#define NP_EXPORT
+#endif
+
+#define NP_VERSION_MAJOR 0
+#define NP_VERSION_MINOR 1
+
+typedef enum np_status {
+  NP_OK = 0,
+  NP_ERR_INVALID_ARGUMENT = 1, /* a NULL handle or string, an unknown flag or option */
+  NP_ERR_INVALID_INPUT = 2,    /* a document or request that cannot be used (malformed XML/JSON, bad keys) */
+  NP_ERR_NO_FIT = 3,           /* the guest does not fit the host */
+  NP_ERR_HOST_UNAVAILABLE = 4, /* the host could not be read (libvirt, hwloc, a file) */
+  NP_ERR_NO_MEMORY = 5,
+  NP_ERR_INTERNAL = 6          /* a bug: please report the message */
+} np_status;
+
+typedef struct np_host np_host;
+typedef struct np_result np_result;
+typedef struct np_error np_error;
+
+/* One KEY=VALUE pair: a flavor extra spec ("hw:numa_nodes" = "2"), an image
+ * property ("hw_numa_nodes" = "2") or a placement option. */
+typedef struct np_pair {
+  const char* key;
+  const char* value;
+} np_pair;
+
+/* The library's version, "0.1.0". */
+NP_EXPORT const char* np_version(void);
+/* A short name for a status ("NP_ERR_NO_FIT"). */
+NP_EXPORT const char* np_status_name(np_status status);
+
+/* Errors. */
+NP_EXPORT np_status np_error_status(const np_error* error);
+NP_EXPORT const char* np_error_name(const np_error* error);
+NP_EXPORT const char* np_error_message(const np_error* error);
+NP_EXPORT void np_error_free(np_error* error);
+
+/* Hosts. Each starts with no guests' claims unless said otherwise. */
+/* `virsh capabilities` XML text. */
+NP_EXPORT np_status np_host_from_capabilities_xml(const char* xml, np_host** host, np_error** error);
+/* An hwloc XML export (`lstopo --of xml`), as text or as a file path. */
+NP_EXPORT np_status np_host_from_hwloc_xml(const char* xml, np_host** host, np_error** error);
+NP_EXPORT np_status np_host_from_hwloc_file(const char* path, np_host** host, np_error** error);
+/* The machine this process runs on, through hwloc. */
+NP_EXPORT np_status np_host_from_this_machine(np_host** host, np_error** error);
+/* JSON text in the nova-fit host schema (cells, usage, pci, allocation_ratio; see
+ * README "Calling the library"); usage in it counts as already claimed. */
+NP_EXPORT np_status np_host_from_json(const char* json, np_host** host, np_error** error);
+/* A live libvirt host ("qemu:///system", "test:///default"): capabilities, PCI
+ * node devices and, with NP_LIBVIRT_RUNNING_CLAIMS, the claims of its running
+ * guests (their live XML). Domains that cannot be read are skipped. */
+#define NP_LIBVIRT_RUNNING_CLAIMS 1u
+NP_EXPORT np_status np_host_from_libvirt(const char* uri, unsigned int flags, np_host** host, np_error** error);
+/* The host model as JSON text (the same schema np_host_from_json reads); the
+ * caller frees it with np_string_free. */
+NP_EXPORT np_status np_host_to_json(const np_host* host, char** json, np_error** error);
+NP_EXPORT void np_string_free(char* text);
+NP_EXPORT void np_host_free(np_host* host);
+
+/* Adds what already-placed guests hold (pinned pCPUs, floating vCPU load, memory,
+ * huge pages) from their domain XML texts. All or nothing: if one cannot be read,
+ * nothing is added. np_place leaves out a claim of the guest it places (same name
+ * or uuid), so a guest can be placed again on its own host. */
+NP_EXPORT np_status np_host_add_claims(np_host* host, const char* const* domain_xmls, size_t count, np_error** error);
+
+/* Places the guest of `domain_xml` on `host`. Its vCPUs and memory come from the
+ * domain's <vcpu> and <memory>; its NUMA wishes from `specs` (flavor extra specs)
+ * and `image_props` (image properties), or, when both are empty, from the request
+ * recorded in the domain's numaplace metadata. `options` (may be NULL when
+ * option_count is 0):
+ *   "cell_order" = "spread" (default, Nova's order) | "pack" (fullest host cells first)
+ * An unknown option is NP_ERR_INVALID_ARGUMENT. A guest that asks for no NUMA
+ * topology is a success: its XML is returned unchanged and np_result_placed is 0.
+ * A guest that does not fit is NP_ERR_NO_FIT, whose message says why per cell. */
+NP_EXPORT np_status np_place(const np_host* host, const char* domain_xml, const np_pair* specs, size_t spec_count,
+                             const np_pair* image_props, size_t image_prop_count, const np_pair* options,
+                             size_t option_count, np_result** result, np_error** error);
+
+/* The rewritten domain XML. */
+NP_EXPORT const char* np_result_xml(const np_result* result);
+/* {"domain": NAME, "uuid": UUID, "placed": bool, "request_from_metadata": bool,
+ *  "cells": [{"guest_cell", "host_cell", "guest_cpus", "host_cpus", "memory_kib",
+ *             "pagesize_kib", "pinning": {"VCPU": PCPU}, "cpuset_reserved"}]} */
+NP_EXPORT const char* np_result_placement_json(const np_result* result);
+/* {"placed": bool, "summary": TEXT, "request": {"flavor": {...}, "image": {...},
+ *  "from_metadata": bool}, "rejections": [{"guest_cell", "host_cell", "reason"}]} */
+NP_EXPORT const char* np_result_explanation_json(const np_result* result);
+/* 1 when the guest got a NUMA placement, 0 when it asked for none. */
+NP_EXPORT int np_result_placed(const np_result* result);
+NP_EXPORT void np_result_free(np_result* result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NUMAPLACE_H */

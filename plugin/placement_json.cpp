@@ -1,0 +1,55 @@
+#include "plugin/placement_json.h"
+
+namespace numaplace::plugin {
+
+using nlohmann::json;
+
+json placement_json(const PlaceOutcome& outcome) {
+  json cells = json::array();
+  if (outcome.placement) {
+    for (const auto& cell : outcome.placement->cells) {
+      json pinning = json::object();
+      for (const auto& [vcpu, pcpu] : cell.pinning) pinning[std::to_string(vcpu)] = pcpu;
+      cells.push_back({{"guest_cell", cell.guest_cell},
+                       {"host_cell", cell.host_cell},
+                       {"guest_cpus", to_cpu_list(cell.guest_cpus)},
+                       {"host_cpus", to_cpu_list(cell.host_cpus)},
+                       {"memory_kib", cell.memory_kib},
+                       {"pagesize_kib", cell.pagesize_kib > 0 ? json(cell.pagesize_kib) : json()},
+                       {"pinning", pinning},
+                       {"cpuset_reserved", cell.cpuset_reserved.empty() ? json() : json(to_cpu_list(cell.cpuset_reserved))}});
+    }
+  }
+  return {{"domain", outcome.domain_name},
+          {"uuid", outcome.domain_uuid},
+          {"placed", outcome.placement.has_value()},
+          {"request_from_metadata", outcome.request_from_metadata},
+          {"cells", cells}};
+}
+
+json explanation_json(const PlaceOutcome& outcome, const SpecMap& flavor_specs, const SpecMap& image_props) {
+  json rejections = json::array();
+  for (const auto& r : outcome.rejections) {
+    rejections.push_back({{"guest_cell", r.guest_cell}, {"host_cell", r.host_cell}, {"reason", r.reason}});
+  }
+  std::string summary;
+  if (!outcome.placement) {
+    summary = "the request names no NUMA topology; the domain is unchanged";
+  } else {
+    for (const auto& cell : outcome.placement->cells) {
+      summary += (summary.empty() ? "" : "; ") + std::string("guest cell ") + std::to_string(cell.guest_cell) +
+                 " on host cell " + std::to_string(cell.host_cell);
+    }
+  }
+  json request{{"from_metadata", outcome.request_from_metadata}};
+  if (!outcome.request_from_metadata) {
+    request["flavor"] = flavor_specs;
+    request["image"] = image_props;
+  }
+  return {{"placed", outcome.placement.has_value()},
+          {"summary", summary},
+          {"request", request},
+          {"rejections", rejections}};
+}
+
+}  // namespace numaplace::plugin

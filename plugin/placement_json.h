@@ -1,0 +1,17 @@
+// The JSON texts the library hands to programs for one placement: the placement
+// itself (which host cell and pCPUs each guest cell got) and the explanation (the
+// request that was used and every (guest cell, host cell) pair that could not be
+// used, with why). Shapes are documented in plugin/include/numaplace.h.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "placement/guest_request.h"
+#include "plugin/place_domain.h"
+
+namespace numaplace::plugin {
+
+nlohmann::json placement_json(const PlaceOutcome& outcome);
+nlohmann::json explanation_json(const PlaceOutcome& outcome, const SpecMap& flavor_specs, const SpecMap& image_props);
+
+}  // namespace numaplace::plugin

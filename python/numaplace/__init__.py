@@ -1,0 +1,225 @@
+"""numaplace for Python compute drivers: ctypes over the C ABI of libnumaplace.
+
+    import numaplace
+    result = numaplace.place(host=caps_xml, flavor={"hw:numa_nodes": "2"},
+                             image={}, domain_xml=domain_xml)
+    result.xml          # the rewritten domain XML
+    result.placement    # dict: which host cell and pCPUs each guest cell got
+    result.explanation  # dict: the request used and every rejected (guest cell, host cell)
+
+`host` is a `virsh capabilities` XML string, an hwloc XML export string, a dict in
+the nova-fit host schema (cells, usage, pci, allocation_ratio), a libvirt URI
+("qemu:///system"), or a numaplace.Host loaded once and reused. Failures raise
+numaplace.Error with .name (stable kind such as "NoFit"), .status and the message.
+
+The library is NUMAPLACE_LIBRARY if set, else the installed libnumaplace.so.0.
+No compiler is needed; nothing here keeps global state besides the loaded library.
+"""
+
+import ctypes
+import json
+import os
+import threading
+from typing import Any, Dict, Iterable, Mapping, NamedTuple, Optional, Union
+
+__all__ = ["Error", "Host", "Result", "place", "library_version"]
+
+SONAME = "libnumaplace.so.0"
+NP_OK = 0
+NP_LIBVIRT_RUNNING_CLAIMS = 1
+
+
+class Error(Exception):
+    """A numaplace failure: .name is the stable kind, .status the C status code."""
+
+    def __init__(self, name: str, message: str, status: int):
+        super().__init__(message)
+        self.name = name
+        self.message = message
+        self.status = status
+
+    def __str__(self) -> str:
+        return f"{self.name}: {self.message}"
+
+
+class Result(NamedTuple):
+    placement: Dict[str, Any]
+    xml: str
+    explanation: Dict[str, Any]
+    placed: bool
+
+
+class _Pair(ctypes.Structure):
+    _fields_ = [("key", ctypes.c_char_p), ("value", ctypes.c_char_p)]
+
+
+_lib = None
+_lib_lock = threading.Lock()
+
+
+def _load() -> ctypes.CDLL:
+    global _lib
+    with _lib_lock:
+        if _lib is not None:
+            return _lib
+        path = os.environ.get("NUMAPLACE_LIBRARY") or SONAME
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError as exc:
+            raise Error("LibraryNotFound", f"cannot load the numaplace library '{path}': {exc}; "
+                        "install it or set NUMAPLACE_LIBRARY to its path", -1) from None
+        P = ctypes.POINTER
+        host_p, result_p, error_p = ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p
+        out_host, out_result, out_error = P(host_p), P(result_p), P(error_p)
+        sigs = {
+            "np_version": (ctypes.c_char_p, []),
+            "np_error_status": (ctypes.c_int, [error_p]),
+            "np_error_name": (ctypes.c_char_p, [error_p]),
+            "np_error_message": (ctypes.c_char_p, [error_p]),
+            "np_error_free": (None, [error_p]),
+            "np_host_from_capabilities_xml": (ctypes.c_int, [ctypes.c_char_p, out_host, out_error]),
+            "np_host_from_hwloc_xml": (ctypes.c_int, [ctypes.c_char_p, out_host, out_error]),
+            "np_host_from_hwloc_file": (ctypes.c_int, [ctypes.c_char_p, out_host, out_error]),
+            "np_host_from_this_machine": (ctypes.c_int, [out_host, out_error]),
+            "np_host_from_json": (ctypes.c_int, [ctypes.c_char_p, out_host, out_error]),
+            "np_host_from_libvirt": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_uint, out_host, out_error]),
+            "np_host_to_json": (ctypes.c_int, [host_p, P(ctypes.c_void_p), out_error]),
+            "np_string_free": (None, [ctypes.c_void_p]),
+            "np_host_free": (None, [host_p]),
+            "np_host_add_claims": (ctypes.c_int, [host_p, P(ctypes.c_char_p), ctypes.c_size_t, out_error]),
+            "np_place": (ctypes.c_int, [host_p, ctypes.c_char_p, P(_Pair), ctypes.c_size_t, P(_Pair),
+                                        ctypes.c_size_t, P(_Pair), ctypes.c_size_t, out_result, out_error]),
+            "np_result_xml": (ctypes.c_char_p, [result_p]),
+            "np_result_placement_json": (ctypes.c_char_p, [result_p]),
+            "np_result_explanation_json": (ctypes.c_char_p, [result_p]),
+            "np_result_placed": (ctypes.c_int, [result_p]),
+            "np_result_free": (None, [result_p]),
+        }
+        for name, (restype, argtypes) in sigs.items():
+            fn = getattr(lib, name)
+            fn.restype = restype
+            fn.argtypes = argtypes
+        _lib = lib
+        return lib
+
+
+def library_version() -> str:
+    return _load().np_version().decode()
+
+
+def _check(lib: ctypes.CDLL, status: int, error: ctypes.c_void_p) -> None:
+    if status == NP_OK:
+        return
+    if error.value:
+        name = lib.np_error_name(error).decode("utf-8", "replace")
+        message = lib.np_error_message(error).decode("utf-8", "replace")
+        lib.np_error_free(error)
+        raise Error(name, message, status)
+    raise Error("Unknown", f"numaplace failed with status {status}", status)
+
+
+def _text(value: str, what: str) -> bytes:
+    if not isinstance(value, str):
+        raise Error("InvalidArgument", f"{what} must be a str, not {type(value).__name__}", 1)
+    if "\0" in value:
+        raise Error("InvalidArgument", f"{what} contains a NUL character", 1)
+    return value.encode("utf-8")
+
+
+def _pairs(mapping: Optional[Mapping[str, Any]], what: str):
+    items = list((mapping or {}).items())
+    array = (_Pair * max(1, len(items)))()
+    keep = []
+    for i, (key, value) in enumerate(items):
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        k, v = _text(str(key), f"{what} key"), _text(str(value), f"{what}[{key!r}]")
+        keep += [k, v]
+        array[i].key, array[i].value = k, v
+    return array, len(items), keep
+
+
+class Host:
+    """A host model held by the library; reuse one for many placements (thread-safe)."""
+
+    def __init__(self, source: Union[str, Mapping[str, Any]], running_claims: bool = True):
+        self._lib = _load()
+        self._handle = ctypes.c_void_p()
+        error = ctypes.c_void_p()
+        lib = self._lib
+        if isinstance(source, Mapping):
+            status = lib.np_host_from_json(_text(json.dumps(source), "host"), ctypes.byref(self._handle),
+                                           ctypes.byref(error))
+        elif isinstance(source, str):
+            text = source.lstrip()
+            if text.startswith("<"):
+                is_hwloc = "<topology" in text and "<capabilities" not in text
+                load = lib.np_host_from_hwloc_xml if is_hwloc else lib.np_host_from_capabilities_xml
+                status = load(_text(source, "host"), ctypes.byref(self._handle), ctypes.byref(error))
+            elif text.startswith("{"):
+                status = lib.np_host_from_json(_text(source, "host"), ctypes.byref(self._handle), ctypes.byref(error))
+            elif "://" in text or text.startswith(("qemu:", "test:")):
+                flags = NP_LIBVIRT_RUNNING_CLAIMS if running_claims else 0
+                status = lib.np_host_from_libvirt(_text(text, "host"), flags, ctypes.byref(self._handle),
+                                                  ctypes.byref(error))
+            else:
+                raise Error("InvalidArgument", "host must be capabilities or hwloc XML, JSON, a dict, "
+                            "or a libvirt URI such as qemu:///system", 1)
+        else:
+            raise Error("InvalidArgument", f"host must be a str or a dict, not {type(source).__name__}", 1)
+        _check(lib, status, error)
+
+    def add_claims(self, domain_xmls: Iterable[str]) -> None:
+        """Counts what these already-placed guests hold (all or nothing)."""
+        texts = [_text(x, "claim domain XML") for x in domain_xmls]
+        array = (ctypes.c_char_p * max(1, len(texts)))(*texts)
+        error = ctypes.c_void_p()
+        _check(self._lib, self._lib.np_host_add_claims(self._handle, array, len(texts), ctypes.byref(error)), error)
+
+    def to_dict(self) -> Dict[str, Any]:
+        out = ctypes.c_void_p()
+        error = ctypes.c_void_p()
+        _check(self._lib, self._lib.np_host_to_json(self._handle, ctypes.byref(out), ctypes.byref(error)), error)
+        try:
+            return json.loads(ctypes.string_at(out).decode())
+        finally:
+            self._lib.np_string_free(out)
+
+    def place(self, domain_xml: str, flavor: Optional[Mapping[str, Any]] = None,
+              image: Optional[Mapping[str, Any]] = None, options: Optional[Mapping[str, Any]] = None) -> Result:
+        lib = self._lib
+        specs, n_specs, keep1 = _pairs(flavor, "flavor")
+        props, n_props, keep2 = _pairs(image, "image")
+        opts, n_opts, keep3 = _pairs(options, "options")
+        result = ctypes.c_void_p()
+        error = ctypes.c_void_p()
+        status = lib.np_place(self._handle, _text(domain_xml, "domain_xml"), specs, n_specs, props, n_props, opts,
+                              n_opts, ctypes.byref(result), ctypes.byref(error))
+        del keep1, keep2, keep3
+        _check(lib, status, error)
+        try:
+            return Result(placement=json.loads(lib.np_result_placement_json(result).decode()),
+                          xml=lib.np_result_xml(result).decode(),
+                          explanation=json.loads(lib.np_result_explanation_json(result).decode()),
+                          placed=bool(lib.np_result_placed(result)))
+        finally:
+            lib.np_result_free(result)
+
+    def __del__(self):
+        handle = getattr(self, "_handle", None)
+        if handle is not None and handle.value:
+            self._lib.np_host_free(handle)
+            self._handle = None
+
+
+def place(host: Union[str, Mapping[str, Any], Host], domain_xml: str, flavor: Optional[Mapping[str, Any]] = None,
+          image: Optional[Mapping[str, Any]] = None, claims: Iterable[str] = (),
+          options: Optional[Mapping[str, Any]] = None) -> Result:
+    """Places the guest of `domain_xml` on `host` with the flavor's extra specs and the image's
+    properties (or, when both are empty, the request recorded in the domain's metadata)."""
+    if not isinstance(host, Host):
+        host = Host(host)
+    claims = list(claims)
+    if claims:
+        host.add_claims(claims)
+    return host.place(domain_xml, flavor=flavor, image=image, options=options)

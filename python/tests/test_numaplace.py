@@ -1,0 +1,127 @@
+"""Tests of the Python binding against the built library (NUMAPLACE_LIBRARY) and the shared samples
+(NUMAPLACE_SHARED_DIR), run by ctest with Debian's python3."""
+
+import os
+import threading
+import unittest
+
+import numaplace
+
+SHARED = os.environ.get("NUMAPLACE_SHARED_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared"))
+SOURCE = os.path.join(os.path.dirname(__file__), "..", "..")
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+CAPS_2CELL = read(os.path.join(SHARED, "samples", "libvirt", "caps-2cell.xml"))
+CAPS_1CELL = read(os.path.join(SHARED, "samples", "libvirt", "caps-1cell.xml"))
+GUEST = read(os.path.join(SOURCE, "examples", "guest-8vcpu-4g.xml"))
+WORKED = {"hw:numa_nodes": "2", "hw:numa_cpus.0": "0-5", "hw:numa_cpus.1": "6,7",
+          "hw:numa_mem.0": "3072", "hw:numa_mem.1": "1024"}
+JSON_HOST = {"cells": [
+    {"id": 0, "cpus": [0, 1, 2, 3], "siblings": [[0], [1], [2], [3]], "memory_mib": 4096,
+     "usage": {"shared_cpus": 0, "pinned_cpus": [0, 1, 2, 3], "memory_mib": 0}},
+    {"id": 1, "cpus": "4-7", "memory_mib": 4096}]}
+
+
+class PlaceTest(unittest.TestCase):
+    def test_capabilities_host(self):
+        result = numaplace.place(host=CAPS_2CELL, flavor=WORKED, image={}, domain_xml=GUEST)
+        self.assertTrue(result.placed)
+        self.assertEqual([c["guest_cell"] for c in result.placement["cells"]], [0, 1])
+        self.assertIn("<numatune>", result.xml)
+        self.assertIn("rejections", result.explanation)
+        self.assertEqual(result.explanation["request"]["flavor"]["hw:numa_nodes"], "2")
+
+    def test_image_properties(self):
+        result = numaplace.place(host=CAPS_2CELL, flavor={}, image={"hw_numa_nodes": 2}, domain_xml=GUEST)
+        self.assertEqual(len(result.placement["cells"]), 2)
+
+    def test_dict_host_sees_usage(self):
+        result = numaplace.place(host=JSON_HOST, flavor={"hw:numa_nodes": "1", "hw:cpu_policy": "dedicated"},
+                                 domain_xml=GUEST.replace("<vcpu>8</vcpu>", "<vcpu>2</vcpu>"))
+        cell = result.placement["cells"][0]
+        self.assertEqual(cell["host_cell"], 1)  # cell 0's pCPUs are all pinned already
+        self.assertTrue(set(cell["pinning"].values()) <= {4, 5, 6, 7})
+
+    def test_libvirt_uri(self):
+        result = numaplace.place(host="test:///default", flavor=WORKED, domain_xml=GUEST)
+        self.assertTrue(result.placed)
+
+    def test_no_topology_returns_xml_unchanged(self):
+        result = numaplace.place(host=CAPS_2CELL, domain_xml=GUEST)
+        self.assertFalse(result.placed)
+        self.assertIn("numaplace-demo", result.xml)
+
+    def test_second_run_uses_metadata(self):
+        first = numaplace.place(host=CAPS_2CELL, flavor=WORKED, domain_xml=GUEST)
+        again = numaplace.place(host=CAPS_2CELL, domain_xml=first.xml)
+        self.assertTrue(again.explanation["request"]["from_metadata"])
+        self.assertEqual(again.placement["cells"], first.placement["cells"])
+
+    def test_claims_move_the_guest(self):
+        host = numaplace.Host(CAPS_2CELL)
+        flavor = {"hw:numa_nodes": "1", "hw:cpu_policy": "dedicated"}
+        small = GUEST.replace("<vcpu>8</vcpu>", "<vcpu>16</vcpu>")
+        first = host.place(small, flavor=flavor)
+        other = first.xml.replace("numaplace-demo", "other-guest")
+        host.add_claims([other])
+        second = host.place(small, flavor=flavor)
+        self.assertNotEqual(first.placement["cells"][0]["host_cell"], second.placement["cells"][0]["host_cell"])
+        self.assertEqual(host.to_dict()["cells"][first.placement["cells"][0]["host_cell"]]["usage"]["pinned_cpus"],
+                         sorted(first.placement["cells"][0]["pinning"].values()))
+
+
+class ErrorTest(unittest.TestCase):
+    def test_no_fit(self):
+        with self.assertRaises(numaplace.Error) as caught:
+            numaplace.place(host=CAPS_1CELL, flavor=WORKED, domain_xml=GUEST)
+        self.assertEqual(caught.exception.name, "NoFit")
+        self.assertIn("does not fit", caught.exception.message)
+
+    def test_bad_request(self):
+        with self.assertRaises(numaplace.Error) as caught:
+            numaplace.place(host=CAPS_2CELL, flavor={"hw:numa_nodes": "3"}, domain_xml=GUEST)
+        self.assertEqual(caught.exception.name, "ImageNUMATopologyAsymmetric")
+
+    def test_malformed_inputs(self):
+        for host, xml, name in [("<capabilities>", GUEST, "XmlMalformed"), (CAPS_2CELL, "<domain", "XmlMalformed"),
+                                ({"cells": []}, GUEST, "InvalidHostJson"), ("not a host", GUEST, "InvalidArgument"),
+                                (CAPS_2CELL, "nul\0byte", "InvalidArgument")]:
+            with self.assertRaises(numaplace.Error) as caught:
+                numaplace.place(host=host, flavor=WORKED, domain_xml=xml)
+            self.assertEqual(caught.exception.name, name, caught.exception.message)
+
+    def test_unknown_option(self):
+        with self.assertRaises(numaplace.Error) as caught:
+            numaplace.place(host=CAPS_2CELL, flavor=WORKED, domain_xml=GUEST, options={"colour": "blue"})
+        self.assertEqual(caught.exception.name, "InvalidArgument")
+
+
+class ThreadTest(unittest.TestCase):
+    def test_one_host_many_threads(self):
+        host = numaplace.Host(CAPS_2CELL)
+        results, errors = [], []
+
+        def work():
+            try:
+                for _ in range(20):
+                    results.append(host.place(GUEST, flavor=WORKED).placement)
+            except Exception as exc:  # pragma: no cover - reported below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        self.assertEqual(len(results), 80)
+        self.assertTrue(all(r == results[0] for r in results))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,226 @@
+// The C ABI (numaplace.h) as a C caller uses it, and the C++ API (numaplace.hpp) over it:
+// every host source, claims, placement JSON, errors as status + name + message, NULLs,
+// and one host shared by threads.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "numaplace.h"
+#include "numaplace.hpp"
+#include "test_paths.h"
+
+namespace numaplace {
+namespace {
+
+using testing::shared_path;
+using testing::source_path;
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+const np_pair kWorked[] = {{"hw:numa_nodes", "2"},
+                           {"hw:numa_cpus.0", "0-5"},
+                           {"hw:numa_cpus.1", "6,7"},
+                           {"hw:numa_mem.0", "3072"},
+                           {"hw:numa_mem.1", "1024"}};
+
+struct CApi : ::testing::Test {
+  void TearDown() override {
+    np_result_free(result);
+    np_error_free(error);
+    np_host_free(host);
+  }
+  np_host* host = nullptr;
+  np_result* result = nullptr;
+  np_error* error = nullptr;
+  std::string guest = slurp(source_path("examples/guest-8vcpu-4g.xml"));
+  std::string caps_2cell = slurp(shared_path("samples/libvirt/caps-2cell.xml"));
+};
+
+TEST_F(CApi, PlacesOnACapabilitiesHost) {
+  ASSERT_EQ(np_host_from_capabilities_xml(caps_2cell.c_str(), &host, &error), NP_OK);
+  ASSERT_EQ(np_place(host, guest.c_str(), kWorked, 5, nullptr, 0, nullptr, 0, &result, &error), NP_OK);
+  EXPECT_EQ(error, nullptr);
+  EXPECT_EQ(np_result_placed(result), 1);
+  EXPECT_NE(std::string(np_result_xml(result)).find("<numatune>"), std::string::npos);
+  auto placement = nlohmann::json::parse(np_result_placement_json(result));
+  ASSERT_EQ(placement["cells"].size(), 2u);
+  EXPECT_EQ(placement["domain"], "numaplace-demo");
+  auto explanation = nlohmann::json::parse(np_result_explanation_json(result));
+  EXPECT_EQ(explanation["placed"], true);
+  EXPECT_EQ(explanation["request"]["flavor"]["hw:numa_cpus.1"], "6,7");
+}
+
+TEST_F(CApi, EveryHostSourceLoads) {
+  const std::string hwloc = slurp(shared_path("samples/hwloc/synth-2pkg-4numa-pci-distances.xml"));
+  ASSERT_EQ(np_host_from_hwloc_xml(hwloc.c_str(), &host, &error), NP_OK) << np_error_message(error);
+  np_host_free(host);
+  host = nullptr;
+  ASSERT_EQ(np_host_from_hwloc_file(shared_path("samples/hwloc/synth-2pkg-4numa-pci-distances.xml").c_str(), &host,
+                                    &error),
+            NP_OK);
+  char* json = nullptr;
+  ASSERT_EQ(np_host_to_json(host, &json, &error), NP_OK);
+  EXPECT_EQ(nlohmann::json::parse(json)["cells"].size(), 4u);
+  np_host* again = nullptr;
+  EXPECT_EQ(np_host_from_json(json, &again, &error), NP_OK) << np_error_message(error);
+  np_host_free(again);
+  np_string_free(json);
+  np_host_free(host);
+  host = nullptr;
+  ASSERT_EQ(np_host_from_libvirt("test:///default", NP_LIBVIRT_RUNNING_CLAIMS, &host, &error), NP_OK);
+  EXPECT_EQ(np_place(host, guest.c_str(), kWorked, 5, nullptr, 0, nullptr, 0, &result, &error), NP_OK);
+}
+
+TEST_F(CApi, ErrorsCarryStatusNameAndMessage) {
+  const std::string caps_1cell = slurp(shared_path("samples/libvirt/caps-1cell.xml"));
+  ASSERT_EQ(np_host_from_capabilities_xml(caps_1cell.c_str(), &host, &error), NP_OK);
+  EXPECT_EQ(np_place(host, guest.c_str(), kWorked, 5, nullptr, 0, nullptr, 0, &result, &error), NP_ERR_NO_FIT);
+  EXPECT_EQ(result, nullptr);
+  ASSERT_NE(error, nullptr);
+  EXPECT_EQ(np_error_status(error), NP_ERR_NO_FIT);
+  EXPECT_STREQ(np_error_name(error), "NoFit");
+  EXPECT_NE(std::string(np_error_message(error)).find("does not fit"), std::string::npos);
+  np_error_free(error);
+  error = nullptr;
+
+  const np_pair asymmetric[] = {{"hw:numa_nodes", "3"}};
+  EXPECT_EQ(np_place(host, guest.c_str(), asymmetric, 1, nullptr, 0, nullptr, 0, &result, &error), NP_ERR_INVALID_INPUT);
+  EXPECT_STREQ(np_error_name(error), "ImageNUMATopologyAsymmetric");
+  np_error_free(error);
+  error = nullptr;
+
+  const np_pair unknown_option[] = {{"colour", "blue"}};
+  EXPECT_EQ(np_place(host, guest.c_str(), kWorked, 5, nullptr, 0, unknown_option, 1, &result, &error),
+            NP_ERR_INVALID_ARGUMENT);
+  np_error_free(error);
+  error = nullptr;
+
+  const np_pair twice[] = {{"hw:numa_nodes", "2"}, {"hw:numa_nodes", "1"}};
+  EXPECT_EQ(np_place(host, guest.c_str(), twice, 2, nullptr, 0, nullptr, 0, &result, &error), NP_ERR_INVALID_ARGUMENT);
+  np_error_free(error);
+  error = nullptr;
+
+  EXPECT_EQ(np_place(host, "<domain", kWorked, 5, nullptr, 0, nullptr, 0, &result, &error), NP_ERR_INVALID_INPUT);
+  EXPECT_STREQ(np_error_name(error), "XmlMalformed");
+}
+
+TEST_F(CApi, NullsAreInvalidArgumentsNotCrashes) {
+  EXPECT_EQ(np_host_from_capabilities_xml(nullptr, &host, &error), NP_ERR_INVALID_ARGUMENT);
+  np_error_free(error);
+  error = nullptr;
+  EXPECT_EQ(np_host_from_capabilities_xml("x", nullptr, nullptr), NP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(np_place(nullptr, guest.c_str(), nullptr, 0, nullptr, 0, nullptr, 0, &result, nullptr),
+            NP_ERR_INVALID_ARGUMENT);
+  ASSERT_EQ(np_host_from_capabilities_xml(caps_2cell.c_str(), &host, nullptr), NP_OK);
+  EXPECT_EQ(np_place(host, guest.c_str(), nullptr, 3, nullptr, 0, nullptr, 0, &result, nullptr), NP_ERR_INVALID_ARGUMENT);
+  const np_pair null_value[] = {{"hw:numa_nodes", nullptr}};
+  EXPECT_EQ(np_place(host, guest.c_str(), null_value, 1, nullptr, 0, nullptr, 0, &result, nullptr),
+            NP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(np_host_add_claims(host, nullptr, 1, nullptr), NP_ERR_INVALID_ARGUMENT);
+  np_host* fresh = host;  // any value: out parameters are NULL on failure
+  EXPECT_EQ(np_host_from_libvirt("test:///default", 99, &fresh, nullptr), NP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(fresh, nullptr);
+  EXPECT_STREQ(np_error_name(nullptr), "");
+  np_error_free(nullptr);
+  np_result_free(nullptr);
+  np_host_free(nullptr);
+}
+
+TEST_F(CApi, BadHostsAreNamedErrors) {
+  EXPECT_EQ(np_host_from_json("{\"cells\": [{\"id\": 0, \"cpus\": [-1], \"memory_mib\": 1}]}", &host, &error),
+            NP_ERR_INVALID_INPUT);
+  EXPECT_STREQ(np_error_name(error), "InvalidHostJson");
+  EXPECT_NE(std::string(np_error_message(error)).find("cells[0].cpus[0]"), std::string::npos) << np_error_message(error);
+  np_error_free(error);
+  error = nullptr;
+  EXPECT_EQ(np_host_from_hwloc_xml("<topology><garbage", &host, &error), NP_ERR_INVALID_INPUT);
+  EXPECT_STREQ(np_error_name(error), "InvalidHwlocXml");
+  EXPECT_EQ(std::string(np_error_message(error)).find("/tmp"), std::string::npos) << np_error_message(error);
+  np_error_free(error);
+  error = nullptr;
+  EXPECT_EQ(np_host_from_libvirt("nosuchdriver:///x", 0, &host, &error), NP_ERR_HOST_UNAVAILABLE);
+}
+
+TEST_F(CApi, ClaimsMoveTheNextGuestAndNeverItself) {
+  ASSERT_EQ(np_host_from_capabilities_xml(caps_2cell.c_str(), &host, &error), NP_OK);
+  const np_pair dedicated[] = {{"hw:numa_nodes", "1"}, {"hw:cpu_policy", "dedicated"}};
+  std::string big = guest;
+  big.replace(big.find("<vcpu>8</vcpu>"), 14, "<vcpu>16</vcpu>");
+  ASSERT_EQ(np_place(host, big.c_str(), dedicated, 2, nullptr, 0, nullptr, 0, &result, &error), NP_OK);
+  const std::string placed = np_result_xml(result);
+  const auto first = nlohmann::json::parse(np_result_placement_json(result))["cells"][0]["host_cell"];
+  np_result_free(result);
+  result = nullptr;
+
+  // The guest's own claim does not count against it: placing it again gives the same cell.
+  const char* own[] = {placed.c_str()};
+  ASSERT_EQ(np_host_add_claims(host, own, 1, &error), NP_OK);
+  ASSERT_EQ(np_place(host, placed.c_str(), nullptr, 0, nullptr, 0, nullptr, 0, &result, &error), NP_OK);
+  EXPECT_EQ(nlohmann::json::parse(np_result_placement_json(result))["cells"][0]["host_cell"], first);
+  np_result_free(result);
+  result = nullptr;
+
+  // Another guest of that size goes to the other cell.
+  std::string other = big;
+  other.replace(other.find("numaplace-demo"), 14, "other");
+  ASSERT_EQ(np_place(host, other.c_str(), dedicated, 2, nullptr, 0, nullptr, 0, &result, &error), NP_OK);
+  EXPECT_NE(nlohmann::json::parse(np_result_placement_json(result))["cells"][0]["host_cell"], first);
+
+  const char* broken[] = {"<domain"};
+  EXPECT_EQ(np_host_add_claims(host, broken, 1, &error), NP_ERR_INVALID_INPUT);
+  EXPECT_STREQ(np_error_name(error), "InvalidClaim");
+}
+
+TEST_F(CApi, OneHostManyThreads) {
+  ASSERT_EQ(np_host_from_capabilities_xml(caps_2cell.c_str(), &host, &error), NP_OK);
+  std::vector<std::string> placements(8);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < placements.size(); ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < 25; ++i) {
+        np_result* mine = nullptr;
+        if (np_place(host, guest.c_str(), kWorked, 5, nullptr, 0, nullptr, 0, &mine, nullptr) != NP_OK) return;
+        placements[t] = np_result_placement_json(mine);
+        np_result_free(mine);
+        if (t == 0) {
+          const char* none[] = {nullptr};
+          np_host_add_claims(host, none, 0, nullptr);  // a writer among the readers
+        }
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  for (const auto& p : placements) EXPECT_EQ(p, placements[0]);
+  EXPECT_FALSE(placements[0].empty());
+}
+
+TEST(CppApi, RaiiHostPlacesAndThrowsNamedErrors) {
+  auto host = api::Host::from_capabilities_xml(slurp(shared_path("samples/libvirt/caps-2cell.xml")));
+  api::Request request;
+  request.domain_xml = slurp(source_path("examples/guest-8vcpu-4g.xml"));
+  request.flavor = {{"hw:numa_nodes", "2"}};
+  request.options = {{"cell_order", "pack"}};
+  api::Placement placed = host.place(request);
+  EXPECT_TRUE(placed.placed);
+  EXPECT_NE(placed.xml.find("<vcpupin"), std::string::npos);
+  request.flavor = {{"hw:numa_nodes", "5"}};
+  try {
+    host.place(request);
+    FAIL() << "5 cells on a 2-cell host";
+  } catch (const api::Error& e) {
+    EXPECT_EQ(e.status(), NP_ERR_INVALID_INPUT);  // 8 vCPUs do not split into 5
+    EXPECT_EQ(e.name(), "ImageNUMATopologyAsymmetric");
+  }
+  EXPECT_THROW(api::Host::from_json("[]"), api::Error);
+}
+
+}  // namespace
+}  // namespace numaplace

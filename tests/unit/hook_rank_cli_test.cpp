@@ -1,0 +1,260 @@
+// `numaplace hook qemu ...` and `numaplace rank ...` run as libvirt and a scheduler would:
+// the XML on stdin, the exit code and the output checked for every operation and for
+// garbage; status directories built from placed guests.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "test_paths.h"
+
+namespace numaplace {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::cli_path;
+using testing::shared_path;
+using testing::source_path;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+void write(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
+
+struct HookCli : ::testing::Test {
+  void SetUp() override {
+    dir = fs::temp_directory_path() /
+          ("numaplace-hook-test-" + std::to_string(getpid()) + "-" +
+           ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir / "status");
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  // Runs the CLI with `input` on stdin (empty: /dev/null) and `env` before it.
+  CliRun run(const std::string& args, const std::string& input = {}, const std::string& env = {}) {
+    const fs::path in = dir / "stdin";
+    write(in, input);
+    const std::string command = env + " " + cli_path() + " " + args + " < " + in.string() + " 2>" + (dir / "err").string();
+    CliRun result;
+    FILE* pipe = popen(command.c_str(), "r");
+    if (pipe == nullptr) return result;
+    char buffer[4096];
+    std::size_t n = 0;
+    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
+    const int status = pclose(pipe);
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    result.err = slurp(dir / "err");
+    return result;
+  }
+
+  std::string hook(const std::string& name, const std::string& op, const std::string& subop,
+                   const std::string& options = {}) {
+    return "hook qemu --capabilities " + caps + " --status-dir " + (dir / "status").string() +
+           " --disabled-file " + (dir / "disabled").string() + " " + options + " -- " + name + " " + op + " " + subop +
+           " -";
+  }
+
+  // A 16-vCPU dedicated guest placed on one cell of the 2 x 16 CPU host.
+  std::string placed_guest(const std::string& name) {
+    std::string domain = slurp(source_path("examples/guest-8vcpu-4g.xml"));
+    domain.replace(domain.find("numaplace-demo"), 14, name);
+    domain.replace(domain.find("<vcpu>8</vcpu>"), 14, "<vcpu>16</vcpu>");
+    CliRun placed = run("place - --capabilities " + caps + " --spec hw:numa_nodes=1 --spec hw:cpu_policy=dedicated", domain);
+    EXPECT_EQ(placed.exit_code, 0) << placed.err;
+    return placed.out;
+  }
+
+  void running(const std::string& name, const std::string& xml) {
+    write(dir / "status" / (name + ".xml"), "<domstatus state='running' pid='1'>\n" + xml + "</domstatus>\n");
+  }
+
+  fs::path dir;
+  const std::string caps = shared_path("samples/libvirt/caps-2cell.xml");
+};
+
+std::string pins_of(const std::string& xml) {
+  std::string pins;
+  for (std::size_t at = xml.find("<vcpupin"); at != std::string::npos; at = xml.find("<vcpupin", at + 1)) {
+    pins += xml.substr(at, xml.find("/>", at) - at) + "\n";
+  }
+  return pins;
+}
+
+TEST_F(HookCli, OtherOperationsPassAtOnceWithoutOutput) {
+  for (const char* op : {"start begin", "started begin", "stopped end", "release end", "reconnect begin",
+                         "attach begin", "migrate end", "whatever else"}) {
+    const std::string text(op);
+    const auto space = text.find(' ');
+    CliRun r = run(hook("vm", text.substr(0, space), text.substr(space + 1)), "garbage <<<");
+    EXPECT_EQ(r.exit_code, 0) << op << ": " << r.err;
+    EXPECT_EQ(r.out, "") << op;
+  }
+  CliRun other_driver = run("hook lxc -- vm migrate begin -", "garbage");
+  EXPECT_EQ(other_driver.exit_code, 0);
+  CliRun without_separator = run("hook qemu vm start begin -", "");
+  EXPECT_EQ(without_separator.exit_code, 0) << without_separator.err;
+  CliRun too_few = run("hook qemu -- vm", "");
+  EXPECT_EQ(too_few.exit_code, 0);
+}
+
+TEST_F(HookCli, RestorePlacesAgainAroundRunningGuests) {
+  const std::string guest = placed_guest("web-1");
+  const std::string old_pins = pins_of(guest);
+  ASSERT_FALSE(old_pins.empty());
+
+  // Nothing else runs: the guest keeps its pins.
+  CliRun same = run(hook("web-1", "restore", "begin"), guest);
+  EXPECT_EQ(same.exit_code, 0) << same.err;
+  EXPECT_EQ(pins_of(same.out), old_pins);
+
+  // Another guest now holds those pCPUs: restore moves web-1 to the other cell.
+  std::string thief = guest;
+  thief.replace(thief.find("web-1"), 5, "thief");
+  running("thief", thief);
+  running("web-1", guest);  // its own stale status file never counts against it
+  for (const char* op : {"restore", "migrate"}) {
+    CliRun moved = run(hook("web-1", op, "begin"), guest);
+    EXPECT_EQ(moved.exit_code, 0) << moved.err;
+    EXPECT_NE(moved.out.find("<domain"), std::string::npos);
+    EXPECT_FALSE(pins_of(moved.out).empty());
+    EXPECT_NE(pins_of(moved.out), old_pins) << op;
+  }
+
+  // And a third guest of that size finds no room: refused with a reason.
+  CliRun moved = run(hook("web-1", "restore", "begin"), guest);
+  std::string second = moved.out;
+  second.replace(second.find("web-1"), 5, "web-2");
+  running("web-2", second);
+  std::string third = guest;
+  third.replace(third.find("web-1"), 5, "web-3");
+  CliRun refused = run(hook("web-3", "restore", "begin"), third);
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_EQ(refused.out, "");
+  EXPECT_NE(refused.err.find("refusing restore begin of guest 'web-3'"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("NoFit"), std::string::npos) << refused.err;
+}
+
+TEST_F(HookCli, GuestsNumaplaceDidNotPlacePassUnchanged) {
+  CliRun r = run(hook("plain", "restore", "begin"), slurp(source_path("examples/guest-8vcpu-4g.xml")));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+TEST_F(HookCli, PrepareRefusesCollidingPins) {
+  const std::string guest = placed_guest("db-1");
+  CliRun alone = run(hook("db-1", "prepare", "begin"), guest);
+  EXPECT_EQ(alone.exit_code, 0) << alone.err;
+  EXPECT_EQ(alone.out, "");
+
+  std::string holder = guest;
+  holder.replace(holder.find("db-1"), 4, "db-0");
+  running("db-0", holder);
+  CliRun clash = run(hook("db-1", "prepare", "begin"), guest);
+  EXPECT_EQ(clash.exit_code, 1);
+  EXPECT_EQ(clash.out, "");
+  EXPECT_NE(clash.err.find("PinningCollision"), std::string::npos) << clash.err;
+  EXPECT_NE(clash.err.find("held by 'db-0'"), std::string::npos) << clash.err;
+
+  // A guest without pins never collides.
+  CliRun floating = run(hook("plain", "prepare", "begin"), slurp(source_path("examples/guest-8vcpu-4g.xml")));
+  EXPECT_EQ(floating.exit_code, 0) << floating.err;
+}
+
+TEST_F(HookCli, GarbageIsARefusalNeverACrash) {
+  const std::string inputs[] = {"", "garbage", "<domain", "<domain/>", "<capabilities/>",
+                                "<!DOCTYPE d [<!ENTITY x 'y'>]><domain/>", std::string(100000, '<'),
+                                "<domain><name>x</name><vcpu>0</vcpu><memory>1</memory></domain>",
+                                "<domain><name>x</name><vcpu>4294967295</vcpu><memory>99999999999999999999</memory></domain>"};
+  for (const auto& input : inputs) {
+    for (const char* op : {"restore", "migrate", "prepare"}) {
+      CliRun r = run(hook("vm", op, "begin"), input);
+      EXPECT_EQ(r.exit_code, 1) << op << " on " << input.substr(0, 60) << ": " << r.err;
+      EXPECT_EQ(r.out, "");
+      EXPECT_NE(r.err.find("numaplace hook: refusing"), std::string::npos) << r.err;
+    }
+  }
+  // Garbage in a status file is a warning, not a failure.
+  running("broken", "<domain");
+  write(dir / "status" / "junk.xml", "not xml at all");
+  CliRun r = run(hook("db-1", "prepare", "begin"), placed_guest("db-1"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning"), std::string::npos);
+}
+
+TEST_F(HookCli, OperatorSwitchAndTimeLimit) {
+  write(dir / "disabled", "");
+  CliRun off = run(hook("vm", "restore", "begin"), "garbage");
+  EXPECT_EQ(off.exit_code, 0);
+  EXPECT_EQ(off.out, "");
+  fs::remove(dir / "disabled");
+  CliRun env_off = run(hook("vm", "restore", "begin"), "garbage", "NUMAPLACE_HOOK_DISABLED=1");
+  EXPECT_EQ(env_off.exit_code, 0);
+
+  // stdin that never ends: the time limit refuses the operation.
+  const auto start = std::chrono::steady_clock::now();
+  const std::string command = "sleep 3 | " + cli_path() + " " + hook("vm", "restore", "begin", "--timeout 1") +
+                              " 2>" + (dir / "err").string();
+  const int status = std::system(command.c_str());
+  const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(WEXITSTATUS(status), 1);
+  EXPECT_NE(slurp(dir / "err").find("timed out"), std::string::npos);
+  EXPECT_GE(seconds, 0.9);
+}
+
+TEST_F(HookCli, RankOrdersHostsAndExplainsRefusals) {
+  const std::string hosts = (dir / "hosts").string();
+  fs::create_directories(hosts);
+  fs::copy_file(shared_path("samples/libvirt/caps-1cell.xml"), dir / "hosts" / "a-one-cell.xml");
+  fs::copy_file(shared_path("samples/libvirt/caps-2cell.xml"), dir / "hosts" / "b-two-cells.xml");
+  write(dir / "hosts" / "c-json.json", R"([
+    {"name": "busy", "cells": [{"id": 0, "cpus": "0-7", "memory_mib": 16384, "usage": {"pinned_cpus": "0-5", "memory_mib": 12000}},
+                               {"id": 1, "cpus": "8-15", "memory_mib": 16384, "usage": {"pinned_cpus": "8-13", "memory_mib": 12000}}]},
+    {"name": "idle", "cells": [{"id": 0, "cpus": "0-7", "memory_mib": 16384}, {"id": 1, "cpus": "8-15", "memory_mib": 16384}]}])");
+  const std::string request = "rank --hosts " + hosts + " --vcpus 8 --memory 4096 --spec hw:numa_nodes=2";
+  CliRun text = run(request + " --explain");
+  EXPECT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("1 of 4 hosts refused:"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("a-one-cell: the guest asks for 2 NUMA cells"), std::string::npos) << text.out;
+  CliRun json = run(request + " --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  auto doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["fitting"], 3);
+  EXPECT_EQ(doc["ranked"][0]["host"], "b-two-cells");  // 32 CPUs and 64 GiB: the emptiest after the guest
+  EXPECT_EQ(doc["ranked"][1]["host"], "idle");
+  EXPECT_EQ(doc["ranked"][2]["host"], "busy");
+  EXPECT_GT(doc["ranked"][1]["score"], doc["ranked"][2]["score"]);
+  EXPECT_EQ(doc["refused"][0]["host"], "a-one-cell");
+  CliRun pack = run(request + " --strategy MostAllocated --json");
+  EXPECT_EQ(nlohmann::json::parse(pack.out)["ranked"][0]["host"], "busy");
+
+  CliRun none = run("rank --hosts " + shared_path("samples/libvirt/caps-1cell.xml") +
+                 " --vcpus 8 --memory 4096 --spec hw:numa_nodes=2");
+  EXPECT_EQ(none.exit_code, 3);
+  CliRun bad = run("rank --hosts " + hosts + " --vcpus 8 --memory 4096 --strategy Fastest");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("UnknownScoringStrategy"), std::string::npos);
+  write(dir / "hosts" / "d-bad.json", R"({"cells": [{"id": 0, "cpus": [-3], "memory_mib": 1}]})");
+  CliRun bad_host = run(request);
+  EXPECT_EQ(bad_host.exit_code, 1);
+  EXPECT_NE(bad_host.err.find("InvalidHostJson"), std::string::npos) << bad_host.err;
+}
+
+}  // namespace
+}  // namespace numaplace

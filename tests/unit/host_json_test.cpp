@@ -1,0 +1,81 @@
+// The JSON host schema (plugin/host_json.h): the nova-fit fields, cpulist strings,
+// round trip from capabilities, and a named error pointing at each bad field.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "plugin/host_json.h"
+#include "test_paths.h"
+#include "xml/capabilities_reader.h"
+
+namespace numaplace {
+namespace {
+
+TEST(HostJson, ReadsTheNovaSchemaWithUsage) {
+  auto host = plugin::host_from_json_text(R"({"cells": [
+      {"id": 0, "cpus": [0,1,2,3], "siblings": [[0,2],[1,3]], "memory_mib": 1024,
+       "pages": [{"size_kib": 2048, "total": 8, "used": 2}, {"size_kib": 4, "total": 100}],
+       "usage": {"shared_cpus": 1.5, "pinned_cpus": "2-3", "memory_mib": 512}, "distances": [10, 20]},
+      {"id": 1, "cpus": "4-7", "memory_kib": 2048, "socket": 1, "dedicated_cpuset": [6,7], "shared_cpuset": [4,5]}],
+    "pci": [{"address": "0000:3b:00.0", "numa_node": 1, "vendor_id": "8086", "product_id": "1572"}],
+    "allocation_ratio": {"cpu": 4.0, "ram": 1.0}})");
+  ASSERT_TRUE(host) << host.error().message;
+  ASSERT_EQ(host->cells.size(), 2u);
+  EXPECT_EQ(host->cells[0].memory_kib, 1024u * 1024);
+  EXPECT_EQ(host->cells[0].pages.front().size_kib, 4u);  // sorted ascending
+  EXPECT_EQ(to_cpu_list(host->cells[0].usage.pinned_cpus), "2-3");
+  EXPECT_EQ(host->cells[0].usage.memory_kib, 512u * 1024);
+  EXPECT_EQ(to_cpu_list(host->cells[1].cpus), "4-7");
+  EXPECT_EQ(to_cpu_list(host->cells[1].dedicated_cpus), "6-7");
+  EXPECT_EQ(host->cells[1].socket, 1u);
+  EXPECT_EQ(host->pci.at(0).numa_node, 1u);
+  EXPECT_EQ(host->ratio.cpu, 4.0);
+}
+
+TEST(HostJson, RoundTripsACapabilitiesHost) {
+  std::ifstream in(testing::shared_path("samples/libvirt/caps-4cell.xml"));
+  std::stringstream text;
+  text << in.rdbuf();
+  auto caps = xml::read_capabilities(text.str());
+  ASSERT_TRUE(caps);
+  auto back = plugin::host_from_json(plugin::host_to_json(*caps));
+  ASSERT_TRUE(back) << back.error().message;
+  ASSERT_EQ(back->cells.size(), caps->cells.size());
+  for (std::size_t i = 0; i < caps->cells.size(); ++i) {
+    EXPECT_EQ(back->cells[i].cpus, caps->cells[i].cpus);
+    EXPECT_EQ(back->cells[i].siblings, caps->cells[i].siblings);
+    EXPECT_EQ(back->cells[i].memory_kib, caps->cells[i].memory_kib);
+    EXPECT_EQ(back->cells[i].distances, caps->cells[i].distances);
+    EXPECT_EQ(back->cells[i].pages.size(), caps->cells[i].pages.size());
+  }
+}
+
+TEST(HostJson, NamesEachBadField) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"not json", "not valid JSON"},
+      {"[]", "must be a JSON object"},
+      {R"({"cells": []})", "non-empty"},
+      {R"({"cells": [{"cpus": [0], "memory_mib": 1}]})", "has no id"},
+      {R"({"cells": [{"id": 0, "cpus": [-1], "memory_mib": 1}]})", "cells[0].cpus[0]: is negative"},
+      {R"({"cells": [{"id": 0, "cpus": [70000], "memory_mib": 1}]})", "above the limit"},
+      {R"({"cells": [{"id": 0, "cpus": "0-4294967295", "memory_mib": 1}]})", "cells[0].cpus"},
+      {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 18446744073709551615}]})", "memory_mib"},
+      {R"({"cells": [{"id": 0, "cpus": [0]}]})", "neither memory_mib nor memory_kib"},
+      {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1}, {"id": 0, "cpus": [1], "memory_mib": 1}]})", "repeats cell id 0"},
+      {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1, "dedicated_cpuset": [5]}]})", "within cpus"},
+      {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1, "usage": {"shared_cpus": -1}}]})", "usage.shared_cpus"},
+      {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1}], "allocation_ratio": {"cpu": 0}})", "allocation_ratio.cpu"},
+      {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1, "pages": [{"size_kib": 0, "total": 1}]}]})", "size_kib"},
+      {R"({"cells": [{"id": "zero", "cpus": [0], "memory_mib": 1}]})", "cells[0].id"},
+  };
+  for (const auto& [text, expected] : cases) {
+    auto host = plugin::host_from_json_text(text);
+    ASSERT_FALSE(host) << text;
+    EXPECT_EQ(host.error().name, "InvalidHostJson") << text;
+    EXPECT_NE(host.error().message.find(expected), std::string::npos) << text << " -> " << host.error().message;
+  }
+}
+
+}  // namespace
+}  // namespace numaplace

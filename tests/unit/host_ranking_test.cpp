@@ -1,0 +1,114 @@
+// Ranking hosts (placement/host_ranking.h): the fit test decides who is in, the
+// strategy orders them, refused hosts say why, and the order is stable.
+#include <gtest/gtest.h>
+
+#include "placement/host_ranking.h"
+
+namespace numaplace {
+namespace {
+
+HostTopology make_host(std::uint32_t cells, std::uint32_t cpus_per_cell, std::uint64_t mib_per_cell,
+                       std::uint32_t pinned_per_cell = 0) {
+  HostTopology host;
+  for (std::uint32_t c = 0; c < cells; ++c) {
+    HostCell cell;
+    cell.id = c;
+    for (std::uint32_t i = 0; i < cpus_per_cell; ++i) {
+      cell.cpus.insert(c * cpus_per_cell + i);
+      CpuSet one;
+      one.insert(c * cpus_per_cell + i);
+      cell.siblings.push_back(one);
+      if (i < pinned_per_cell) cell.usage.pinned_cpus.insert(c * cpus_per_cell + i);
+    }
+    cell.shared_cpus = cell.cpus;
+    cell.dedicated_cpus = cell.cpus;
+    cell.memory_kib = mib_per_cell * 1024;
+    host.cells.push_back(std::move(cell));
+  }
+  return host;
+}
+
+GuestRequest guest(std::uint32_t vcpus, std::uint64_t mib, SpecMap specs) {
+  GuestRequest request;
+  request.vcpus = vcpus;
+  request.memory_kib = mib * 1024;
+  request.flavor_specs = std::move(specs);
+  return request;
+}
+
+TEST(HostRanking, SpreadPrefersTheEmptiestAndPackTheFullest) {
+  std::vector<HostTopology> hosts{make_host(2, 8, 8192, 6), make_host(2, 8, 8192, 0), make_host(2, 8, 8192, 3)};
+  const auto request = guest(4, 2048, {{"hw:numa_nodes", "2"}, {"hw:cpu_policy", "dedicated"}});
+  RankOptions options;
+  auto spread = rank_hosts(hosts, request, options);
+  ASSERT_TRUE(spread) << spread.error().message;
+  ASSERT_EQ(spread->size(), 3u);
+  EXPECT_EQ((*spread)[0].index, 1u);
+  EXPECT_EQ((*spread)[1].index, 2u);
+  EXPECT_EQ((*spread)[2].index, 0u);
+  EXPECT_GT((*spread)[0].score, (*spread)[2].score);
+  ASSERT_TRUE((*spread)[0].placement);
+  EXPECT_EQ((*spread)[0].placement->cells.size(), 2u);
+
+  options.scoring.strategy = scoring::ScoringStrategy::MostAllocated;
+  auto pack = rank_hosts(hosts, request, options);
+  ASSERT_TRUE(pack);
+  EXPECT_EQ((*pack)[0].index, 0u);
+}
+
+TEST(HostRanking, RefusedHostsComeLastWithTheirReason) {
+  std::vector<HostTopology> hosts{make_host(1, 16, 65536), make_host(2, 4, 4096, 4), make_host(2, 8, 8192)};
+  const auto request = guest(4, 2048, {{"hw:numa_nodes", "2"}, {"hw:cpu_policy", "dedicated"}});
+  RankOptions options;
+  options.explain = true;
+  auto ranked = rank_hosts(hosts, request, options);
+  ASSERT_TRUE(ranked);
+  ASSERT_EQ(ranked->size(), 3u);
+  EXPECT_TRUE((*ranked)[0].fits);
+  EXPECT_EQ((*ranked)[0].index, 2u);
+  EXPECT_FALSE((*ranked)[1].fits);
+  EXPECT_EQ((*ranked)[1].index, 0u);
+  EXPECT_NE((*ranked)[1].reason.find("NUMA cells"), std::string::npos) << (*ranked)[1].reason;
+  EXPECT_EQ((*ranked)[2].index, 1u);
+  EXPECT_NE((*ranked)[2].reason.find("guest cell 0 on host cell 0"), std::string::npos) << (*ranked)[2].reason;
+}
+
+TEST(HostRanking, GuestWithoutTopologyNeedsRoomInTheTotals) {
+  std::vector<HostTopology> hosts{make_host(1, 2, 1024), make_host(2, 4, 4096)};
+  hosts[0].ratio.ram = 1.0;
+  auto ranked = rank_hosts(hosts, guest(2, 2048, {}), RankOptions{});
+  ASSERT_TRUE(ranked);
+  EXPECT_TRUE((*ranked)[0].fits);
+  EXPECT_EQ((*ranked)[0].index, 1u);
+  EXPECT_FALSE((*ranked)[0].placement);
+  EXPECT_FALSE((*ranked)[1].fits);
+  EXPECT_NE((*ranked)[1].reason.find("MiB"), std::string::npos);
+}
+
+TEST(HostRanking, ABadRequestIsAnError) {
+  std::vector<HostTopology> hosts{make_host(2, 4, 4096)};
+  auto ranked = rank_hosts(hosts, guest(3, 2048, {{"hw:numa_nodes", "2"}}), RankOptions{});
+  ASSERT_FALSE(ranked);
+  EXPECT_EQ(ranked.error().name, "ImageNUMATopologyAsymmetric");
+}
+
+TEST(HostRanking, EqualScoresKeepInputOrder) {
+  std::vector<HostTopology> hosts(5, make_host(2, 8, 8192));
+  auto ranked = rank_hosts(hosts, guest(2, 1024, {{"hw:numa_nodes", "1"}}), RankOptions{});
+  ASSERT_TRUE(ranked);
+  for (std::size_t i = 0; i < hosts.size(); ++i) EXPECT_EQ((*ranked)[i].index, i);
+}
+
+TEST(HostRanking, HostTotals) {
+  HostTopology host = make_host(2, 4, 1024, 2);
+  host.cells[1].usage.shared_cpus = 8;  // with the default ratio 16: half a CPU
+  host.cells[1].usage.memory_kib = 512 * 1024;
+  auto node = host_resources(host);
+  EXPECT_EQ(node.allocatable["cpu"], 8000);
+  EXPECT_EQ(node.requested["cpu"], 4500);
+  EXPECT_EQ(node.allocatable["memory"], 2048LL * 1024 * 1024);
+  EXPECT_EQ(node.requested["memory"], 512LL * 1024 * 1024);
+}
+
+}  // namespace
+}  // namespace numaplace

@@ -1,0 +1,211 @@
+// numaplace hook qemu NAME OP SUBOP [EXTRA]: libvirt's QEMU hook (tools/hooks/qemu).
+// libvirt waits for the hook and treats a non-zero exit as failure of the operation,
+// and uses stdout as the new domain XML only on "migrate begin" and "restore begin".
+//   migrate begin, restore begin: a guest carrying a numaplace request in its metadata
+//     is placed again for THIS host (hwloc, or --capabilities/--hwloc FILE) around the
+//     guests running here (libvirt's status files, never a call into libvirtd, which
+//     would deadlock); the new XML is printed. A guest without a numaplace request
+//     passes unchanged (no output). When it cannot be placed, the hook refuses: a
+//     guest started on pins another guest holds would silently lose its isolation.
+//   prepare begin: refuses a guest whose pinned pCPUs are held by a running guest.
+//   anything else: exit 0 at once, stdin unread, nothing printed.
+// Safety: no input crashes it (errors are messages, exit 1); a time limit (alarm,
+// --timeout, default 10 s, NUMAPLACE_HOOK_TIMEOUT) ends it with a refusal; the file
+// /etc/numaplace/hook-disabled or NUMAPLACE_HOOK_DISABLED=1 makes every operation pass.
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "numaplace/cli_common.h"
+#include "numaplace/command.h"
+#include "placement/claims.h"
+#include "plugin/host_claims.h"
+#include "plugin/hwloc_source.h"
+#include "plugin/place_domain.h"
+#include "plugin/status_claims.h"
+#include "xml/capabilities_reader.h"
+#include "xml/domain_claims.h"
+#include "xml/domain_reader.h"
+#include "xml/placement_record.h"
+#include "xml/xml_document.h"
+
+namespace numaplace::cli {
+namespace {
+
+constexpr unsigned kDefaultTimeoutSeconds = 10;
+constexpr unsigned kMaxTimeoutSeconds = 3600;
+constexpr int kHookRefused = 1;
+
+struct HookOptions {
+  std::string driver;
+  std::vector<std::string> args;  // NAME OP SUBOP [EXTRA...]
+  std::string capabilities_file;
+  std::string hwloc_file;
+  std::string status_dir = plugin::kQemuStatusDir;
+  std::string disabled_file = "/etc/numaplace/hook-disabled";
+  unsigned timeout = 0;  // 0: NUMAPLACE_HOOK_TIMEOUT or the default
+};
+
+extern "C" void on_timeout(int) {
+  static const char message[] =
+      "numaplace hook: timed out; the operation is refused. Disable the hook with "
+      "'touch /etc/numaplace/hook-disabled' if this persists\n";
+  // Only async-signal-safe calls here.
+  ssize_t ignored = write(STDERR_FILENO, message, sizeof message - 1);
+  (void)ignored;
+  _exit(kHookRefused);
+}
+
+bool disabled(const HookOptions& o) {
+  const char* env = std::getenv("NUMAPLACE_HOOK_DISABLED");
+  if (env != nullptr && std::string(env) != "" && std::string(env) != "0") return true;
+  std::error_code ec;
+  return !o.disabled_file.empty() && std::filesystem::exists(o.disabled_file, ec);
+}
+
+unsigned timeout_seconds(const HookOptions& o) {
+  if (o.timeout > 0) return std::min(o.timeout, kMaxTimeoutSeconds);
+  if (const char* env = std::getenv("NUMAPLACE_HOOK_TIMEOUT")) {
+    char* end = nullptr;
+    const unsigned long value = std::strtoul(env, &end, 10);
+    if (end != env && *end == '\0' && value > 0) return static_cast<unsigned>(std::min<unsigned long>(value, kMaxTimeoutSeconds));
+  }
+  return kDefaultTimeoutSeconds;
+}
+
+int refuse(const std::string& guest, const std::string& op, const Error& error) {
+  std::cerr << "numaplace hook: refusing " << op << " of guest '" << guest << "': " << error.name << ": "
+            << error.message << '\n';
+  return kHookRefused;
+}
+
+Result<HostTopology> load_this_host(const HookOptions& o) {
+  if (!o.capabilities_file.empty()) {
+    auto text = xml::read_text_file(o.capabilities_file, "capabilities file");
+    if (!text) return text.error();
+    return xml::read_capabilities(*text, "capabilities file '" + o.capabilities_file + "'");
+  }
+  if (!o.hwloc_file.empty()) return plugin::load_hwloc_xml(o.hwloc_file);
+  return plugin::load_hwloc_live();
+}
+
+// The claims of the guests running here, leaving out the guest itself.
+std::vector<GuestClaim> running_claims(const HookOptions& o, const HostTopology& host, const xml::DomainSummary& self) {
+  plugin::StatusScan scan = plugin::read_status_dir(o.status_dir);
+  for (const auto& warning : scan.warnings) std::cerr << "numaplace hook: warning: not counted: " << warning << '\n';
+  plugin::HostClaims claims = plugin::read_host_claims(scan.domains, host, self.name, self.uuid);
+  for (const auto& warning : claims.warnings) std::cerr << "numaplace hook: warning: not counted: " << warning << '\n';
+  return std::move(claims.claims);
+}
+
+int replace_guest(const HookOptions& o, const std::string& guest, const std::string& op, const std::string& text) {
+  const std::string what = "domain XML of '" + guest + "'";
+  auto doc = xml::parse_document(text, what);
+  if (!doc) return refuse(guest, op, doc.error());
+  auto summary = xml::read_domain_summary(doc->get(), what);
+  if (!summary) return refuse(guest, op, summary.error());
+  auto stored = xml::read_stored_request(doc->get(), what);
+  if (!stored) return refuse(guest, op, stored.error());
+  if (!*stored) return 0;  // not placed by numaplace: libvirt keeps its XML
+
+  auto host = load_this_host(o);
+  if (!host) return refuse(guest, op, host.error());
+  apply_claims(*host, running_claims(o, *host, *summary));
+
+  plugin::PlaceRequest request;
+  request.domain_xml = text;
+  request.domain_name_for_errors = what;
+  auto outcome = plugin::place_domain(*host, request);
+  if (!outcome) return refuse(guest, op, outcome.error());
+  alarm(0);  // all or nothing from here: the XML is written whole
+  std::cout << outcome->domain_xml;
+  std::cout.flush();
+  return std::cout ? 0 : kHookRefused;
+}
+
+int check_pins(const HookOptions& o, const std::string& guest, const std::string& text) {
+  const std::string op = "start (prepare begin)";
+  const std::string what = "domain XML of '" + guest + "'";
+  auto doc = xml::parse_document(text, what);
+  if (!doc) return refuse(guest, op, doc.error());
+  auto summary = xml::read_domain_summary(doc->get(), what);
+  if (!summary) return refuse(guest, op, summary.error());
+  auto host = load_this_host(o);
+  if (!host) return refuse(guest, op, host.error());
+  auto claim = xml::read_guest_claim(doc->get(), *host, what);
+  if (!claim) return refuse(guest, op, claim.error());
+  bool pins_anything = false;
+  for (const auto& cell : claim->cells) pins_anything = pins_anything || !cell.pinned_cpus.empty();
+  if (!pins_anything) return 0;
+  const auto collisions = pinning_collisions(*claim, running_claims(o, *host, *summary));
+  if (collisions.empty()) return 0;
+  std::map<std::string, CpuSet> by_holder;
+  for (const auto& [pcpu, holder] : collisions) by_holder[holder].insert(pcpu);
+  std::string held;
+  for (const auto& [holder, pcpus] : by_holder) {
+    held += (held.empty() ? "" : ", ") + std::string("pCPUs ") + to_cpu_list(pcpus) + " (held by '" + holder + "')";
+  }
+  return refuse(guest, op,
+                make_error("PinningCollision", "its dedicated vCPUs are pinned to " + held +
+                                                   "; place it again for this host (numaplace place/define) first"));
+}
+
+int run_hook(const HookOptions& o) {
+  if (disabled(o)) return 0;
+  if (o.driver != "qemu" || o.args.size() < 3) return 0;  // not ours to judge
+  const std::string& guest = o.args[0];
+  const std::string& op = o.args[1];
+  const std::string& subop = o.args[2];
+  const bool replace = (op == "migrate" || op == "restore") && subop == "begin";
+  const bool check = op == "prepare" && subop == "begin";
+  if (!replace && !check) return 0;
+
+  std::signal(SIGALRM, on_timeout);
+  alarm(timeout_seconds(o));
+  try {
+    auto text = read_input("-", "domain XML");
+    if (!text) return refuse(guest, op + " " + subop, text.error());
+    if (replace) return replace_guest(o, guest, op + " " + subop, *text);
+    return check_pins(o, guest, *text);
+  } catch (const std::exception& e) {
+    return refuse(guest, op + " " + subop, make_error("InternalError", e.what()));
+  } catch (...) {
+    return refuse(guest, op + " " + subop, make_error("InternalError", "unknown failure"));
+  }
+}
+
+}  // namespace
+
+Command register_hook(CLI::App& app) {
+  auto options = std::make_shared<HookOptions>();
+  auto* hook = app.add_subcommand("hook", "Run as libvirt's hook (installed as /etc/libvirt/hooks/qemu)");
+  hook->footer(
+      "libvirt runs /etc/libvirt/hooks/qemu NAME OP SUBOP EXTRA with the domain XML on stdin; that\n"
+      "script (tools/hooks/qemu) runs 'numaplace hook qemu -- NAME OP SUBOP EXTRA'.\n"
+      "  migrate begin, restore begin: place a numaplace guest again for this host, print the XML\n"
+      "  prepare begin: refuse a guest whose pinned pCPUs a running guest holds (exit 1)\n"
+      "  anything else: pass (exit 0, no output)\n"
+      "Disable: touch /etc/numaplace/hook-disabled, or NUMAPLACE_HOOK_DISABLED=1.\n"
+      "Example (a test host and status directory):\n"
+      "  numaplace hook qemu --capabilities caps.xml --status-dir ./status -- vm1 restore begin - < vm1.xml");
+  hook->add_option("DRIVER", options->driver, "the hook's driver; only qemu acts, others pass")->required();
+  hook->add_option("ARGS", options->args, "NAME OP SUBOP [EXTRA] as libvirt gives them");
+  hook->add_option("--capabilities", options->capabilities_file,
+                   "read this host from a saved capabilities file instead of hwloc (for tests)");
+  hook->add_option("--hwloc", options->hwloc_file, "read this host from an hwloc XML export instead of the machine");
+  hook->add_option("--status-dir", options->status_dir,
+                   "where libvirt keeps the status XML of running guests (default /run/libvirt/qemu)");
+  hook->add_option("--timeout", options->timeout,
+                   "give up (refusing the operation) after SECONDS (default 10, or NUMAPLACE_HOOK_TIMEOUT)");
+  hook->add_option("--disabled-file", options->disabled_file,
+                   "when this file exists every operation passes (default /etc/numaplace/hook-disabled)");
+  return {hook, [options] { return run_hook(*options); }};
+}
+
+}  // namespace numaplace::cli

@@ -1,0 +1,312 @@
+// numaplace rank --hosts DIR|FILE ...: the same fit test on every host, a score per
+// fitting host (placement/host_ranking.h), best first; --explain says why each refused
+// host was refused. Hosts: capabilities XML or hwloc XML files (by their root element),
+// JSON files in the nova host schema (one host, a list, or {"hosts": [...]}; usage
+// counts as claimed), JSON-lines files (one host a line); a directory holds such files.
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "numaplace/cli_common.h"
+#include "numaplace/command.h"
+#include "numaplace/json_output.h"
+#include "placement/host_ranking.h"
+#include "plugin/host_json.h"
+#include "plugin/hwloc_source.h"
+#include "xml/capabilities_reader.h"
+#include "xml/domain_reader.h"
+#include "xml/xml_document.h"
+
+namespace numaplace::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct RankCliOptions {
+  std::vector<std::string> hosts;
+  std::vector<std::string> specs;
+  std::vector<std::string> image_props;
+  std::string domain_path;
+  std::uint32_t vcpus = 0;
+  std::uint64_t memory_mib = 0;
+  std::string strategy = "LeastAllocated";
+  std::string shape;
+  bool pack_cells = false;
+  bool explain = false;
+  bool json = false;
+  std::size_t top = 0;
+};
+
+struct NamedHosts {
+  std::vector<std::string> names;
+  std::vector<HostTopology> hosts;
+};
+
+Status add_json_host(NamedHosts& out, const nlohmann::json& host, const std::string& name) {
+  auto topology = plugin::host_from_json(host, name);
+  if (!topology) return topology.error();
+  const auto given = host.find("name");
+  out.names.push_back(given != host.end() && given->is_string() ? given->get<std::string>() : name);
+  out.hosts.push_back(std::move(*topology));
+  return Done{};
+}
+
+Status load_json_file(NamedHosts& out, const fs::path& path, const std::string& text) {
+  const std::string stem = path.stem().string();
+  if (path.extension() == ".jsonl") {
+    std::istringstream lines(text);
+    std::string line;
+    for (std::size_t n = 1; std::getline(lines, line); ++n) {
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      auto parsed = nlohmann::json::parse(line, nullptr, false);
+      const std::string name = stem + ":" + std::to_string(n);
+      if (parsed.is_discarded()) return make_error("InvalidHostJson", path.string() + " line " + std::to_string(n) + " is not JSON");
+      if (auto added = add_json_host(out, parsed, name); !added) return added.error();
+    }
+    return Done{};
+  }
+  auto parsed = nlohmann::json::parse(text, nullptr, false);
+  if (parsed.is_discarded()) return make_error("InvalidHostJson", path.string() + " is not valid JSON");
+  const nlohmann::json* list = &parsed;
+  if (parsed.is_object() && parsed.contains("hosts")) list = &parsed["hosts"];
+  if (!list->is_array()) return add_json_host(out, parsed, stem);
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    if (auto added = add_json_host(out, (*list)[i], stem + "[" + std::to_string(i) + "]"); !added) return added.error();
+  }
+  return Done{};
+}
+
+// The name of the first element ("capabilities", "topology", "domain" ...), skipping the
+// XML declaration and comments.
+std::string root_element(const std::string& text) {
+  std::size_t at = 0;
+  while ((at = text.find('<', at)) != std::string::npos) {
+    if (text.compare(at, 4, "<!--") == 0) {
+      at = text.find("-->", at);
+      if (at == std::string::npos) return {};
+      continue;
+    }
+    if (at + 1 < text.size() && (text[at + 1] == '?' || text[at + 1] == '!')) {
+      ++at;
+      continue;
+    }
+    const std::size_t end = text.find_first_of(" \t\r\n/>", at + 1);
+    return text.substr(at + 1, end == std::string::npos ? std::string::npos : end - at - 1);
+  }
+  return {};
+}
+
+// `in_directory`: a file that is no host (a domain XML beside the hosts) is skipped with a note.
+Status load_file(NamedHosts& out, const fs::path& path, bool in_directory) {
+  const std::string ext = path.extension().string();
+  auto text = xml::read_text_file(path.string(), "host file");
+  if (!text) return text.error();
+  if (ext == ".json" || ext == ".jsonl") return load_json_file(out, path, *text);
+  const std::string root = root_element(*text);
+  if (root != "topology" && root != "capabilities") {
+    if (in_directory) {
+      std::cerr << "numaplace: skipping " << path.string() << ": <" << root << "> is not a host description\n";
+      return Done{};
+    }
+    return make_error("InvalidArgument", "--hosts " + path.string() + " holds <" + root +
+                                             ">; a host is virsh capabilities XML, an hwloc export or JSON");
+  }
+  if (root == "topology") {
+    auto host = plugin::load_hwloc_xml(path.string());
+    if (!host) return host.error();
+    out.names.push_back(path.stem().string());
+    out.hosts.push_back(std::move(*host));
+    return Done{};
+  }
+  auto host = xml::read_capabilities(*text, "capabilities file '" + path.string() + "'");
+  if (!host) return host.error();
+  out.names.push_back(path.stem().string());
+  out.hosts.push_back(std::move(*host));
+  return Done{};
+}
+
+Result<NamedHosts> load_hosts(const std::vector<std::string>& sources) {
+  NamedHosts out;
+  for (const auto& source : sources) {
+    std::error_code ec;
+    if (fs::is_directory(source, ec)) {
+      std::vector<fs::path> files;
+      for (const auto& entry : fs::directory_iterator(source, ec)) {
+        const std::string ext = entry.path().extension().string();
+        if (entry.is_regular_file(ec) && (ext == ".xml" || ext == ".json" || ext == ".jsonl")) files.push_back(entry.path());
+      }
+      std::sort(files.begin(), files.end());
+      for (const auto& file : files) {
+        if (auto loaded = load_file(out, file, true); !loaded) return loaded.error();
+      }
+    } else if (fs::is_regular_file(source, ec)) {
+      if (auto loaded = load_file(out, source, false); !loaded) return loaded.error();
+    } else {
+      return make_error("CannotRead", "--hosts " + source + " is neither a file nor a directory");
+    }
+  }
+  if (out.hosts.empty()) return make_error("InvalidArgument", "no hosts found in --hosts");
+  return out;
+}
+
+Result<scoring::ScoringConfig> scoring_config(const RankCliOptions& o) {
+  std::string name = o.strategy;
+  if (name == "spread") name = "LeastAllocated";
+  if (name == "pack") name = "MostAllocated";
+  if (name == "ratio") name = "RequestedToCapacityRatio";
+  auto strategy = scoring::scoring_strategy_from_name(name);
+  if (!strategy) return strategy.error();
+  scoring::ScoringConfig config;
+  config.strategy = *strategy;
+  if (config.strategy == scoring::ScoringStrategy::RequestedToCapacityRatio) {
+    const std::string shape = o.shape.empty() ? "0:0,100:10" : o.shape;
+    std::istringstream points(shape);
+    std::string point;
+    while (std::getline(points, point, ',')) {
+      long long utilization = 0;
+      long long score = 0;
+      char colon = 0;
+      std::istringstream in(point);
+      if (!(in >> utilization >> colon >> score) || colon != ':' || !in.eof()) {
+        return make_error("InvalidScoringShape", "--shape point '" + point + "' is not UTILIZATION:SCORE, e.g. 0:0,100:10");
+      }
+      config.shape.push_back({utilization, score});
+    }
+    if (auto valid = scoring::make_utilization_shape(config.shape); !valid) return valid.error();
+  }
+  return config;
+}
+
+Result<GuestRequest> guest_request(const RankCliOptions& o) {
+  GuestRequest request;
+  auto flavor = parse_pairs(o.specs, "--spec");
+  if (!flavor) return flavor.error();
+  auto image = parse_pairs(o.image_props, "--image-prop");
+  if (!image) return image.error();
+  request.flavor_specs = std::move(*flavor);
+  request.image_props = std::move(*image);
+  if (!o.domain_path.empty()) {
+    auto text = read_input(o.domain_path, "domain XML");
+    if (!text) return text.error();
+    const std::string what = "domain XML '" + o.domain_path + "'";
+    auto doc = xml::parse_document(*text, what);
+    if (!doc) return doc.error();
+    auto summary = xml::read_domain_summary(doc->get(), what);
+    if (!summary) return summary.error();
+    request.vcpus = summary->vcpus;
+    request.memory_kib = summary->memory_kib;
+  }
+  if (o.vcpus > 0) request.vcpus = o.vcpus;
+  if (o.memory_mib > 0) request.memory_kib = o.memory_mib * 1024;
+  if (request.vcpus == 0 || request.memory_kib == 0) {
+    return make_error("InvalidArgument", "say how big the guest is: --vcpus N --memory MIB, or --domain FILE");
+  }
+  return request;
+}
+
+std::string cells_text(const Placement& placement) {
+  std::string text;
+  for (const auto& cell : placement.cells) {
+    text += (text.empty() ? "" : ", ") + std::string("guest ") + std::to_string(cell.guest_cell) + " -> cell " +
+            std::to_string(cell.host_cell);
+  }
+  return text;
+}
+
+int run_rank(const RankCliOptions& o) {
+  auto request = guest_request(o);
+  if (!request) return report(request.error(), o.json);
+  auto config = scoring_config(o);
+  if (!config) return report(config.error(), o.json);
+  auto hosts = load_hosts(o.hosts);
+  if (!hosts) return report(hosts.error(), o.json);
+
+  RankOptions options;
+  options.fit.pack_host_cells = o.pack_cells;
+  options.scoring = *config;
+  options.explain = o.explain;
+  auto ranked = rank_hosts(hosts->hosts, *request, options);
+  if (!ranked) return report(ranked.error(), o.json);
+
+  std::size_t fitting = 0;
+  for (const auto& r : *ranked) fitting += r.fits ? 1 : 0;
+  const std::size_t shown = o.top > 0 ? std::min(o.top, fitting) : fitting;
+  if (o.json) {
+    nlohmann::json fit_list = nlohmann::json::array();
+    nlohmann::json refused = nlohmann::json::array();
+    for (std::size_t i = 0; i < ranked->size(); ++i) {
+      const RankedHost& r = (*ranked)[i];
+      const std::string& name = hosts->names[r.index];
+      if (r.fits && i < shown) {
+        fit_list.push_back({{"rank", i + 1},
+                            {"host", name},
+                            {"score", r.score},
+                            {"placement", r.placement ? to_json(*r.placement) : nlohmann::json()}});
+      } else if (!r.fits) {
+        nlohmann::json entry{{"host", name}, {"reason", r.reason}};
+        refused.push_back(entry);
+      }
+    }
+    std::cout << nlohmann::json{{"strategy", o.strategy},
+                                {"hosts", hosts->hosts.size()},
+                                {"fitting", fitting},
+                                {"ranked", fit_list},
+                                {"refused", refused}}
+                     .dump(2)
+              << '\n';
+  } else {
+    std::cout << std::left << std::setw(6) << "rank" << std::setw(24) << "host" << std::setw(7) << "score"
+              << "cells\n";
+    for (std::size_t i = 0; i < shown; ++i) {
+      const RankedHost& r = (*ranked)[i];
+      std::cout << std::left << std::setw(6) << i + 1 << std::setw(24) << hosts->names[r.index] << std::setw(7)
+                << r.score << (r.placement ? cells_text(*r.placement) : "(no NUMA topology)") << '\n';
+    }
+    const std::size_t refused = ranked->size() - fitting;
+    if (refused > 0) {
+      std::cout << refused << " of " << ranked->size() << " hosts refused" << (o.explain ? ":" : " (--explain says why)")
+                << '\n';
+      if (o.explain) {
+        for (const auto& r : *ranked) {
+          if (!r.fits) std::cout << "  " << hosts->names[r.index] << ": " << r.reason << '\n';
+        }
+      }
+    }
+  }
+  return fitting > 0 ? 0 : kExitNoFit;
+}
+
+}  // namespace
+
+Command register_rank(CLI::App& app) {
+  auto options = std::make_shared<RankCliOptions>();
+  auto* rank = app.add_subcommand("rank", "Rank many hosts for one guest: fit test on each, score, best first");
+  rank->footer(
+      "Hosts: capabilities or hwloc XML files, JSON hosts in the nova-fit schema (with usage), or a\n"
+      "directory of them. The guest's size comes from --vcpus/--memory or --domain.\n"
+      "Strategies (kube-scheduler NodeResourcesFit on the host's CPU and memory totals):\n"
+      "  LeastAllocated (spread, default), MostAllocated (pack), RequestedToCapacityRatio (ratio, --shape).\n"
+      "Example:\n"
+      "  numaplace rank --hosts hosts/ --vcpus 8 --memory 4096 --spec hw:numa_nodes=2 --explain\n"
+      "Exit codes: 0 some host fits, 3 none does, 1 bad input, 2 usage.");
+  rank->add_option("--hosts", options->hosts, "a host file or a directory of them (repeatable)")
+      ->required()
+      ->allow_extra_args(false);
+  add_request_options(rank, options->specs, options->image_props);
+  rank->add_option("--domain", options->domain_path, "take the guest's vCPUs and memory from this domain XML");
+  rank->add_option("--vcpus", options->vcpus, "the guest's vCPUs");
+  rank->add_option("--memory", options->memory_mib, "the guest's memory in MiB");
+  rank->add_option("--strategy", options->strategy,
+                   "LeastAllocated|MostAllocated|RequestedToCapacityRatio (or spread|pack|ratio)");
+  rank->add_option("--shape", options->shape, "ratio strategy: UTILIZATION:SCORE points, e.g. 0:0,100:10");
+  rank->add_flag("--pack-cells", options->pack_cells, "on each host, try the fullest cells first (Nova's packing)");
+  rank->add_flag("--explain", options->explain, "say why each refused host was refused, per guest and host cell");
+  rank->add_flag("--json", options->json, "print the ranking as JSON");
+  rank->add_option("--top", options->top, "show only the best N hosts");
+  return {rank, [options] { return run_rank(*options); }};
+}
+
+}  // namespace numaplace::cli

@@ -38,7 +38,7 @@ bool reserves_emulator_cpu(const GuestTopology& guest, const GuestCell& guest_ce
 }
 
 CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopology& guest,
-                 const GuestCell& guest_cell, bool reserve_emulator) {
+                 const GuestCell& guest_cell, bool reserve_emulator, PinningStyle style) {
   CellFit out;
   // Reasons are only written on failure: the search checks every pair.
   const auto name_of = [](const HostCell& c) { return "host cell " + std::to_string(c.id); };
@@ -100,7 +100,7 @@ CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopo
     }
     std::string why;
     auto pinning = pin_dedicated_cpus(cell, guest_cell.dedicated_cpus, guest.thread_policy,
-                                      static_cast<std::uint32_t>(reserve), &why);
+                                      static_cast<std::uint32_t>(reserve), &why, style);
     if (!pinning) return misfit(why);
     out.pinning = std::move(*pinning);
   }

@@ -30,9 +30,11 @@ struct CellFit {
 };
 
 // `reserve_emulator`: this guest cell carries the emulator threads' own pCPU
-// (hw:emulator_threads_policy=isolate puts it on guest cell 0).
+// (hw:emulator_threads_policy=isolate puts it on guest cell 0). `style` only changes
+// which pCPUs are pinned, never whether the cell fits (cpu_pinning.h).
 CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopology& guest,
-                 const GuestCell& guest_cell, bool reserve_emulator);
+                 const GuestCell& guest_cell, bool reserve_emulator,
+                 PinningStyle style = PinningStyle::NovaOrder);
 
 // True when the topology's guest cell `guest_cell` is the one that reserves the emulator pCPU.
 bool reserves_emulator_cpu(const GuestTopology& guest, const GuestCell& guest_cell);

@@ -23,12 +23,25 @@ struct Choice {
   std::vector<std::uint32_t> used_cores;  // core indexes the pinning touches
 };
 
-// The first `t` free threads of each core with at least `t`, in order, one per vCPU.
-bool take_threads(const FreeCores& cores, std::uint32_t t, std::size_t wanted, Choice* out) {
+// Core indexes in the order a style visits them: the host's sibling order, or (Compact)
+// the most used cores first, so that partly used cores fill before whole ones break.
+std::vector<std::size_t> visit_order(const FreeCores& cores, PinningStyle style) {
+  std::vector<std::size_t> order(cores.spans.size());
+  for (std::size_t c = 0; c < order.size(); ++c) order[c] = c;
+  if (style == PinningStyle::Compact) {
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cores.size(a) < cores.size(b); });
+  }
+  return order;
+}
+
+// The first `t` free threads of each core with at least `t`, visiting cores in `order`, one per vCPU.
+bool take_threads(const FreeCores& cores, std::uint32_t t, std::size_t wanted, const std::vector<std::size_t>& order,
+                  Choice* out) {
   if (t * cores.count_with_at_least(t) < wanted) return false;
   out->pcpus.clear();
   out->used_cores.clear();
-  for (std::size_t c = 0; c < cores.spans.size() && out->pcpus.size() < wanted; ++c) {
+  for (std::size_t c : order) {
+    if (out->pcpus.size() >= wanted) break;
     if (cores.size(c) < t) continue;
     out->used_cores.push_back(static_cast<std::uint32_t>(c));
     for (std::uint32_t i = 0; i < t && out->pcpus.size() < wanted; ++i) {
@@ -38,12 +51,39 @@ bool take_threads(const FreeCores& cores, std::uint32_t t, std::size_t wanted, C
   return true;
 }
 
-// The first `reserve` free pCPUs left after the pinning: isolate skips every core the
-// pinning touches, otherwise only the pinned threads themselves.
-bool reserve_cpus(const FreeCores& cores, const Choice& choice, std::uint32_t reserve, bool isolate, CpuSet* out) {
+// Compact prefer: wanted / t whole free cores, the remainder on the most used core that can hold it.
+bool take_compact(const FreeCores& cores, std::uint32_t t, std::size_t wanted, const std::vector<std::size_t>& order,
+                  Choice* out) {
+  out->pcpus.clear();
+  out->used_cores.clear();
+  const std::size_t whole_needed = wanted / t;
+  const std::size_t remainder = wanted % t;
+  for (std::size_t c : order) {
+    if (out->used_cores.size() == whole_needed) break;
+    if (cores.size(c) != t) continue;
+    out->used_cores.push_back(static_cast<std::uint32_t>(c));
+    for (std::uint32_t i = cores.spans[c].first; i < cores.spans[c].second; ++i) out->pcpus.push_back(cores.threads[i]);
+  }
+  if (out->used_cores.size() < whole_needed) return false;
+  if (remainder == 0) return true;
+  for (std::size_t c : order) {  // ascending free threads: the tightest core that holds the remainder
+    if (cores.size(c) < remainder) continue;
+    if (std::find(out->used_cores.begin(), out->used_cores.end(), c) != out->used_cores.end()) continue;
+    out->used_cores.push_back(static_cast<std::uint32_t>(c));
+    for (std::size_t i = 0; i < remainder; ++i) out->pcpus.push_back(cores.threads[cores.spans[c].first + i]);
+    return true;
+  }
+  return false;
+}
+
+// The first `reserve` free pCPUs left after the pinning, visiting cores in `order`: isolate
+// skips every core the pinning touches, otherwise only the pinned threads themselves.
+bool reserve_cpus(const FreeCores& cores, const Choice& choice, std::uint32_t reserve, bool isolate,
+                  const std::vector<std::size_t>& order, CpuSet* out) {
   *out = CpuSet{};
   if (reserve == 0) return true;
-  for (std::size_t c = 0; c < cores.spans.size() && out->size() < reserve; ++c) {
+  for (std::size_t c : order) {
+    if (out->size() >= reserve) break;
     const bool touched = std::find(choice.used_cores.begin(), choice.used_cores.end(), c) != choice.used_cores.end();
     if (isolate && touched) continue;
     for (std::uint32_t i = cores.spans[c].first; i < cores.spans[c].second && out->size() < reserve; ++i) {
@@ -64,7 +104,7 @@ std::vector<CpuSet> sibling_groups(const HostCell& cell) {
 }
 
 std::optional<CpuPinning> pin_dedicated_cpus(const HostCell& cell, const CpuSet& vcpus, ThreadPolicy policy,
-                                             std::uint32_t reserve, std::string* why) {
+                                             std::uint32_t reserve, std::string* why, PinningStyle style) {
   const std::size_t wanted = vcpus.size();
   auto fail = [&](auto&& reason) -> std::optional<CpuPinning> {
     if (why) *why = reason();
@@ -102,6 +142,7 @@ std::optional<CpuPinning> pin_dedicated_cpus(const HostCell& cell, const CpuSet&
   };
   Choice choice;
   CpuSet reserved;
+  const std::vector<std::size_t> order = visit_order(cores, style);
 
   if (policy == ThreadPolicy::Isolate) {
     if (threads_per_core != 1 && cell.dedicated_cpus != cell.shared_cpus) {
@@ -116,7 +157,9 @@ std::optional<CpuPinning> pin_dedicated_cpus(const HostCell& cell, const CpuSet&
       if (cores.size(c) == threads_per_core) whole.spans.push_back(cores.spans[c]);
     }
     whole.threads = cores.threads;
-    if (!take_threads(whole, 1, wanted, &choice)) {
+    std::vector<std::size_t> whole_order(whole.spans.size());
+    for (std::size_t c = 0; c < whole_order.size(); ++c) whole_order[c] = c;
+    if (!take_threads(whole, 1, wanted, whole_order, &choice)) {
       return fail([&] {
         return "needs " + asked() + " with isolated threads, " + name() + " has " + std::to_string(whole.spans.size()) +
                " fully free cores of " + std::to_string(threads_per_core) + " threads";
@@ -127,7 +170,7 @@ std::optional<CpuPinning> pin_dedicated_cpus(const HostCell& cell, const CpuSet&
       const auto span = whole.spans[c];
       c = static_cast<std::uint32_t>(std::find(cores.spans.begin(), cores.spans.end(), span) - cores.spans.begin());
     }
-    if (!reserve_cpus(cores, choice, reserve, true, &reserved)) {
+    if (!reserve_cpus(cores, choice, reserve, true, order, &reserved)) {
       return fail([&] {
         return "needs " + asked() + " with isolated threads, " + name() +
                " has no free pCPU left for the emulator off the pinned cores";
@@ -143,23 +186,32 @@ std::optional<CpuPinning> pin_dedicated_cpus(const HostCell& cell, const CpuSet&
   // Whole cores first, then cores with fewer free threads (never lone threads under require).
   bool pinned = false;
   bool have_reserve = false;
-  for (std::uint32_t t = threads_per_core; t >= 1; --t) {
+  if (style == PinningStyle::Compact && !require && threads_per_core > 1) {
+    pinned = take_compact(cores, threads_per_core, wanted, order, &choice);
+    have_reserve = pinned && reserve_cpus(cores, choice, reserve, false, order, &reserved);
+  }
+  for (std::uint32_t t = threads_per_core; t >= 1 && !(pinned && have_reserve); --t) {
     if (require && t <= 1) break;
     if (cores.count_with_at_least(t) == 0) continue;
-    pinned = take_threads(cores, t, wanted, &choice);
-    have_reserve = pinned && reserve_cpus(cores, choice, reserve, false, &reserved);
-    if (pinned && have_reserve) break;
+    pinned = take_threads(cores, t, wanted, order, &choice);
+    have_reserve = pinned && reserve_cpus(cores, choice, reserve, false, order, &reserved);
   }
   if (!require && !pinned && cores.threads.size() >= wanted) {
     // Every free pCPU on its own, in sibling order.
     FreeCores flat;
-    flat.threads = cores.threads;
-    for (std::uint32_t i = 0; i < flat.threads.size(); ++i) flat.spans.emplace_back(i, i + 1);
-    pinned = take_threads(flat, 1, wanted, &choice);
+    for (std::size_t c : order) {
+      for (std::uint32_t i = cores.spans[c].first; i < cores.spans[c].second; ++i) flat.threads.push_back(cores.threads[i]);
+    }
+    std::vector<std::size_t> flat_order(flat.threads.size());
+    for (std::uint32_t i = 0; i < flat.threads.size(); ++i) {
+      flat.spans.emplace_back(i, i + 1);
+      flat_order[i] = i;
+    }
+    pinned = take_threads(flat, 1, wanted, flat_order, &choice);
     Choice as_cores;
     as_cores.pcpus = choice.pcpus;
     for (std::size_t c = 0; c < cores.spans.size(); ++c) as_cores.used_cores.push_back(static_cast<std::uint32_t>(c));
-    have_reserve = reserve_cpus(cores, as_cores, reserve, false, &reserved);
+    have_reserve = reserve_cpus(cores, as_cores, reserve, false, order, &reserved);
   }
   if (!pinned || !have_reserve) {
     return fail([&] {

@@ -7,8 +7,12 @@
 //   require: only cores with at least two free threads, never a lone thread.
 // With `reserve` = 1 (emulator threads isolate, guest cell 0) one more free pCPU,
 // not used by the pinning (isolate: not on a core it uses), is reserved.
-// Cores are taken in the host's sibling order and threads in ascending order; Nova
-// walks Python sets there, so its exact pCPU choice may differ, never whether it fits.
+// PinningStyle::NovaOrder takes cores in the host's sibling order and threads in
+// ascending order; Nova walks Python sets there, so its exact pCPU choice may differ,
+// never whether it fits. PinningStyle::Compact (the scored strategies) fits exactly
+// when NovaOrder does but chooses with the future in mind: whole free cores for whole
+// multiples of a core's threads, a remainder on the most used core that can hold it
+// (partly used cores before breaking a whole one), and the emulator pCPU likewise.
 #pragma once
 
 #include <cstdint>
@@ -31,8 +35,11 @@ struct CpuPinning {
 // The thread sibling groups Nova sees: the cell's own, or each CPU alone when it reports none.
 std::vector<CpuSet> sibling_groups(const HostCell& cell);
 
+enum class PinningStyle { NovaOrder, Compact };
+
 // nullopt when it cannot be done, with the reason in *why (when why is not null).
 std::optional<CpuPinning> pin_dedicated_cpus(const HostCell& cell, const CpuSet& vcpus, ThreadPolicy policy,
-                                             std::uint32_t reserve, std::string* why);
+                                             std::uint32_t reserve, std::string* why,
+                                             PinningStyle style = PinningStyle::NovaOrder);
 
 }  // namespace numaplace

@@ -3,166 +3,13 @@
 #include <algorithm>
 #include <numeric>
 
+#include "placement/assignment_bounds.h"
+#include "placement/best_assignment.h"
 #include "placement/cell_fit.h"
+#include "placement/cell_score.h"
 #include "placement/pci_pools.h"
 
 namespace numaplace {
-namespace {
-
-// The ordered search over (guest cell, host position) with sound pruning.
-class OrderedSearch {
- public:
-  OrderedSearch(const HostTopology& host, const std::vector<std::size_t>& order,
-                const std::vector<std::vector<char>>& fits, const std::vector<PciDemand>& demands)
-      : host_(host), order_(order), fits_(fits), demands_(demands), guests_(fits.size()), hosts_(order.size()),
-        taken_(hosts_, false), chosen_(guests_, 0), chosen_cells_(host.cells.size(), false) {
-    for (const auto& d : demands_) {
-      std::vector<std::size_t> by_devices(hosts_);
-      std::iota(by_devices.begin(), by_devices.end(), 0);
-      std::stable_sort(by_devices.begin(), by_devices.end(), [&](std::size_t a, std::size_t b) {
-        return d.per_cell[order_[a]] > d.per_cell[order_[b]];
-      });
-      weight_order_.push_back(std::move(by_devices));
-    }
-  }
-
-  // True when some completion from guest cell `next` on could succeed (never false when one can).
-  bool feasible(std::size_t next) {
-    const std::size_t remaining = guests_ - next;
-    if (remaining == 0) return leaf_ok();
-    bool bounded = false;
-    for (std::size_t r = 0; r < demands_.size(); ++r) {
-      const PciDemand& d = demands_[r];
-      if (d.policy == PciNumaPolicy::Preferred) continue;  // any device will do; checked up front
-      bounded = true;
-      std::uint32_t reach = 0;
-      if (!best_matching(next, &weight_order_[r], &d, &reach)) return false;
-      std::uint32_t local = reach;
-      for (std::size_t p = 0; p < hosts_; ++p) local += taken_[p] ? d.per_cell[order_[p]] : 0;
-      bool ok = local >= d.request.count;
-      if (!ok && d.policy == PciNumaPolicy::Legacy) ok = local + d.without_node >= d.request.count;
-      if (!ok && d.policy == PciNumaPolicy::Socket) ok = socket_bound(next, d) >= d.request.count;
-      if (!ok) {
-        last_pci_shortfall_ = &d;
-        return false;
-      }
-    }
-    if (!bounded) return best_matching(next, nullptr, nullptr, nullptr);
-    return true;
-  }
-
-  bool run(std::size_t g) {
-    if (g == guests_) return true;
-    for (std::size_t p = 0; p < hosts_; ++p) {
-      if (taken_[p] || !fits_[g][p]) continue;
-      ++tried_;
-      take(g, p);
-      if (feasible(g + 1) && run(g + 1)) return true;
-      release(p);
-    }
-    return false;
-  }
-
-  const std::vector<std::size_t>& chosen() const { return chosen_; }
-  std::size_t tried() const { return tried_; }
-  const PciDemand* last_pci_shortfall() const { return last_pci_shortfall_; }
-
- private:
-  void take(std::size_t g, std::size_t p) {
-    taken_[p] = true;
-    chosen_[g] = p;
-    chosen_cells_[order_[p]] = true;
-  }
-  void release(std::size_t p) {
-    taken_[p] = false;
-    chosen_cells_[order_[p]] = false;
-  }
-
-  bool leaf_ok() {
-    for (const auto& d : demands_) {
-      if (!d.satisfied(host_, chosen_cells_)) {
-        last_pci_shortfall_ = &d;
-        return false;
-      }
-    }
-    return true;
-  }
-
-  // Matches guest cells next.. onto free positions, trying positions in `position_order`
-  // (most devices first) so that the matched positions carry the most devices any
-  // complete matching can (the greedy is exact on this transversal matroid).
-  // False when no complete matching exists; *reach = devices on the matched positions.
-  bool best_matching(std::size_t next, const std::vector<std::size_t>* position_order, const PciDemand* d,
-                     std::uint32_t* reach) {
-    const std::size_t remaining = guests_ - next;
-    match_of_guest_.assign(guests_, kNone);
-    std::size_t matched = 0;
-    std::uint32_t weight = 0;
-    auto try_position = [&](std::size_t p) {
-      if (taken_[p] || matched == remaining) return;
-      visited_.assign(guests_, false);
-      if (augment_from_position(p, next)) {
-        ++matched;
-        if (d) weight += d->per_cell[order_[p]];
-      }
-    };
-    if (position_order) {
-      for (std::size_t p : *position_order) try_position(p);
-    } else {
-      for (std::size_t p = 0; p < hosts_; ++p) try_position(p);
-    }
-    if (reach) *reach = weight;
-    return matched == remaining;
-  }
-
-  // Kuhn's augmenting path starting at an unmatched host position.
-  bool augment_from_position(std::size_t p, std::size_t next) {
-    for (std::size_t g = next; g < guests_; ++g) {
-      if (!fits_[g][p] || visited_[g]) continue;
-      visited_[g] = true;
-      if (match_of_guest_[g] == kNone || augment_from_position(match_of_guest_[g], next)) {
-        match_of_guest_[g] = p;
-        return true;
-      }
-    }
-    return false;
-  }
-
-  // Devices on cells sharing a socket with a chosen cell or with any cell a remaining guest cell could take.
-  std::uint32_t socket_bound(std::size_t next, const PciDemand& d) const {
-    std::vector<std::uint32_t> sockets;
-    for (std::size_t p = 0; p < hosts_; ++p) {
-      const HostCell& cell = host_.cells[order_[p]];
-      if (!cell.socket) return 0;
-      bool reachable = taken_[p];
-      for (std::size_t g = next; g < guests_ && !reachable; ++g) reachable = fits_[g][p];
-      if (reachable) sockets.push_back(*cell.socket);
-    }
-    std::uint32_t near = 0;
-    for (std::size_t i = 0; i < host_.cells.size(); ++i) {
-      if (std::find(sockets.begin(), sockets.end(), *host_.cells[i].socket) != sockets.end()) near += d.per_cell[i];
-    }
-    return near;
-  }
-
-  static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
-  const HostTopology& host_;
-  const std::vector<std::size_t>& order_;
-  const std::vector<std::vector<char>>& fits_;
-  const std::vector<PciDemand>& demands_;
-  const std::size_t guests_;
-  const std::size_t hosts_;
-  std::vector<bool> taken_;
-  std::vector<std::size_t> chosen_;
-  std::vector<bool> chosen_cells_;
-  std::vector<std::vector<std::size_t>> weight_order_;
-  std::vector<std::size_t> match_of_guest_;
-  std::vector<bool> visited_;
-  std::size_t tried_ = 0;
-  const PciDemand* last_pci_shortfall_ = nullptr;
-};
-
-}  // namespace
 
 std::optional<std::string> cell_misfit(const HostTopology& host, const HostCell& cell, const GuestTopology& guest,
                                        const GuestCell& guest_cell) {
@@ -202,24 +49,87 @@ std::vector<std::size_t> nova_host_cell_order(const HostTopology& host, const Gu
   return order;
 }
 
+namespace {
+
+std::string pci_shortfall_text(const HostTopology& host, const PciDemand& d) {
+  std::string text = "no assignment of guest cells to distinct host cells reaches the PCI devices: the guest asks for " +
+                     d.describe() + "; free ones by host cell:";
+  for (std::size_t i = 0; i < host.cells.size(); ++i) {
+    text += (i ? ", " : " ") + std::to_string(host.cells[i].id) + ": " + std::to_string(d.per_cell[i]);
+  }
+  return text + ", without NUMA node: " + std::to_string(d.without_node);
+}
+
+AssignmentOutline outline(const HostTopology& host, const GuestTopology& guest, const std::vector<std::size_t>& order,
+                          const std::vector<std::size_t>& positions, const std::vector<std::vector<std::int64_t>>& scores) {
+  AssignmentOutline out;
+  for (std::size_t g = 0; g < positions.size(); ++g) {
+    out.cells.emplace_back(guest.cells[g].id, host.cells[order[positions[g]]].id);
+    out.score += scores[g][positions[g]];
+    for (std::size_t e = 0; e < g; ++e) out.distance += position_distance(host, order, positions[e], positions[g]);
+  }
+  return out;
+}
+
+std::string verdict_for(const FitOptions& options, const AssignmentOutline& chosen,
+                        const std::optional<AssignmentOutline>& runner_up, const std::vector<std::uint32_t>& host_order) {
+  const std::string name = to_string(options.strategy);
+  if (options.strategy == Strategy::Nova) {
+    std::string ids;
+    for (auto id : host_order) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
+    return "strategy nova takes the first assignment that fits, trying host cells in Nova's order (" + ids +
+           ")" + (options.pack_host_cells ? ", fullest first" : "") +
+           "; it does not compare assignments (--strategy pack, spread or ratio score them)";
+  }
+  const std::string mine = "score " + std::to_string(chosen.score) + ", distance sum " + std::to_string(chosen.distance);
+  if (!runner_up) return "the only assignment that fits (" + mine + ")";
+  const std::string theirs =
+      "score " + std::to_string(runner_up->score) + ", distance sum " + std::to_string(runner_up->distance);
+  if (chosen.score > runner_up->score) {
+    return "it scores higher under " + name + " (" + mine + ") than the runner-up (" + theirs + ")";
+  }
+  if (chosen.distance < runner_up->distance) {
+    return "it ties with the runner-up on the " + name + " score (" + std::to_string(chosen.score) +
+           ") and its host cells are closer to one another (distance sum " + std::to_string(chosen.distance) +
+           " against " + std::to_string(runner_up->distance) + ")";
+  }
+  return "it ties with the runner-up on score and distance (" + mine + "); Nova's order of host cells decides";
+}
+
+}  // namespace
+
 FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const FitOptions& options) {
   FitResult result;
+  FitExplanation* explain = options.explanation;
+  if (explain != nullptr) {
+    *explain = FitExplanation{};
+    explain->filled = true;
+    explain->strategy = options.strategy;
+  }
+  auto refuse = [&](std::string summary) {
+    result.summary = std::move(summary);
+    if (explain != nullptr) explain->verdict = "nothing fits: " + result.summary;
+    return result;
+  };
   const std::size_t guests = guest.cells.size();
   const std::size_t hosts = host.cells.size();
-  if (guests == 0) {
-    result.summary = "the guest has no NUMA cells to place";
-    return result;
-  }
+  if (guests == 0) return refuse("the guest has no NUMA cells to place");
   if (guests > hosts) {
-    result.summary = "the guest asks for " + std::to_string(guests) + " NUMA cells but the host has only " +
-                     std::to_string(hosts) + "; each guest cell needs a host cell of its own";
-    return result;
+    return refuse("the guest asks for " + std::to_string(guests) + " NUMA cells but the host has only " +
+                  std::to_string(hosts) + "; each guest cell needs a host cell of its own");
+  }
+  const bool scored = options.strategy != Strategy::Nova;
+  std::optional<scoring::UtilizationShape> shape;
+  if (options.strategy == Strategy::Ratio) {
+    auto made = scoring::make_utilization_shape(options.ratio_shape);
+    if (!made) return refuse("invalid ratio shape: " + made.error().message);
+    shape = std::move(*made);
   }
 
   const std::vector<std::size_t> order = nova_host_cell_order(host, guest, options);
   // fits[g][p]: guest cell g fits the host cell at position p of `order`. Whether it fits depends
   // only on the cell's shape (vCPU counts, memory, page size, emulator pCPU), so a guest cell
-  // shaped like an earlier one shares its row.
+  // shaped like an earlier one shares its row (and its scores).
   auto same_shape = [&](std::size_t a, std::size_t b) {
     const GuestCell& x = guest.cells[a];
     const GuestCell& y = guest.cells[b];
@@ -227,58 +137,114 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
            x.memory_kib == y.memory_kib && x.pagesize == y.pagesize &&
            reserves_emulator_cpu(guest, x) == reserves_emulator_cpu(guest, y);
   };
+  const bool want_loads = scored || explain != nullptr;
   std::vector<std::vector<char>> fits(guests, std::vector<char>(hosts, 0));
   std::vector<std::vector<std::string>> reasons(guests, std::vector<std::string>(hosts));
+  std::vector<std::vector<std::int64_t>> scores(guests, std::vector<std::int64_t>(hosts, 0));
+  std::vector<std::vector<CellLoad>> loads(want_loads ? guests : 0, std::vector<CellLoad>(hosts));
+  std::vector<std::size_t> shape_group(guests);
   for (std::size_t g = 0; g < guests; ++g) {
     std::size_t twin = g;
     for (std::size_t e = 0; e < g && twin == g; ++e) twin = same_shape(e, g) ? e : g;
+    shape_group[g] = twin;
     const bool reserve = reserves_emulator_cpu(guest, guest.cells[g]);
     for (std::size_t p = 0; p < hosts; ++p) {
       const HostCell& cell = host.cells[order[p]];
       if (twin != g) {
         fits[g][p] = fits[twin][p];
         reasons[g][p] = reasons[twin][p];
+        scores[g][p] = scores[twin][p];
+        if (want_loads) loads[g][p] = loads[twin][p];
       } else {
         CellFit fit = fit_cell(host, cell, guest, guest.cells[g], reserve);
         fits[g][p] = fit.fits ? 1 : 0;
         reasons[g][p] = std::move(fit.reason);
+        if (fit.fits && want_loads) {
+          loads[g][p] = cell_load_after(host, cell, guest, guest.cells[g], fit.pagesize_kib, reserve);
+          scores[g][p] = score_cell_load(loads[g][p], options.strategy, shape ? &*shape : nullptr, options.weights);
+        }
       }
       if (!fits[g][p]) result.rejections.push_back({guest.cells[g].id, cell.id, reasons[g][p]});
+    }
+  }
+  if (explain != nullptr) {
+    std::vector<std::size_t> position_of(hosts);
+    for (std::size_t p = 0; p < hosts; ++p) position_of[order[p]] = p;
+    for (std::size_t p = 0; p < hosts; ++p) explain->host_order.push_back(host.cells[order[p]].id);
+    for (std::size_t g = 0; g < guests; ++g) {
+      for (std::size_t i = 0; i < hosts; ++i) {
+        const std::size_t p = position_of[i];
+        PairAssessment pair{guest.cells[g].id, host.cells[i].id, fits[g][p] != 0, reasons[g][p], scores[g][p], 0, 0};
+        if (pair.fits) {
+          pair.cpu_percent = loads[g][p].cpu_percent();
+          pair.memory_percent = loads[g][p].memory_percent();
+        }
+        explain->pairs.push_back(std::move(pair));
+      }
     }
   }
 
   const std::vector<PciDemand> demands = pci_demands(host, guest);
   for (const auto& d : demands) {
     if (d.total < d.request.count) {
-      result.summary = "the guest asks for " + d.describe() + " but the host has " + std::to_string(d.total) +
-                       " such free devices";
-      return result;
+      return refuse("the guest asks for " + d.describe() + " but the host has " + std::to_string(d.total) +
+                    " such free devices");
     }
   }
 
-  OrderedSearch search(host, order, fits, demands);
-  const bool found = search.feasible(0) && search.run(0);
-  result.assignments_tried = search.tried();
-  if (!found) {
-    if (const PciDemand* d = search.last_pci_shortfall()) {
-      result.summary = "no assignment of guest cells to distinct host cells reaches the PCI devices: the guest asks for " +
-                       d->describe() + "; free ones by host cell:";
-      for (std::size_t i = 0; i < host.cells.size(); ++i) {
-        result.summary += (i ? ", " : " ") + std::to_string(host.cells[i].id) + ": " + std::to_string(d->per_cell[i]);
+  std::vector<std::size_t> chosen;
+  const AssignmentProblem problem{host, order, fits, scores, shape_group, demands};
+  if (!scored) {
+    // The lexicographically first assignment over `order` is Nova's first permutation.
+    AssignmentBounds search(host, order, fits, demands);
+    const bool found = search.feasible(0) && search.run(0);
+    result.assignments_tried = search.tried();
+    if (explain != nullptr) explain->nodes = search.tried();
+    if (!found) {
+      const PciDemand* d = search.last_pci_shortfall();
+      return refuse(d ? pci_shortfall_text(host, *d) : "no assignment of guest cells to distinct host cells fits");
+    }
+    chosen = search.chosen();
+  } else {
+    BestAssignment best = find_best_assignment(problem);
+    result.assignments_tried = best.nodes;
+    if (explain != nullptr) {
+      explain->nodes = best.nodes;
+      explain->capped = best.capped;
+    }
+    if (!best.best) {
+      return refuse(best.pci_shortfall ? pci_shortfall_text(host, *best.pci_shortfall)
+                                       : "no assignment of guest cells to distinct host cells fits");
+    }
+    chosen = best.best->positions;
+  }
+
+  if (explain != nullptr) {
+    explain->chosen = outline(host, guest, order, chosen, scores);
+    if (scored) {
+      // The runner-up differs from the winner in some shape's host cell: forbid each in turn.
+      std::optional<ScoredAssignment> second;
+      for (std::size_t g = 0; g < guests; ++g) {
+        BestAssignment other = find_best_assignment(problem, {{shape_group[g], chosen[g]}});
+        explain->capped = explain->capped || other.capped;
+        if (!other.best) continue;
+        const ScoredAssignment& o = *other.best;
+        if (!second || o.score > second->score || (o.score == second->score && o.distance < second->distance)) {
+          second = o;
+        }
       }
-      result.summary += ", without NUMA node: " + std::to_string(d->without_node);
-    } else {
-      result.summary = "no assignment of guest cells to distinct host cells fits";
+      if (second) explain->runner_up = outline(host, guest, order, second->positions, scores);
     }
-    return result;
+    explain->verdict = verdict_for(options, *explain->chosen, explain->runner_up, explain->host_order);
   }
 
-  // The lexicographically first assignment over `order` is Nova's first permutation.
+  const PinningStyle style = scored ? PinningStyle::Compact : PinningStyle::NovaOrder;
   Placement placement;
   for (std::size_t g = 0; g < guests; ++g) {
-    const std::size_t p = search.chosen()[g];
+    const std::size_t p = chosen[g];
     const HostCell& cell = host.cells[order[p]];
-    const CellFit fit = fit_cell(host, cell, guest, guest.cells[g], reserves_emulator_cpu(guest, guest.cells[g]));
+    const CellFit fit =
+        fit_cell(host, cell, guest, guest.cells[g], reserves_emulator_cpu(guest, guest.cells[g]), style);
     CellPlacement cp;
     cp.guest_cell = guest.cells[g].id;
     cp.host_cell = cell.id;

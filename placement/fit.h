@@ -2,11 +2,15 @@
 // host cell; a pair fits when the cell's CPUs (shared or pinned), memory (pages)
 // fit there given what is already used (cell_fit.h), and the whole assignment must
 // also reach the guest's PCI devices under its NUMA policy (pci_pools.h).
-// fit_guest returns the first assignment in Nova's order of trying host cells (so
-// results match Nova's), found by an ordered search that prunes with a bipartite
-// matching bound (the most devices any completion can reach, by a greedy
-// max-weight matching) instead of walking permutations.
-// When nothing fits, every (guest cell, host cell) rejection is reported.
+// With Strategy::Nova (the default) fit_guest returns the first assignment in Nova's
+// order of trying host cells (so results match Nova's), found by an ordered search
+// that prunes with a bipartite matching bound (the most devices any completion can
+// reach, by a greedy max-weight matching) instead of walking permutations. The scored
+// strategies (strategy.h) search the same fit matrix for the best-scoring whole
+// assignment, closest host cells first among equals (best_assignment.h), and pin
+// dedicated vCPUs compactly (cpu_pinning.h); whether a guest fits never depends on
+// the strategy. When nothing fits, every (guest cell, host cell) rejection is
+// reported; FitOptions::explanation, when set, receives the whole account.
 #pragma once
 
 #include <cstdint>
@@ -15,14 +19,25 @@
 #include <utility>
 #include <vector>
 
+#include "placement/fit_explanation.h"
 #include "placement/guest_topology.h"
 #include "placement/host_topology.h"
+#include "placement/scoring/requested_to_capacity_ratio.h"
+#include "placement/strategy.h"
 
 namespace numaplace {
 
 struct FitOptions {
   // Nova's packing_host_numa_cells_allocation_strategy: try the fullest cells first.
+  // Sets Nova's order, which the scored strategies use only to break their last ties.
   bool pack_host_cells = false;
+  Strategy strategy = Strategy::Nova;
+  // Strategy::Ratio: the (utilization %, score 0..10) shape; an invalid shape fits nothing
+  // and says why (validate it first with parse_ratio_shape / make_utilization_shape).
+  std::vector<scoring::UtilizationShapePoint> ratio_shape = default_ratio_shape();
+  ResourceWeights weights;  // per-resource weights of the scored strategies
+  // When not null, fit_guest writes its explanation there (the caller owns it).
+  FitExplanation* explanation = nullptr;
 };
 
 struct CellPlacement {

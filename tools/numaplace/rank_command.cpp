@@ -216,6 +216,12 @@ std::string cells_text(const Placement& placement) {
   return text;
 }
 
+// A multi-line reason under its host's line.
+std::string indented(std::string text) {
+  for (std::size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 3)) text.insert(at + 1, "  ");
+  return text;
+}
+
 int run_rank(const RankCliOptions& o) {
   auto request = guest_request(o);
   if (!request) return report(request.error(), o.json);
@@ -271,7 +277,7 @@ int run_rank(const RankCliOptions& o) {
                 << '\n';
       if (o.explain) {
         for (const auto& r : *ranked) {
-          if (!r.fits) std::cout << "  " << hosts->names[r.index] << ": " << r.reason << '\n';
+          if (!r.fits) std::cout << "  " << hosts->names[r.index] << ": " << indented(r.reason) << '\n';
         }
       }
     }

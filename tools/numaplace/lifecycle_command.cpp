@@ -5,6 +5,7 @@
 
 #include "numaplace/cli_common.h"
 #include "numaplace/command.h"
+#include "numaplace/explain_output.h"
 #include "numaplace/json_output.h"
 #include "plugin/domain_lifecycle.h"
 
@@ -18,7 +19,8 @@ struct LifecycleCliOptions {
   std::vector<std::string> specs;
   std::vector<std::string> image_props;
   bool json = false;
-  bool pack = false;
+  bool explain = false;
+  StrategyCliOptions strategy;
   PolicyCliOptions policy;
 };
 
@@ -56,7 +58,9 @@ int run_lifecycle(const LifecycleCliOptions& o, bool define) {
   options.uri = o.uri;
   options.flavor_specs = std::move(*flavor);
   options.image_props = std::move(*image);
-  options.fit.pack_host_cells = o.pack;
+  if (auto applied = apply_strategy_options(o.strategy, options.fit); !applied) return report(applied.error(), o.json);
+  FitExplanation explanation;
+  if (o.explain) options.fit.explanation = &explanation;
   Result<plugin::LifecycleOutcome> outcome = make_error("Unreachable", "");
   if (define) {
     auto text = read_input(o.domain_path, "domain XML");
@@ -65,10 +69,23 @@ int run_lifecycle(const LifecycleCliOptions& o, bool define) {
   } else {
     outcome = plugin::start_domain(o.name, options);
   }
-  if (!outcome) return report(outcome.error(), o.json);
+  if (!outcome) {
+    if (o.explain && o.json) {
+      std::cout << nlohmann::json{{"error", {{"name", outcome.error().name}, {"message", outcome.error().message}}},
+                                  {"explanation", explain_json(explanation, {})}}
+                       .dump(2)
+                << '\n';
+      return exit_code_for(outcome.error());
+    }
+    if (o.explain) std::cerr << explain_text(explanation, {});
+    return report(outcome.error(), o.json);
+  }
+  if (o.explain && !o.json) std::cerr << explain_text(explanation, {});
   for (const auto& warning : outcome->warnings) std::cerr << "numaplace: warning: claims not counted: " << warning << '\n';
   if (o.json) {
-    std::cout << lifecycle_json(*outcome).dump(2) << '\n';
+    nlohmann::json doc = lifecycle_json(*outcome);
+    if (o.explain) doc["explanation"] = explain_json(explanation, {});
+    std::cout << doc.dump(2) << '\n';
   } else {
     print_lifecycle(define ? "defined" : "started", *outcome);
   }
@@ -81,7 +98,7 @@ Command register_lifecycle(CLI::App& app, bool define) {
                      : app.add_subcommand("start", "Start a defined guest, placing it again first if its placement no longer fits");
   cmd->footer(
       "Runs under a host-wide lock (/run/numaplace/host.lock, or NUMAPLACE_LOCK_FILE), so two numaplace\n"
-      "invocations never hand out the same pCPU. Without --spec/--image-prop the request stored in the\n"
+      "invocations never hand out the same pCPU; waits for it up to 60 s (or NUMAPLACE_LOCK_TIMEOUT s). Without --spec/--image-prop the request stored in the\n"
       "domain's numaplace metadata is used. define counts running guests and defined guests placed by\n"
       "numaplace; start counts running guests. Exit 5 when libvirt refuses the domain.");
   if (define) {
@@ -91,7 +108,10 @@ Command register_lifecycle(CLI::App& app, bool define) {
   }
   cmd->add_option("-c,--connect", options->uri, "libvirt URI to manage (default: qemu:///system)");
   add_request_options(cmd, options->specs, options->image_props);
-  cmd->add_flag("--pack", options->pack, "try the fullest host cells first");
+  add_strategy_options(cmd, options->strategy);
+  cmd->add_flag("--explain", options->explain,
+                "say why each host cell can or cannot take each guest cell and why the chosen assignment won "
+                "(on stderr; with --json under \"explanation\")");
   add_policy_options(cmd, options->policy);
   cmd->add_flag("--json", options->json, "print the outcome (or the error) as JSON");
   return {cmd, [options, define] { return run_lifecycle(*options, define); }};

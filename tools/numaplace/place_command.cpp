@@ -4,6 +4,7 @@
 
 #include "numaplace/cli_common.h"
 #include "numaplace/command.h"
+#include "numaplace/explain_output.h"
 #include "numaplace/json_output.h"
 #include "plugin/place_domain.h"
 #include "xml/domain_reader.h"
@@ -20,9 +21,11 @@ struct PlaceOptions {
   std::vector<std::string> claims;
   bool include_defined = false;
   bool json = false;
-  bool pack = false;
+  bool explain = false;
+  StrategyCliOptions strategy;
   HostSourceOptions host;
   PolicyCliOptions policy;
+  std::vector<std::string> pci;
 };
 
 int run_place(const PlaceOptions& o) {
@@ -38,14 +41,16 @@ int run_place(const PlaceOptions& o) {
       o.domain_path == "-" ? "domain XML on standard input" : "domain XML '" + o.domain_path + "'";
   auto host = load_host(o.host);
   if (!host) return report(host.error(), o.json);
+  std::vector<GuestClaim> claims;
   {
     // The guest being placed must not count against itself.
     auto doc = xml::parse_document(*domain_text, what);
     if (!doc) return report(doc.error(), o.json);
     auto summary = xml::read_domain_summary(doc->get(), what);
     if (!summary) return report(summary.error(), o.json);
-    auto claims = fold_claims(*host, o.host, o.claims, o.include_defined, summary->name, summary->uuid);
-    if (!claims) return report(claims.error(), o.json);
+    auto folded = fold_claims(*host, o.host, o.claims, o.include_defined, summary->name, summary->uuid);
+    if (!folded) return report(folded.error(), o.json);
+    claims = std::move(*folded);
   }
 
   plugin::PlaceRequest request;
@@ -53,10 +58,24 @@ int run_place(const PlaceOptions& o) {
   request.domain_name_for_errors = what;
   request.flavor_specs = std::move(*flavor);
   request.image_props = std::move(*image);
-  request.fit.pack_host_cells = o.pack;
   request.floating = *floating;
+  request.pci_addresses = o.pci;
+  if (auto applied = apply_strategy_options(o.strategy, request.fit); !applied) return report(applied.error(), o.json);
+  FitExplanation explanation;
+  if (o.explain) request.fit.explanation = &explanation;
   auto outcome = plugin::place_domain(*host, request);
-  if (!outcome) return report(outcome.error(), o.json);
+  if (!outcome) {
+    if (o.explain && o.json) {
+      std::cout << nlohmann::json{{"error", {{"name", outcome.error().name}, {"message", outcome.error().message}}},
+                                  {"explanation", explain_json(explanation, claims)}}
+                       .dump(2)
+                << '\n';
+      return exit_code_for(outcome.error());
+    }
+    if (o.explain) std::cerr << explain_text(explanation, claims);
+    return report(outcome.error(), o.json);
+  }
+  if (o.explain && !o.json) std::cerr << explain_text(explanation, claims);
 
   for (const auto& warning : outcome->warnings) std::cerr << "numaplace: warning: " << warning << '\n';
   if (!outcome->placement) {
@@ -74,6 +93,7 @@ int run_place(const PlaceOptions& o) {
                        {"confinement", outcome->confinement ? to_json(*outcome->confinement) : nlohmann::json()},
                        {"rejections", to_json(outcome->rejections)},
                        {"xml", outcome->domain_xml}};
+    if (o.explain) doc["explanation"] = explain_json(explanation, claims);
     text = doc.dump(2) + "\n";
   }
   if (auto written = write_output(o.output_path, text); !written) return report(written.error(), o.json);
@@ -104,9 +124,15 @@ Command register_place(CLI::App& app) {
   add_request_options(place, options->specs, options->image_props);
   add_claim_options(place, options->claims, options->include_defined);
   add_policy_options(place, options->policy);
+  place->add_option("--pci", options->pci,
+                    "a host PCI device (domain:bus:slot.function, e.g. 0000:3b:00.0) the guest will be given, "
+                    "besides its <hostdev> elements (repeatable); its NUMA node constrains the placement")
+      ->allow_extra_args(false);
   place->add_option("-o,--output", options->output_path, "write the XML to this file (atomically) instead of stdout");
-  place->add_flag("--pack", options->pack,
-                  "try the fullest host cells first (Nova's packing order) instead of the emptiest");
+  add_strategy_options(place, options->strategy);
+  place->add_flag("--explain", options->explain,
+                  "say why each host cell can or cannot take each guest cell and why the chosen assignment won "
+                  "(on stderr; with --json under \"explanation\")");
   place->add_flag("--json", options->json, "print {placement, rejections, xml} as JSON (errors too) for programs");
   return {place, [options] { return run_place(*options); }};
 }

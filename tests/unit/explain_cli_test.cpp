@@ -1,0 +1,127 @@
+// `numaplace place --strategy ... --explain [--json]` run as a user would.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "test_paths.h"
+
+namespace numaplace {
+namespace {
+
+using numaplace::testing::cli_path;
+using numaplace::testing::shared_path;
+using numaplace::testing::source_path;
+
+struct CliRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+CliRun run(const std::string& args) {
+  const std::string err_file =
+      std::filesystem::temp_directory_path() / ("numaplace-explain-test-" + std::to_string(getpid()) + ".err");
+  CliRun result;
+  FILE* pipe = popen((cli_path() + " " + args + " 2>" + err_file).c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err_file);
+  std::stringstream text;
+  text << in.rdbuf();
+  result.err = text.str();
+  std::filesystem::remove(err_file);
+  return result;
+}
+
+const std::string kExample = source_path("examples/guest-8vcpu-4g.xml");
+const std::string kWorkedSpecs =
+    " --spec hw:numa_nodes=2 --spec hw:numa_cpus.0=0,1,2,3,4,5 --spec hw:numa_cpus.1=6,7"
+    " --spec hw:numa_mem.0=3072 --spec hw:numa_mem.1=1024";
+
+// Every (guest cell, host cell) pair that does not fit appears once among the rejections.
+void expect_rejection_per_misfit(const nlohmann::json& explanation) {
+  std::set<std::pair<int, int>> misfits;
+  for (const auto& pair : explanation["pairs"]) {
+    if (!pair["fits"].get<bool>()) misfits.insert({pair["guest_cell"].get<int>(), pair["host_cell"].get<int>()});
+  }
+  std::set<std::pair<int, int>> rejected;
+  for (const auto& r : explanation["rejections"]) {
+    EXPECT_FALSE(r["reason"].get<std::string>().empty());
+    EXPECT_TRUE(rejected.insert({r["guest_cell"].get<int>(), r["host_cell"].get<int>()}).second) << "a pair rejected twice";
+  }
+  EXPECT_EQ(rejected, misfits);
+}
+
+TEST(ExplainCli, JsonExplanationOfAnAcceptedPlacement) {
+  CliRun r = run("place " + kExample + kWorkedSpecs + " --explain --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  const auto& e = doc["explanation"];
+  EXPECT_EQ(e["strategy"], "pack");
+  EXPECT_EQ(e["pairs"].size(), 4u);  // 2 guest cells x 2 host cells
+  ASSERT_EQ(e["rejections"].size(), 1u);
+  EXPECT_EQ(e["rejections"][0]["guest_cell"], 0);
+  EXPECT_EQ(e["rejections"][0]["host_cell"], 0);
+  EXPECT_NE(e["rejections"][0]["reason"].get<std::string>().find("3072 MiB"), std::string::npos);
+  expect_rejection_per_misfit(e);
+  EXPECT_EQ(e["chosen"]["cells"][0]["host_cell"], 1);
+  EXPECT_FALSE(e["verdict"].get<std::string>().empty());
+}
+
+TEST(ExplainCli, JsonExplanationOfARefusal) {
+  // 80 GiB in two cells of 40 GiB: caps-2cell.xml's cells have 32 GiB each.
+  const std::string big = std::filesystem::temp_directory_path() / ("numaplace-explain-big-" + std::to_string(getpid()) + ".xml");
+  std::ofstream(big) << "<domain type='test'><name>big</name><memory unit='GiB'>80</memory><vcpu>8</vcpu>"
+                        "<os><type arch='i686'>hvm</type></os><devices/></domain>";
+  CliRun r = run("place " + big + " --capabilities " + shared_path("samples/libvirt/caps-2cell.xml") +
+                 " --spec hw:numa_nodes=2 --explain --json");
+  std::filesystem::remove(big);
+  ASSERT_EQ(r.exit_code, 3) << r.err;
+  auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["error"]["name"], "NoFit");
+  const auto& e = doc["explanation"];
+  EXPECT_TRUE(e["chosen"].is_null());
+  EXPECT_EQ(e["rejections"].size(), 4u);  // neither guest cell fits either host cell
+  expect_rejection_per_misfit(e);
+  EXPECT_NE(e["verdict"].get<std::string>().find("nothing fits"), std::string::npos);
+}
+
+TEST(ExplainCli, TextExplanationGoesToStderrAndNamesTheRunnerUp) {
+  CliRun r = run("place " + kExample + kWorkedSpecs + " --strategy spread --explain");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("<numatune>"), std::string::npos);
+  EXPECT_NE(r.err.find("explain: strategy spread"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("host cell 0: cannot: needs 3072 MiB"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("chosen: guest cell 0 -> host cell 1"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("why: "), std::string::npos) << r.err;
+}
+
+TEST(ExplainCli, BadStrategyOptionsAreNamedErrors) {
+  CliRun shape = run("place " + kExample + kWorkedSpecs + " --strategy ratio --ratio-shape 0:0,100:11");
+  EXPECT_EQ(shape.exit_code, 1);
+  EXPECT_NE(shape.err.find("InvalidScoringShape"), std::string::npos) << shape.err;
+  CliRun weights = run("place " + kExample + kWorkedSpecs + " --ratio-weights gpu=1");
+  EXPECT_EQ(weights.exit_code, 1);
+  EXPECT_NE(weights.err.find("InvalidResourceWeights"), std::string::npos) << weights.err;
+  CliRun mixed = run("place " + kExample + kWorkedSpecs + " --strategy spread --pack");
+  EXPECT_EQ(mixed.exit_code, 1);
+  CliRun ratio = run("place " + kExample + kWorkedSpecs + " --strategy ratio --ratio-shape 0:10,100:0 --ratio-weights cpu=1,memory=3");
+  EXPECT_EQ(ratio.exit_code, 0) << ratio.err;
+  CliRun nova = run("place " + kExample + kWorkedSpecs + " --strategy nova --pack --explain");
+  EXPECT_EQ(nova.exit_code, 0) << nova.err;
+  EXPECT_NE(nova.err.find("fullest first"), std::string::npos) << nova.err;
+}
+
+}  // namespace
+}  // namespace numaplace

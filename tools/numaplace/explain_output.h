@@ -1,0 +1,36 @@
+// --explain for place, define and start: the fit's explanation (placement/fit_explanation.h)
+// as text for people and as JSON for programs, with the guests holding each host cell
+// (from the claims folded into the host, when the caller has them), and the options
+// that choose the strategy (--strategy, --ratio-shape, --ratio-weights, --pack).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "placement/claims.h"
+#include "placement/error.h"
+#include "placement/fit.h"
+#include "placement/fit_explanation.h"
+
+namespace numaplace::cli {
+
+struct StrategyCliOptions {
+  std::string strategy;           // empty: the CLI's default, pack (README "Choosing among fits")
+  std::string ratio_shape;        // "0:0,100:10"
+  std::string ratio_weights;      // "cpu=1,memory=1"
+  bool nova_pack = false;         // --pack: Nova's packing order
+};
+
+void add_strategy_options(CLI::App* cmd, StrategyCliOptions& options);
+// Fills the strategy fields of `fit` (not the explanation pointer); named errors for bad text.
+Status apply_strategy_options(const StrategyCliOptions& options, FitOptions& fit);
+
+// Lines for a person: every pair (fits with score and utilization, or why not and who
+// holds the host cell), the chosen assignment, the runner-up and why the chosen won.
+std::string explain_text(const FitExplanation& explanation, const std::vector<GuestClaim>& claims);
+nlohmann::json explain_json(const FitExplanation& explanation, const std::vector<GuestClaim>& claims);
+
+}  // namespace numaplace::cli

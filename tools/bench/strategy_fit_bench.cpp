@@ -1,0 +1,72 @@
+// Fit time per strategy (nova, spread, pack, ratio) on the fit benchmark's host shape
+// (cells of 8 cores x 2 threads, 64 GiB), empty and half used unevenly, for 4/8/16 host
+// cells x 2/4/8 guest cells, shared and dedicated: what scoring the whole assignment
+// costs over Nova's first fit.
+#include <benchmark/benchmark.h>
+
+#include <cstdint>
+
+#include "placement/fit.h"
+
+namespace {
+
+using namespace numaplace;
+
+HostTopology make_host(std::uint32_t cells, bool used) {
+  HostTopology host;
+  for (std::uint32_t i = 0; i < cells; ++i) {
+    HostCell cell;
+    cell.id = i;
+    const std::uint32_t base = i * 16;
+    cell.cpus = CpuSet::range(base, base + 15);
+    cell.shared_cpus = cell.cpus;
+    cell.dedicated_cpus = cell.cpus;
+    for (std::uint32_t c = 0; c < 8; ++c) cell.siblings.push_back(CpuSet{base + c, base + 8 + c});
+    cell.memory_kib = std::uint64_t{64} << 20;
+    for (std::uint32_t j = 0; j < cells; ++j) cell.distances.push_back(i == j ? 10 : (i / 2 == j / 2) ? 12 : 21);
+    if (used) {
+      for (std::uint32_t c = 0; c < i % 4; ++c) cell.usage.pinned_cpus.insert(base + c);
+      cell.usage.memory_kib = (std::uint64_t{4} * (i % 5)) << 20;
+    }
+    host.cells.push_back(cell);
+  }
+  return host;
+}
+
+GuestTopology make_guest(std::uint32_t cells, bool dedicated) {
+  GuestTopology guest;
+  guest.cpu_policy = dedicated ? CpuPolicy::Dedicated : CpuPolicy::Shared;
+  for (std::uint32_t i = 0; i < cells; ++i) {
+    GuestCell cell;
+    cell.id = i;
+    cell.cpus = CpuSet::range(4 * i, 4 * i + 3);
+    if (dedicated) cell.dedicated_cpus = cell.cpus;
+    cell.memory_kib = std::uint64_t{4} << 20;
+    guest.cells.push_back(cell);
+  }
+  return guest;
+}
+
+void BM_FitStrategy(benchmark::State& state) {
+  FitOptions options;
+  options.strategy = static_cast<Strategy>(state.range(0));
+  const HostTopology host = make_host(static_cast<std::uint32_t>(state.range(1)), state.range(4) != 0);
+  const GuestTopology guest = make_guest(static_cast<std::uint32_t>(state.range(2)), state.range(3) != 0);
+  FitResult check = fit_guest(host, guest, options);
+  if (!check.placement) {
+    state.SkipWithError("the guest does not fit");
+    return;
+  }
+  for (auto _ : state) {
+    FitResult result = fit_guest(host, guest, options);
+    benchmark::DoNotOptimize(result);
+  }
+  state.counters["nodes"] = static_cast<double>(check.assignments_tried);
+  state.SetLabel(to_string(options.strategy));
+}
+BENCHMARK(BM_FitStrategy)
+    ->ArgNames({"strategy", "hosts", "guests", "dedicated", "used"})
+    ->ArgsProduct({{0, 1, 2, 3}, {4, 8, 16}, {2, 4, 8}, {0, 1}, {0, 1}})
+    ->Unit(benchmark::kMicrosecond);
+
+}  // namespace

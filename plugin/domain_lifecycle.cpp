@@ -39,7 +39,8 @@ struct Session {
 };
 
 Result<Session> open_session(const LifecycleOptions& options, bool include_inactive) {
-  auto lock = HostLock::acquire(options.lock_path.empty() ? default_lock_path() : options.lock_path);
+  auto lock = HostLock::acquire(options.lock_path.empty() ? default_lock_path() : options.lock_path,
+                                default_lock_timeout_seconds());
   if (!lock) return lock.error();
   auto conn = LibvirtConnection::open_read_write(options.uri);
   if (!conn) return conn.error();
@@ -115,7 +116,7 @@ Result<LifecycleOutcome> define_domain(const std::string& domain_xml, const std:
       text = xml::serialize(doc->get());
     }
   }
-  PlaceRequest request{text, what, options.flavor_specs, options.image_props, options.fit, options.floating};
+  PlaceRequest request{text, what, options.flavor_specs, options.image_props, options.fit, options.floating, {}};
   auto placed = place_domain(session->host, request);
   if (!placed) return placed.error();
   if (auto defined = define_xml(session->conn, placed->domain_xml, summary->name); !defined) return defined.error();
@@ -164,7 +165,7 @@ Result<LifecycleOutcome> start_domain(const std::string& name, const LifecycleOp
     if (keep) outcome.placement = **record;
   }
   if (!keep) {
-    PlaceRequest request{domain_xml, what, options.flavor_specs, options.image_props, options.fit, options.floating};
+    PlaceRequest request{domain_xml, what, options.flavor_specs, options.image_props, options.fit, options.floating, {}};
     auto placed = place_domain(session->host, request);
     if (!placed) return placed.error();
     outcome.placement = std::move(placed->placement);

@@ -19,6 +19,14 @@ std::string default_lock_path() {
   return env != nullptr && *env != '\0' ? env : "/run/numaplace/host.lock";
 }
 
+int default_lock_timeout_seconds() {
+  const char* env = std::getenv("NUMAPLACE_LOCK_TIMEOUT");
+  if (env == nullptr) return 60;
+  char* end = nullptr;
+  const long seconds = std::strtol(env, &end, 10);
+  return end != env && *end == '\0' && seconds > 0 && seconds <= 86400 ? static_cast<int>(seconds) : 60;
+}
+
 Result<HostLock> HostLock::acquire(const std::string& path, int timeout_seconds) {
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);

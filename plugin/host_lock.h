@@ -12,6 +12,8 @@ namespace numaplace::plugin {
 
 // /run/numaplace/host.lock unless NUMAPLACE_LOCK_FILE says otherwise.
 std::string default_lock_path();
+// 60 s unless NUMAPLACE_LOCK_TIMEOUT gives another whole number of seconds (1 to 86400).
+int default_lock_timeout_seconds();
 
 class HostLock {
  public:

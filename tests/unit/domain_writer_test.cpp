@@ -86,15 +86,20 @@ TEST(DomainWriter, KeepsEverythingItDoesNotOwn) {
   EXPECT_EQ(pins, 4u);
 }
 
-TEST(DomainWriter, NoNumaKeysLeavesTheGuestAsItWas) {
+// Without NUMA keys the guest is confined (default placement), never given a NUMA topology.
+TEST(DomainWriter, NoNumaKeysConfinesWithoutInventingATopology) {
   HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
   auto outcome = place(host, read_file(source_path("examples/guest-8vcpu-4g.xml")), {});
   ASSERT_TRUE(outcome.ok());
   EXPECT_FALSE(outcome->placement.has_value());
+  ASSERT_TRUE(outcome->confinement.has_value());
   auto doc = xml::parse_document(outcome->domain_xml, "output");
   ASSERT_TRUE(doc.ok());
   const xmlNode* root = xmlDocGetRootElement(doc->get());
-  EXPECT_EQ(xml::first_child(root, "numatune"), nullptr);
+  const xmlNode* numatune = xml::first_child(root, "numatune");
+  ASSERT_NE(numatune, nullptr);
+  EXPECT_EQ(xml::attribute(xml::first_child(numatune, "memory"), "mode"), "strict");
+  EXPECT_EQ(xml::first_child(numatune, "memnode"), nullptr);
   EXPECT_EQ(xml::first_child(root, "cputune"), nullptr);
   EXPECT_EQ(xml::first_child(root, "cpu"), nullptr);
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <iterator>
+#include <utility>
 
 namespace numaplace {
 
@@ -71,19 +72,39 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
+// Input echoed in an error message, cut short: a multi-megabyte list makes no readable error.
+std::string shortened(std::string_view text) {
+  constexpr std::size_t kShown = 64;
+  return text.size() <= kShown ? std::string(text) : std::string(text.substr(0, kShown)) + "...";
+}
+
 Result<std::uint32_t> parse_cpu_id(std::string_view text, std::string_view item, std::string_view what) {
   text = trim(text);
   std::uint64_t value = 0;
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec == std::errc::invalid_argument || ptr != text.data() + text.size()) {
-    return make_error("InvalidCpuList", std::string(what) + ": '" + std::string(item) +
+    return make_error("InvalidCpuList", std::string(what) + ": '" + shortened(item) +
                                             "' is not a CPU id or range; write ids and ranges like 0-3,^2,8");
   }
   if (ec == std::errc::result_out_of_range || value > kMaxCpuId) {
-    return make_error("InvalidCpuList", std::string(what) + ": CPU id '" + std::string(text) +
+    return make_error("InvalidCpuList", std::string(what) + ": CPU id '" + shortened(text) +
                                             "' is above the supported maximum " + std::to_string(kMaxCpuId));
   }
   return static_cast<std::uint32_t>(value);
+}
+
+// Sorts ranges and merges overlapping or adjacent ones.
+void merge_ranges(std::vector<std::pair<std::uint32_t, std::uint32_t>>& ranges) {
+  std::sort(ranges.begin(), ranges.end());
+  std::size_t kept = 0;
+  for (const auto& range : ranges) {
+    if (kept > 0 && range.first <= static_cast<std::uint64_t>(ranges[kept - 1].second) + 1) {
+      ranges[kept - 1].second = std::max(ranges[kept - 1].second, range.second);
+    } else {
+      ranges[kept++] = range;
+    }
+  }
+  ranges.resize(kept);
 }
 
 }  // namespace
@@ -92,9 +113,10 @@ Result<CpuSet> parse_cpu_list(std::string_view text, std::string_view what) {
   if (trim(text).empty()) {
     return make_error("InvalidCpuList", std::string(what) + " is empty; give at least one CPU id");
   }
-  CpuSet included;
-  CpuSet excluded;
-  bool any_item = false;
+  // Ranges are collected first and merged once (sort, then one pass), so a list of a million
+  // items costs n log n, not a set union per item.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> included;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> excluded;
   std::size_t start = 0;
   while (start <= text.size()) {
     std::size_t comma = text.find(',', start);
@@ -102,10 +124,9 @@ Result<CpuSet> parse_cpu_list(std::string_view text, std::string_view what) {
     std::string_view item = trim(text.substr(start, comma - start));
     start = comma + 1;
     if (item.empty()) {
-      return make_error("InvalidCpuList", std::string(what) + ": empty item in '" + std::string(text) +
+      return make_error("InvalidCpuList", std::string(what) + ": empty item in '" + shortened(text) +
                                               "'; write ids and ranges like 0-3,^2,8");
     }
-    any_item = true;
     bool exclude = item.front() == '^';
     if (exclude) item.remove_prefix(1);
     std::size_t dash = item.find('-');
@@ -121,20 +142,27 @@ Result<CpuSet> parse_cpu_list(std::string_view text, std::string_view what) {
       auto hi = parse_cpu_id(item.substr(dash + 1), item, what);
       if (!hi) return hi.error();
       if (*lo > *hi) {
-        return make_error("InvalidCpuList", std::string(what) + ": range '" + std::string(item) +
+        return make_error("InvalidCpuList", std::string(what) + ": range '" + shortened(item) +
                                                 "' runs backwards; write the lower id first");
       }
       first = *lo;
       last = *hi;
     }
-    CpuSet& target = exclude ? excluded : included;
-    target = target.united(CpuSet::range(first, last));
+    (exclude ? excluded : included).emplace_back(first, last);
     if (comma == text.size()) break;
   }
-  if (!any_item) {
-    return make_error("InvalidCpuList", std::string(what) + " is empty; give at least one CPU id");
+  merge_ranges(included);
+  merge_ranges(excluded);
+  CpuSet out;
+  auto cut = excluded.begin();
+  for (const auto& [first, last] : included) {
+    for (std::uint32_t id = first;; ++id) {
+      while (cut != excluded.end() && cut->second < id) ++cut;
+      if (cut == excluded.end() || id < cut->first) out.insert(id);  // ascending: appends
+      if (id == last) break;
+    }
   }
-  return included.minus(excluded);
+  return out;
 }
 
 std::string to_cpu_list(const CpuSet& set) {

@@ -134,6 +134,12 @@ Result<GuestClaim> read_guest_claim(const xmlDoc* doc, const HostTopology& host,
         return make_error("InvalidDomain", what + ": <vcpupin vcpu='" + std::to_string(v) + "'> but the guest has " +
                                                std::to_string(summary->vcpus) + " vCPUs");
       }
+      if (!cpus->is_subset_of(anywhere)) {  // never let a pin onto a missing pCPU count as anything else
+        return make_error("PinBeyondHost", what + ": <vcpupin vcpu='" + std::to_string(v) + "' cpuset='" +
+                                               to_cpu_list(*cpus) + "'> names pCPU " +
+                                               to_cpu_list(cpus->minus(anywhere)) + ", which this host does not have "
+                                               "(its CPUs are " + to_cpu_list(anywhere) + ")");
+      }
       pins[v] = *cpus;
     }
     for (std::uint32_t v = 0; v < summary->vcpus; ++v) {

@@ -4,6 +4,7 @@
 // pCPU; a vCPU allowed on several pCPUs is shared load spread over their cells;
 // guest cell memory goes where <numatune><memnode> (or <memory>) binds it, as
 // huge pages when <memoryBacking><hugepages> says so; unbound memory stays unbound.
+// A <vcpupin> onto a pCPU this host does not have is refused ("PinBeyondHost").
 #pragma once
 
 #include <libxml/tree.h>

@@ -37,12 +37,24 @@ Result<Document> parse_document(std::string_view text, std::string_view what) {
     return make_error("XmlForbiddenConstruct", name + " declares a DOCTYPE or entities; libvirt XML needs neither, "
                                                       "and numaplace refuses them so that no entity is ever expanded");
   }
+  // The DOCTYPE check above reads bytes, so the document must be read as UTF-8 whatever it
+  // declares: a UTF-16 (or UTF-7, ...) document would hide its DOCTYPE from that check.
+  if (text.find('\0') != std::string_view::npos) {
+    return make_error("XmlUnsupportedEncoding", name + " contains NUL bytes (UTF-16 or UTF-32?); libvirt XML is UTF-8, "
+                                                       "and numaplace reads nothing else");
+  }
   std::unique_ptr<xmlParserCtxt, ParserContextDeleter> ctxt(xmlNewParserCtxt());
   if (!ctxt) return make_error("OutOfMemory", "cannot allocate an XML parser for " + name);
-  const int options = XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_NOERROR | XML_PARSE_NOWARNING | XML_PARSE_NOCDATA;
-  Document doc(xmlCtxtReadMemory(ctxt.get(), text.data(), static_cast<int>(text.size()), nullptr, nullptr, options));
+  // No XML_PARSE_HUGE: libxml2 keeps its limits (nesting depth 256, text node and name sizes).
+  const int options = XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
+                      XML_PARSE_NOCDATA | XML_PARSE_IGNORE_ENC;
+  Document doc(xmlCtxtReadMemory(ctxt.get(), text.data(), static_cast<int>(text.size()), nullptr, "UTF-8", options));
   if (!doc || !ctxt->wellFormed) {
     const xmlError* error = xmlCtxtGetLastError(ctxt.get());
+    if (error != nullptr && error->message != nullptr && std::string_view(error->message).starts_with("Excessive depth")) {
+      return make_error("XmlTooDeep", name + " nests elements deeper than libxml2's limit of 256 at line " +
+                                          std::to_string(error->line) + "; libvirt XML never nests that deep");
+    }
     std::string where = error != nullptr ? " at line " + std::to_string(error->line) : "";
     return make_error("XmlMalformed", name + " is not well-formed XML" + where + ": " +
                                           trim_message(error != nullptr ? error->message : nullptr));

@@ -1,8 +1,11 @@
 // RAII ownership of a libxml2 document and the one safe way to parse one:
 // no network, no entity substitution, no DTD loading, and any document with a
-// DOCTYPE refused outright (no XXE, no billion laughs). Inputs above
-// kMaxXmlBytes are refused before parsing. Small helpers walk elements and read
-// attributes without leaking libxml2's xmlChar* to callers.
+// DOCTYPE refused outright (no XXE, no billion laughs). The text is read as UTF-8
+// whatever it declares, so the DOCTYPE check cannot be dodged by another encoding
+// (NUL bytes: "XmlUnsupportedEncoding"); nesting deeper than libxml2's limit of 256
+// is "XmlTooDeep"; inputs above kMaxXmlBytes are "XmlTooLarge" before parsing.
+// Small helpers walk elements and read attributes without leaking libxml2's
+// xmlChar* to callers.
 #pragma once
 
 #include <libxml/tree.h>

@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# Concurrency and crash safety on a real libvirtd (claims live in libvirt's domain XML and
+# numaplace's <metadata> record, read and written under the host flock; see
+# docs/DESIGN-NOTES.md "Claims live in libvirt").
+#   1. 64 `numaplace define` of one-vCPU dedicated guests (hw:numa_nodes=1, 64 MiB) at once:
+#      exactly as many accepted as the host has free pCPUs, no pCPU in two guests' vcpupin,
+#      every refused one says NoFit.
+#   2. `numaplace define` killed with SIGKILL at random points over many runs, with other
+#      defines racing it: afterwards no pCPU is held twice, every defined guest carries its
+#      pins and record, and a define after the carnage still gets the lock (the kernel
+#      released it with the dead process).
+# Usage: concurrency_e2e.sh NUMAPLACE SAMPLE_DOMAIN_XML [KILL_RUNS]
+# Same daemon handling as libvirtd_e2e.sh: one e2e run at a time (flock on
+# /tmp/numaplace-e2e.lock); starts virtlogd/libvirtd by hand when none answers and stops
+# what it started by pid. Exit 77 (skipped) when libvirtd cannot be had.
+set -euo pipefail
+NUMAPLACE=$(readlink -f "$1")
+SAMPLE=$(readlink -f "$2")
+KILL_RUNS=${3:-30}
+URI=qemu:///system
+WORK=$(mktemp -d /tmp/numaplace-conc.XXXXXX)
+exec 9>/tmp/numaplace-e2e.lock
+flock -w 900 9 || { echo "concurrency: another e2e run holds /tmp/numaplace-e2e.lock" >&2; exit 1; }
+PREFIX=np-conc-
+STARTED_DAEMONS=()
+# Our own lock file, so that a stale lock of another test cannot interfere (and so that the
+# test shows the lock is released on death, not merely absent).
+export NUMAPLACE_LOCK_FILE="$WORK/host.lock"
+# 64 defines queue on one lock, each reading every domain; on a loaded machine that is more
+# than the default 60 s wait for the last in line.
+export NUMAPLACE_LOCK_TIMEOUT=${NUMAPLACE_LOCK_TIMEOUT:-600}
+
+say() { printf 'concurrency: %s\n' "$*"; }
+fail() { printf 'concurrency: FAIL: %s\n' "$*" >&2; exit 1; }
+
+our_guests() { virsh -c "$URI" list --all --name 2>/dev/null | grep "^$PREFIX" || true; }
+remove_guests() {
+  local g
+  for g in $(our_guests); do
+    virsh -c "$URI" destroy "$g" >/dev/null 2>&1 || true
+    virsh -c "$URI" undefine "$g" >/dev/null 2>&1 || true
+  done
+}
+
+cleanup() {
+  jobs -p | xargs -r kill -9 2>/dev/null || true
+  wait 2>/dev/null || true
+  remove_guests
+  for pidfile in "${STARTED_DAEMONS[@]}"; do
+    [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null || true
+  done
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+for pkg in libvirt-daemon-system qemu-system-x86; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" && continue
+  [ "$(id -u)" -eq 0 ] || { say "skipped: $pkg missing and not root"; exit 77; }
+  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
+    "$pkg" >"$WORK/apt.log" 2>&1 || { say "skipped: cannot install $pkg"; exit 77; }
+done
+if ! virsh -c "$URI" version >/dev/null 2>&1; then
+  [ "$(id -u)" -eq 0 ] || { say "skipped: no libvirtd answers at $URI and not root to start one"; exit 77; }
+  virtlogd -d -p "$WORK/virtlogd.pid"; STARTED_DAEMONS+=("$WORK/virtlogd.pid")
+  libvirtd -d -p "$WORK/libvirtd.pid"; STARTED_DAEMONS+=("$WORK/libvirtd.pid")
+  for _ in $(seq 1 60); do virsh -c "$URI" version >/dev/null 2>&1 && break; sleep 0.5; done
+  virsh -c "$URI" version >/dev/null 2>&1 || { say "skipped: libvirtd did not come up"; exit 77; }
+fi
+remove_guests
+
+make_guest() {  # name: one vCPU, 64 MiB, no pins of its own
+  sed -e "s|<name>[^<]*</name>|<name>$1</name>|" -e "/<uuid>/d" \
+      -e "s|<memory unit='MiB'>[0-9]*</memory>|<memory unit='MiB'>64</memory>|" -e "/<currentMemory/d" \
+      -e "s|<vcpu placement='static'>[0-9]*</vcpu>|<vcpu placement='static'>1</vcpu>|" \
+      -e "/<cputune>/,/<\/cputune>/d" -e "/<numatune>/,/<\/numatune>/d" -e "/<numa>/,/<\/numa>/d" \
+      -e "s|<topology [^/]*/>|<topology sockets='1' dies='1' cores='1' threads='1'/>|" "$SAMPLE" >"$WORK/$1.xml"
+}
+
+define() {  # name: numaplace define, stdout/stderr/exit code into $WORK/name.{out,err,rc}
+  local rc=0
+  "$NUMAPLACE" define "$WORK/$1.xml" --connect "$URI" --spec hw:numa_nodes=1 --spec hw:cpu_policy=dedicated \
+    >"$WORK/$1.out" 2>"$WORK/$1.err" || rc=$?
+  echo "$rc" >"$WORK/$1.rc"
+}
+
+# pCPUs each of our defined guests is pinned to, one "guest cpu" line per vCPU pin.
+pins_of_our_guests() {
+  local g
+  for g in $(our_guests); do
+    virsh -c "$URI" dumpxml --inactive "$g" |
+      sed -n "s|.*<vcpupin vcpu='[0-9]*' cpuset='\([^']*\)'/>.*|$g \1|p"
+  done
+}
+
+# Free pCPUs of the host now (cells' CPUs minus those pinned by guests already there).
+free_pcpus=$("$NUMAPLACE" topology --connect "$URI" --json | python3 -c '
+import json, sys
+def ids(text):
+    out = set()
+    for part in filter(None, text.split(",")):
+        lo, _, hi = part.partition("-")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return out
+cells = json.load(sys.stdin)["cells"]
+print(sum(len(ids(c["cpus"]) - ids(c["usage"]["pinned_cpus"])) for c in cells))')
+say "host has $free_pcpus free pCPUs"
+[ "$free_pcpus" -gt 0 ] || { say "skipped: no free pCPU on this host"; exit 77; }
+
+# --- 1. 64 defines at once ---------------------------------------------------------------------
+N=64
+for i in $(seq 1 $N); do make_guest "${PREFIX}$i"; done
+start=$(date +%s.%N)
+for i in $(seq 1 $N); do define "${PREFIX}$i" & done
+wait
+say "$N concurrent defines took $(python3 -c "print(round($(date +%s.%N) - $start, 1))") s"
+accepted=0; refused=0
+for i in $(seq 1 $N); do
+  g="${PREFIX}$i"; rc=$(cat "$WORK/$g.rc")
+  case "$rc" in
+    0) accepted=$((accepted + 1)) ;;
+    3) grep -q "NoFit" "$WORK/$g.err" || fail "$g refused (exit 3) without a NoFit reason: $(cat "$WORK/$g.err")"
+       refused=$((refused + 1)) ;;
+    *) fail "$g: numaplace define exit $rc: $(cat "$WORK/$g.err")" ;;
+  esac
+done
+say "accepted $accepted, refused $refused (each with a NoFit reason)"
+[ "$accepted" -eq "$free_pcpus" ] || fail "accepted $accepted guests, the host has $free_pcpus free pCPUs"
+[ "$(our_guests | wc -l)" -eq "$accepted" ] || fail "libvirt holds $(our_guests | wc -l) guests, numaplace accepted $accepted"
+pins_of_our_guests >"$WORK/pins-1"
+[ "$(wc -l <"$WORK/pins-1")" -eq "$accepted" ] || fail "not every accepted guest has its vcpupin: $(cat "$WORK/pins-1")"
+if grep -E ' .*[-,]' "$WORK/pins-1"; then fail "a dedicated vCPU is allowed on several pCPUs"; fi
+dup=$(awk '{print $2}' "$WORK/pins-1" | sort | uniq -d)
+[ -z "$dup" ] || fail "pCPU(s) $dup pinned by two guests: $(cat "$WORK/pins-1")"
+say "no pCPU is shared: $(awk '{print $1"->"$2}' "$WORK/pins-1" | tr '\n' ' ')"
+remove_guests
+
+# --- 2. SIGKILL at random points -----------------------------------------------------------------
+for run in $(seq 1 "$KILL_RUNS"); do
+  victim="${PREFIX}k$run"; rival="${PREFIX}r$run"
+  make_guest "$victim"; make_guest "$rival"
+  "$NUMAPLACE" define "$WORK/$victim.xml" --connect "$URI" --spec hw:numa_nodes=1 --spec hw:cpu_policy=dedicated \
+    >/dev/null 2>&1 &
+  pid=$!
+  define "$rival" &
+  sleep "0.$(printf '%03d' $((RANDOM % 400)))"
+  kill -9 "$pid" 2>/dev/null || true
+  wait
+  # Some runs free everything again so that later victims die while holding a real choice.
+  if [ $((run % 3)) -eq 0 ]; then remove_guests; fi
+  pins_of_our_guests >"$WORK/pins-2"
+  dup=$(awk '{print $2}' "$WORK/pins-2" | sort | uniq -d)
+  [ -z "$dup" ] || fail "after kill run $run, pCPU(s) $dup held twice: $(cat "$WORK/pins-2")"
+  held=$(wc -l <"$WORK/pins-2")
+  [ "$held" -le "$free_pcpus" ] || fail "after kill run $run, $held pins on $free_pcpus free pCPUs"
+  for g in $(our_guests); do  # every guest libvirt holds carries its claim: pins and our record
+    virsh -c "$URI" dumpxml --inactive "$g" | grep -q "<vcpupin " || fail "$g defined without its vcpupin"
+    virsh -c "$URI" dumpxml --inactive "$g" | grep -q "numaplace" || fail "$g defined without numaplace's record"
+  done
+done
+say "$KILL_RUNS SIGKILL runs: no pCPU ever held twice, every defined guest carries its pins and record"
+# The lock is free again: a define right after the last kill answers within its lock timeout.
+make_guest "${PREFIX}after"
+timeout 60 bash -c "$(declare -f define); NUMAPLACE='$NUMAPLACE' URI='$URI' WORK='$WORK' define ${PREFIX}after" ||
+  fail "a define after the kills did not finish: the host lock is stuck"
+rc=$(cat "$WORK/${PREFIX}after.rc")
+[ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || fail "define after the kills: exit $rc: $(cat "$WORK/${PREFIX}after.err")"
+say "a define after the kills got the lock (exit $rc)"
+echo "concurrency: 3 passed, 0 failed"

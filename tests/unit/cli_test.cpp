@@ -9,43 +9,17 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli_runner.h"
 #include "test_paths.h"
 
 namespace numaplace {
 namespace {
 
-using numaplace::testing::cli_path;
+using numaplace::testing::CliRun;
+using numaplace::testing::run;
+using numaplace::testing::slurp;
 using numaplace::testing::shared_path;
 using numaplace::testing::source_path;
-
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return buffer.str();
-}
-
-CliRun run(const std::string& args) {
-  const std::string err_file = std::filesystem::temp_directory_path() / ("numaplace-cli-test-" + std::to_string(getpid()) + ".err");
-  const std::string command = cli_path() + " " + args + " 2>" + err_file;
-  CliRun result;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
-  int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  result.err = slurp(err_file);
-  std::filesystem::remove(err_file);
-  return result;
-}
 
 const std::string kExample = source_path("examples/guest-8vcpu-4g.xml");
 const std::string kWorkedSpecs =

@@ -1,0 +1,48 @@
+// Runs the built numaplace binary as a user would, for the CLI tests: its exit
+// code, everything it printed on stdout, and everything on stderr.
+#pragma once
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "test_paths.h"
+
+namespace numaplace::testing {
+
+struct CliRun {
+  int exit_code = -1;  // -1: did not exit normally, or could not be started
+  std::string out;
+  std::string err;
+};
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+// `args` is appended to the binary's path and run by the shell.
+inline CliRun run(const std::string& args) {
+  const std::string err_file =
+      std::filesystem::temp_directory_path() / ("numaplace-cli-run-" + std::to_string(getpid()) + ".err");
+  CliRun result;
+  FILE* pipe = popen((cli_path() + " " + args + " 2>" + err_file).c_str(), "r");
+  if (pipe == nullptr) return result;
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
+  const int status = pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  result.err = slurp(err_file);
+  std::filesystem::remove(err_file);
+  return result;
+}
+
+}  // namespace numaplace::testing

@@ -49,7 +49,13 @@ demo() {
 }
 
 run_tests() {
-  build
+  local shared=${NUMAPLACE_SHARED_DIR:-../shared}
+  if [ ! -f "$shared/conformance/SCHEMA.md" ]; then
+    echo "dev.sh: the tests read the reference vectors, corpus and samples of shared/, expected at $shared" >&2
+    echo "dev.sh: clone numaplace beside shared/, or run NUMAPLACE_SHARED_DIR=/path/to/shared ./dev.sh test" >&2
+    exit 2
+  fi
+  build -DNUMAPLACE_SHARED_DIR="$(cd "$shared" && pwd)"
   ctest --test-dir "$BUILD_DIR" -j"$(nproc)" --output-on-failure
 }
 

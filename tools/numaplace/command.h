@@ -20,5 +20,6 @@ Command register_start(CLI::App& app);
 Command register_conformance(CLI::App& app);
 Command register_hook(CLI::App& app);
 Command register_rank(CLI::App& app);
+Command register_replay(CLI::App& app);
 
 }  // namespace numaplace::cli

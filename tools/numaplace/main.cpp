@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
       "  numaplace topology --connect qemu:///system\n"
       "  numaplace define vm.xml --spec hw:numa_nodes=1 && numaplace start vm\n"
       "  numaplace conformance nova-fit ../shared/conformance/nova/fit.jsonl\n"
+      "  numaplace replay ../shared/conformance/nova/streams.jsonl --strategy pack\n"
       "Exit codes: 0 done, 1 bad input, 2 usage, 3 does not fit, 4 host unreadable, 5 libvirt refused.");
 
   using namespace numaplace::cli;
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
                                 register_start(app), register_conformance(app)};
   commands.push_back(register_hook(app));
   commands.push_back(register_rank(app));
+  commands.push_back(register_replay(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

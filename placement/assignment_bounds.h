@@ -145,8 +145,9 @@ class AssignmentBounds {
   }
 
   // Devices on cells sharing a socket with a chosen cell or with any cell a remaining guest cell could take.
-  std::uint32_t socket_bound(std::size_t next, const PciDemand& d) const {
-    std::vector<std::uint32_t> sockets;
+  std::uint32_t socket_bound(std::size_t next, const PciDemand& d) {
+    std::vector<std::uint32_t>& sockets = sockets_;
+    sockets.clear();
     for (std::size_t p = 0; p < hosts_; ++p) {
       const HostCell& cell = host_.cells[order_[p]];
       if (!cell.socket) return 0;
@@ -174,6 +175,7 @@ class AssignmentBounds {
   std::vector<std::vector<std::size_t>> weight_order_;
   std::vector<std::size_t> match_of_guest_;
   std::vector<bool> visited_;
+  std::vector<std::uint32_t> sockets_;  // socket_bound's buffer, reused
   std::size_t tried_ = 0;
   const PciDemand* last_pci_shortfall_ = nullptr;
 };

@@ -17,7 +17,10 @@ class BranchAndBound {
         hosts_(problem.order.size()),
         bounds_(problem.host, problem.order, live_, problem.demands),
         chosen_(guests_, 0),
+        candidates_(guests_),
+        saved_(guests_, std::vector<char>(guests_ * hosts_, 0)),
         max_nodes_(max_nodes) {
+    for (auto& list : candidates_) list.reserve(hosts_);
     distance_.assign(hosts_, std::vector<std::int64_t>(hosts_, 0));
     min_distance_ = std::numeric_limits<std::int64_t>::max();
     for (std::size_t a = 0; a < hosts_; ++a) {
@@ -74,21 +77,25 @@ class BranchAndBound {
 
   void search(std::size_t g, std::int64_t score, std::int64_t distance) {
     if (g == guests_) {
-      if (!cannot_beat(score, distance)) best_ = ScoredAssignment{chosen_, score, distance};
+      if (cannot_beat(score, distance)) return;
+      if (!best_) best_.emplace();
+      best_->positions.assign(chosen_.begin(), chosen_.end());  // reuses its capacity after the first
+      best_->score = score;
+      best_->distance = distance;
       return;
     }
-    struct Candidate {
-      std::size_t position;
-      std::int64_t score;
-      std::int64_t distance;
-    };
-    std::vector<Candidate> candidates;
+    // Buffers per depth, sized once: the search allocates nothing per node.
+    std::vector<Candidate>& candidates = candidates_[g];
+    candidates.clear();
     for (std::size_t p = 0; p < hosts_; ++p) {
       if (!bounds_.taken(p) && live_[g][p]) candidates.push_back({p, p_.scores[g][p], added_distance(g, p)});
     }
-    std::stable_sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
-      return a.score != b.score ? a.score > b.score : a.distance < b.distance;
+    // Score, then distance, then position (the order the candidates were listed in).
+    std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+      if (a.score != b.score) return a.score > b.score;
+      return a.distance != b.distance ? a.distance < b.distance : a.position < b.position;
     });
+    std::vector<char>& saved = saved_[g];
     for (const Candidate& c : candidates) {
       if (nodes_ >= max_nodes_ && best_) {
         capped_ = true;
@@ -100,11 +107,12 @@ class BranchAndBound {
       bounds_.take(g, c.position);
       chosen_[g] = c.position;
       // Later guest cells of the same shape take later positions only.
-      std::vector<std::pair<std::size_t, std::vector<char>>> saved;
       for (std::size_t later = g + 1; later < guests_; ++later) {
         if (p_.shape_group[later] != p_.shape_group[g]) continue;
-        saved.emplace_back(later, live_[later]);
-        for (std::size_t q = 0; q <= c.position; ++q) live_[later][q] = 0;
+        for (std::size_t q = 0; q <= c.position; ++q) {
+          saved[later * hosts_ + q] = live_[later][q];
+          live_[later][q] = 0;
+        }
       }
       std::int64_t rest_score = 0;
       std::int64_t rest_distance = 0;
@@ -112,11 +120,20 @@ class BranchAndBound {
           !cannot_beat(next_score + rest_score, next_distance + rest_distance) && bounds_.feasible(g + 1)) {
         search(g + 1, next_score, next_distance);
       }
-      for (auto& [row, values] : saved) live_[row] = std::move(values);
+      for (std::size_t later = g + 1; later < guests_; ++later) {
+        if (p_.shape_group[later] != p_.shape_group[g]) continue;
+        for (std::size_t q = 0; q <= c.position; ++q) live_[later][q] = saved[later * hosts_ + q];
+      }
       bounds_.release(c.position);
       if (capped_) return;
     }
   }
+
+  struct Candidate {
+    std::size_t position;
+    std::int64_t score;
+    std::int64_t distance;
+  };
 
   const AssignmentProblem& p_;
   std::vector<std::vector<char>> live_;  // the fit matrix with this search's masks
@@ -124,6 +141,8 @@ class BranchAndBound {
   const std::size_t hosts_;
   AssignmentBounds bounds_;
   std::vector<std::size_t> chosen_;
+  std::vector<std::vector<Candidate>> candidates_;  // per depth
+  std::vector<std::vector<char>> saved_;            // per depth: masked fit entries, [later * hosts_ + q]
   std::vector<std::vector<std::int64_t>> distance_;
   std::int64_t min_distance_ = 0;
   std::optional<ScoredAssignment> best_;

@@ -19,14 +19,17 @@ std::uint32_t PciDemand::usable(const HostTopology& host, const std::vector<bool
   for (std::size_t i = 0; i < per_cell.size(); ++i) local += chosen[i] ? per_cell[i] : 0;
   if (policy == PciNumaPolicy::Required || local >= request.count) return local;
   if (policy == PciNumaPolicy::Socket) {
-    std::vector<std::uint32_t> sockets;
-    for (std::size_t i = 0; i < host.cells.size(); ++i) {
-      if (!host.cells[i].socket) return 0;
-      if (chosen[i]) sockets.push_back(*host.cells[i].socket);
+    // Without a list of sockets: this runs at every leaf of the search, which allocates nothing.
+    for (const auto& cell : host.cells) {
+      if (!cell.socket) return 0;
     }
     std::uint32_t near = 0;
     for (std::size_t i = 0; i < host.cells.size(); ++i) {
-      if (std::find(sockets.begin(), sockets.end(), *host.cells[i].socket) != sockets.end()) near += per_cell[i];
+      bool shares_socket = false;
+      for (std::size_t j = 0; j < host.cells.size() && !shares_socket; ++j) {
+        shares_socket = chosen[j] && *host.cells[j].socket == *host.cells[i].socket;
+      }
+      if (shares_socket) near += per_cell[i];
     }
     return near;
   }

@@ -5,6 +5,7 @@
 // cell's dedicated set, the thread policy honoured, the emulator reservation sound.
 // Where Nova's own answer is inconsistent, the vector's expect_fixed is the reference.
 // Nova's exact vCPU-to-pCPU choice (Python set order) is not compared.
+#include <chrono>
 #include <map>
 #include <set>
 #include <sstream>
@@ -190,6 +191,22 @@ VectorOutcome check_nova_fit(const nlohmann::json& vector) {
     }
   }
   return VectorOutcome::pass();
+}
+
+std::optional<std::vector<double>> time_nova_fit(const nlohmann::json& vector, std::size_t repeat) {
+  auto topology = derive_guest_topology(request_from_nova_json(vector.at("request")));
+  if (!topology || !topology->has_value()) return std::nullopt;
+  const GuestTopology& guest = **topology;
+  const HostTopology host = host_from_nova_json(vector.at("host"));
+  const FitOptions options = options_from_nova_config(vector);
+  std::vector<double> seconds;
+  seconds.reserve(repeat);
+  for (std::size_t i = 0; i < repeat; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    fit_guest(host, guest, options);
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return seconds;
 }
 
 }  // namespace numaplace::conformance

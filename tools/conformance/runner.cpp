@@ -1,11 +1,65 @@
 #include "conformance/runner.h"
 
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <fstream>
+#include <optional>
 #include <iostream>
 
 #include "conformance/suite.h"
 
 namespace numaplace::conformance {
+namespace {
+
+std::vector<double> time_whole_check(const Suite& suite, const nlohmann::json& vector, std::size_t repeat) {
+  std::vector<double> seconds;
+  for (std::size_t i = 0; i < repeat; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    suite.check(vector);
+    seconds.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return seconds;
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+std::string seconds_text(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", seconds);
+  return text;
+}
+
+// "TIME id: median 4.1e-06 s over 100 runs; Nova 0.000139 s, 34x faster"
+void report_timing(const Suite& suite, const nlohmann::json& vector, const std::string& id, std::size_t repeat,
+                   std::ostream& out) {
+  std::optional<std::vector<double>> seconds;
+  if (suite.time_engine != nullptr) {
+    seconds = suite.time_engine(vector, repeat);
+  } else {
+    seconds = time_whole_check(suite, vector, repeat);
+  }
+  if (!seconds || seconds->empty()) {
+    out << "TIME " << id << ": not timed (the vector does not reach the engine)\n";
+    return;
+  }
+  const double ours = median(*seconds);
+  out << "TIME " << id << ": median " << seconds_text(ours) << " s over " << repeat << " runs";
+  const auto nova = vector.find("nova_seconds");
+  if (nova != vector.end() && nova->is_number()) {
+    out << "; Nova " << seconds_text(nova->get<double>()) << " s, "
+        << (ours > 0 ? seconds_text(nova->get<double>() / ours) + "x faster" : std::string("too fast to ratio"));
+  } else if (const auto limit = vector.find("nova_timed_out_after"); limit != vector.end() && limit->is_number()) {
+    out << "; Nova gave up after " << seconds_text(limit->get<double>()) << " s";
+  }
+  out << '\n';
+}
+
+}  // namespace
 
 int run_suite(const std::string& suite_name, const std::vector<std::string>& files, const RunOptions& options,
               std::ostream& out, std::ostream& err) {
@@ -43,6 +97,7 @@ int run_suite(const std::string& suite_name, const std::vector<std::string>& fil
       } catch (const nlohmann::json::exception& e) {
         outcome = VectorOutcome::fail("a well-formed vector", std::string("malformed vector: ") + e.what());
       }
+      if (options.repeat > 0) report_timing(*suite, vector, id, options.repeat, out);
       switch (outcome.status) {
         case VectorOutcome::Status::Pass: ++passed; break;
         case VectorOutcome::Status::Skip:

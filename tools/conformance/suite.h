@@ -5,6 +5,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,11 +25,15 @@ struct VectorOutcome {
 };
 
 using SuiteFunction = VectorOutcome (*)(const nlohmann::json& vector);
+// Runs the engine call a vector checks `repeat` times on inputs prepared once and returns
+// each run's seconds; nullopt when the vector never reaches the engine (invalid input).
+using EngineTiming = std::optional<std::vector<double>> (*)(const nlohmann::json& vector, std::size_t repeat);
 
 struct Suite {
   const char* name;
   const char* what;
   SuiteFunction check;
+  EngineTiming time_engine = nullptr;  // null: --repeat times the whole check
 };
 
 // Every suite the runner knows, in the order `numaplace conformance --help` lists them.

@@ -24,6 +24,10 @@ Command register_conformance(CLI::App& app) {
   cmd->add_option("SUITE", options->suite, "suite name, e.g. nova-fit")->required();
   cmd->add_option("FILE", options->files, "vector files (JSON lines)")->required()->check(CLI::ExistingFile);
   cmd->add_flag("--show-skips", options->run.show_skips, "print a line for every skipped vector too");
+  cmd->add_option("--repeat", options->run.repeat,
+                  "also run each vector's engine call N times in this process and print its median time "
+                  "(\"TIME id: median S s over N runs\"), beside Nova's where the vector records it")
+      ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
   return {cmd, [options] { return conformance::run_suite(options->suite, options->files, options->run, std::cout, std::cerr); }};
 }
 

@@ -1,7 +1,6 @@
 #include "plugin/domain_lifecycle.h"
 
-#include <libvirt/libvirt.h>
-#include <libvirt/virterror.h>
+#include "plugin/libvirt_api.h"
 
 #include <cstdlib>
 #include <memory>
@@ -22,14 +21,9 @@ namespace numaplace::plugin {
 namespace {
 
 struct DomainFree {
-  void operator()(virDomain* domain) const { virDomainFree(domain); }
+  void operator()(virDomain* domain) const { loaded_libvirt().virDomainFree(domain); }
 };
 using DomainHandle = std::unique_ptr<virDomain, DomainFree>;
-
-std::string libvirt_message() {
-  const virError* error = virGetLastError();
-  return error != nullptr && error->message != nullptr ? error->message : "no further detail from libvirt";
-}
 
 struct Session {
   HostLock lock;
@@ -66,9 +60,9 @@ std::vector<std::string> fold_claims(Session& session, const std::string& name, 
 }
 
 Status define_xml(const LibvirtConnection& conn, const std::string& xml, const std::string& name) {
-  DomainHandle defined(virDomainDefineXMLFlags(conn.handle(), xml.c_str(), VIR_DOMAIN_DEFINE_VALIDATE));
+  DomainHandle defined(loaded_libvirt().virDomainDefineXMLFlags(conn.handle(), xml.c_str(), VIR_DOMAIN_DEFINE_VALIDATE));
   if (!defined) {
-    return make_error("DefineFailed", "libvirt refused to define '" + name + "': " + libvirt_message());
+    return make_error("DefineFailed", "libvirt refused to define '" + name + "': " + last_libvirt_message());
   }
   return Done{};
 }
@@ -127,20 +121,20 @@ Result<LifecycleOutcome> define_domain(const std::string& domain_xml, const std:
 Result<LifecycleOutcome> start_domain(const std::string& name, const LifecycleOptions& options) {
   auto session = open_session(options, false);
   if (!session) return session.error();
-  DomainHandle domain(virDomainLookupByName(session->conn.handle(), name.c_str()));
+  DomainHandle domain(loaded_libvirt().virDomainLookupByName(session->conn.handle(), name.c_str()));
   if (!domain) {
     return make_error("NoSuchDomain", "libvirt at '" + options.uri + "' has no domain named '" + name +
                                           "'; define it first (numaplace define FILE)");
   }
-  if (virDomainIsActive(domain.get()) == 1) {
+  if (loaded_libvirt().virDomainIsActive(domain.get()) == 1) {
     return make_error("AlreadyRunning", "domain '" + name + "' is already running");
   }
-  char* raw = virDomainGetXMLDesc(domain.get(), VIR_DOMAIN_XML_INACTIVE);
-  if (raw == nullptr) return make_error("HostUnavailable", "cannot read domain '" + name + "': " + libvirt_message());
+  char* raw = loaded_libvirt().virDomainGetXMLDesc(domain.get(), VIR_DOMAIN_XML_INACTIVE);
+  if (raw == nullptr) return make_error("HostUnavailable", "cannot read domain '" + name + "': " + last_libvirt_message());
   std::string domain_xml(raw);
   std::free(raw);
   char uuid[VIR_UUID_STRING_BUFLEN] = {};
-  virDomainGetUUIDString(domain.get(), uuid);
+  loaded_libvirt().virDomainGetUUIDString(domain.get(), uuid);
 
   LifecycleOutcome outcome;
   outcome.name = name;
@@ -172,12 +166,12 @@ Result<LifecycleOutcome> start_domain(const std::string& name, const LifecycleOp
     if (placed->domain_xml != xml::serialize(doc->get())) {
       if (auto defined = define_xml(session->conn, placed->domain_xml, name); !defined) return defined.error();
       outcome.replaced = true;
-      domain.reset(virDomainLookupByName(session->conn.handle(), name.c_str()));
+      domain.reset(loaded_libvirt().virDomainLookupByName(session->conn.handle(), name.c_str()));
       if (!domain) return make_error("NoSuchDomain", "domain '" + name + "' vanished while it was being placed");
     }
   }
-  if (virDomainCreate(domain.get()) != 0) {
-    return make_error("StartFailed", "libvirt could not start '" + name + "': " + libvirt_message());
+  if (loaded_libvirt().virDomainCreate(domain.get()) != 0) {
+    return make_error("StartFailed", "libvirt could not start '" + name + "': " + last_libvirt_message());
   }
   return outcome;
 }

@@ -1,7 +1,6 @@
 #include "plugin/libvirt_connection.h"
 
-#include <libvirt/libvirt.h>
-#include <libvirt/virterror.h>
+#include "plugin/libvirt_api.h"
 
 #include <cstdlib>
 #include <memory>
@@ -10,13 +9,8 @@
 namespace numaplace::plugin {
 namespace {
 
-std::string last_libvirt_message() {
-  const virError* error = virGetLastError();
-  return error != nullptr && error->message != nullptr ? error->message : "no further detail from libvirt";
-}
-
 struct NodeDeviceFree {
-  void operator()(virNodeDevice* dev) const { virNodeDeviceFree(dev); }
+  void operator()(virNodeDevice* dev) const { loaded_libvirt().virNodeDeviceFree(dev); }
 };
 using NodeDevice = std::unique_ptr<virNodeDevice, NodeDeviceFree>;
 
@@ -39,11 +33,13 @@ constexpr int kMaxCells = 1024;
 }  // namespace
 
 void LibvirtConnection::Closer::operator()(virConnect* conn) const {
-  if (conn != nullptr) virConnectClose(conn);
+  if (conn != nullptr) loaded_libvirt().virConnectClose(conn);
 }
 
 Result<LibvirtConnection> LibvirtConnection::open_read_only(const std::string& uri) {
-  virConnect* conn = virConnectOpenReadOnly(uri.c_str());
+  auto api = libvirt_api();
+  if (!api) return api.error();
+  virConnect* conn = (*api)->virConnectOpenReadOnly(uri.c_str());
   if (conn == nullptr) {
     return make_error("HostUnavailable", "cannot connect to libvirt at '" + uri + "': " + last_libvirt_message() +
                                              "; check the URI, or give the host as --capabilities FILE");
@@ -52,7 +48,9 @@ Result<LibvirtConnection> LibvirtConnection::open_read_only(const std::string& u
 }
 
 Result<LibvirtConnection> LibvirtConnection::open_read_write(const std::string& uri) {
-  virConnect* conn = virConnectOpen(uri.c_str());
+  auto api = libvirt_api();
+  if (!api) return api.error();
+  virConnect* conn = (*api)->virConnectOpen(uri.c_str());
   if (conn == nullptr) {
     return make_error("HostUnavailable", "cannot connect to libvirt at '" + uri + "' to manage domains: " +
                                              last_libvirt_message() + "; check the URI and that you may manage domains there");
@@ -61,7 +59,7 @@ Result<LibvirtConnection> LibvirtConnection::open_read_write(const std::string& 
 }
 
 Result<std::string> LibvirtConnection::capabilities_xml() const {
-  char* xml = virConnectGetCapabilities(conn_.get());
+  char* xml = loaded_libvirt().virConnectGetCapabilities(conn_.get());
   if (xml == nullptr) {
     return make_error("HostUnavailable", "libvirt at '" + uri_ + "' did not return capabilities: " + last_libvirt_message());
   }
@@ -72,16 +70,16 @@ Result<std::string> LibvirtConnection::capabilities_xml() const {
 
 Result<xml::NodeDeviceScan> LibvirtConnection::pci_node_devices() const {
   virNodeDevicePtr* raw = nullptr;
-  const int count = virConnectListAllNodeDevices(conn_.get(), &raw, VIR_CONNECT_LIST_NODE_DEVICES_CAP_PCI_DEV);
+  const int count = loaded_libvirt().virConnectListAllNodeDevices(conn_.get(), &raw, VIR_CONNECT_LIST_NODE_DEVICES_CAP_PCI_DEV);
   if (count < 0) {
     return make_error("HostUnavailable", "libvirt at '" + uri_ + "' did not list its PCI node devices: " + last_libvirt_message());
   }
   std::vector<NodeDevice> devices = adopt_devices(raw, count);
   xml::NodeDeviceScan scan;
   for (const auto& device : devices) {
-    const char* name = virNodeDeviceGetName(device.get());
+    const char* name = loaded_libvirt().virNodeDeviceGetName(device.get());
     const std::string what = "node device '" + std::string(name != nullptr ? name : "?") + "' of '" + uri_ + "'";
-    MallocString text(virNodeDeviceGetXMLDesc(device.get(), 0));
+    MallocString text(loaded_libvirt().virNodeDeviceGetXMLDesc(device.get(), 0));
     if (!text) {
       scan.refused.push_back(make_error("HostUnavailable", "libvirt did not describe " + what + ": " + last_libvirt_message()));
       continue;
@@ -100,7 +98,7 @@ Result<xml::NodeDeviceScan> LibvirtConnection::pci_node_devices() const {
 
 Result<std::vector<CellFreeMemory>> LibvirtConnection::cells_free_memory() const {
   std::vector<unsigned long long> bytes(kMaxCells, 0);
-  const int count = virNodeGetCellsFreeMemory(conn_.get(), bytes.data(), 0, kMaxCells);
+  const int count = loaded_libvirt().virNodeGetCellsFreeMemory(conn_.get(), bytes.data(), 0, kMaxCells);
   if (count < 0) {
     return make_error("HostUnavailable", "libvirt at '" + uri_ + "' did not report free memory per NUMA cell: " +
                                              last_libvirt_message());

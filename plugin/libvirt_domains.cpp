@@ -1,7 +1,6 @@
 #include "plugin/libvirt_domains.h"
 
-#include <libvirt/libvirt.h>
-#include <libvirt/virterror.h>
+#include "plugin/libvirt_api.h"
 
 #include <cstdlib>
 #include <memory>
@@ -10,23 +9,18 @@ namespace numaplace::plugin {
 namespace {
 
 struct DomainFree {
-  void operator()(virDomain* domain) const { virDomainFree(domain); }
+  void operator()(virDomain* domain) const { loaded_libvirt().virDomainFree(domain); }
 };
 using DomainHandle = std::unique_ptr<virDomain, DomainFree>;
-
-std::string libvirt_message() {
-  const virError* error = virGetLastError();
-  return error != nullptr && error->message != nullptr ? error->message : "no further detail from libvirt";
-}
 
 }  // namespace
 
 Result<std::vector<DomainXml>> list_domains(const LibvirtConnection& conn, bool include_inactive) {
   virDomainPtr* raw = nullptr;
   const unsigned int flags = include_inactive ? 0 : VIR_CONNECT_LIST_DOMAINS_ACTIVE;
-  int count = virConnectListAllDomains(conn.handle(), &raw, flags);
+  int count = loaded_libvirt().virConnectListAllDomains(conn.handle(), &raw, flags);
   if (count < 0) {
-    return make_error("HostUnavailable", "cannot list the domains of '" + conn.uri() + "': " + libvirt_message());
+    return make_error("HostUnavailable", "cannot list the domains of '" + conn.uri() + "': " + last_libvirt_message());
   }
   std::vector<DomainHandle> domains;
   for (int i = 0; i < count; ++i) domains.emplace_back(raw[i]);
@@ -35,16 +29,16 @@ Result<std::vector<DomainXml>> list_domains(const LibvirtConnection& conn, bool 
   std::vector<DomainXml> out;
   for (const auto& domain : domains) {
     DomainXml item;
-    const char* name = virDomainGetName(domain.get());
+    const char* name = loaded_libvirt().virDomainGetName(domain.get());
     item.name = name != nullptr ? name : "";
     char uuid[VIR_UUID_STRING_BUFLEN] = {};
-    if (virDomainGetUUIDString(domain.get(), uuid) == 0) item.uuid = uuid;
-    item.running = virDomainIsActive(domain.get()) == 1;
-    char* xml = virDomainGetXMLDesc(domain.get(), item.running ? 0 : VIR_DOMAIN_XML_INACTIVE);
+    if (loaded_libvirt().virDomainGetUUIDString(domain.get(), uuid) == 0) item.uuid = uuid;
+    item.running = loaded_libvirt().virDomainIsActive(domain.get()) == 1;
+    char* xml = loaded_libvirt().virDomainGetXMLDesc(domain.get(), item.running ? 0 : VIR_DOMAIN_XML_INACTIVE);
     if (xml == nullptr) {
       // A domain that vanished between the listing and now holds nothing any more.
-      if (virDomainIsActive(domain.get()) < 0) continue;
-      return make_error("HostUnavailable", "cannot read the XML of domain '" + item.name + "': " + libvirt_message());
+      if (loaded_libvirt().virDomainIsActive(domain.get()) < 0) continue;
+      return make_error("HostUnavailable", "cannot read the XML of domain '" + item.name + "': " + last_libvirt_message());
     }
     item.xml = xml;
     std::free(xml);

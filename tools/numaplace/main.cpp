@@ -3,7 +3,6 @@
 // Exit codes: 0 done; 1 bad input; 2 usage or unreadable files; 3 does not fit;
 // 4 the host could not be read (or locked); 5 libvirt refused the domain.
 #include <CLI/CLI.hpp>
-#include <libvirt/virterror.h>
 
 #include <vector>
 
@@ -11,9 +10,6 @@
 #include "numaplace/command.h"
 
 int main(int argc, char** argv) {
-  // libvirt prints every error to stderr by default; numaplace reports them itself.
-  virSetErrorFunc(nullptr, [](void*, virErrorPtr) {});
-
   CLI::App app{
       "numaplace places libvirt guests onto the NUMA cells of a host: it reads the host and a guest's\n"
       "NUMA wishes (OpenStack-style hw:* flavor extra specs and hw_* image properties), chooses host\n"

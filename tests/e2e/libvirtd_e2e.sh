@@ -103,16 +103,22 @@ say "np-e2e-a: vcpupin, numatune and /proc agree ($expected, node $host_cell)"
 virsh -c "$URI" destroy np-e2e-a >/dev/null
 
 # --- 2. two dedicated guests defined and started at once ------------------------------------------
+# The second waits on the host lock while the first defines and starts; a libvirtd that probes
+# QEMU on every call (40 s for one validated define on CI machines without KVM) needs longer than
+# the default 60 s wait.
+export NUMAPLACE_LOCK_TIMEOUT=600
 make_guest np-e2e-b 1
 make_guest np-e2e-c 1
 for g in np-e2e-b np-e2e-c; do
   ( "$NUMAPLACE" define "$WORK/$g.xml" --connect "$URI" --spec hw:numa_nodes=1 --spec hw:cpu_policy=dedicated \
-      --json >"$WORK/$g.json" && "$NUMAPLACE" start "$g" --connect "$URI" >"$WORK/$g.start" ) &
+      --json >"$WORK/$g.json" 2>"$WORK/$g.err" && "$NUMAPLACE" start "$g" --connect "$URI" >"$WORK/$g.start" \
+      2>>"$WORK/$g.err" ) &
 done
 wait
 pins=()
 for g in np-e2e-b np-e2e-c; do
-  [ "$(virsh -c "$URI" domstate "$g")" = "running" ] || fail "$g is not running"
+  state=$(virsh -c "$URI" domstate "$g" 2>&1 || true)
+  [ "$state" = "running" ] || fail "$g is not running ($state); numaplace said: $(cat "$WORK/$g.json" "$WORK/$g.err")"
   pin=$(vcpu_thread_cpus "$(qemu_pid "$g")" 0) || fail "no vCPU thread in $g"
   virsh_pin=$(virsh -c "$URI" vcpupin "$g" --vcpu 0 | awk '$1 == "0:" || $1 == "0" {print $NF}')
   [ "$pin" = "$virsh_pin" ] || fail "$g: /proc says '$pin', virsh vcpupin says '$virsh_pin'"

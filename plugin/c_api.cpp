@@ -56,7 +56,10 @@ np_status status_for(const std::string& name) {
   if (name == "NoFit") return NP_ERR_NO_FIT;
   if (name == "HostUnavailable" || name == "HwlocLoadFailed" || name == "CannotRead") return NP_ERR_HOST_UNAVAILABLE;
   if (name == "OutOfMemory") return NP_ERR_NO_MEMORY;
-  if (name == "InvalidArgument") return NP_ERR_INVALID_ARGUMENT;
+  if (name == "InvalidArgument" || name == "UnknownStrategy" || name == "InvalidScoringShape" ||
+      name == "InvalidResourceWeights" || name == "UnknownTopologyPolicy") {
+    return NP_ERR_INVALID_ARGUMENT;  // a placement option's value
+  }
   return NP_ERR_INVALID_INPUT;
 }
 
@@ -129,20 +132,70 @@ Result<numaplace::SpecMap> to_map(const np_pair* pairs, std::size_t count, const
   return map;
 }
 
-Result<numaplace::FitOptions> fit_options(const numaplace::SpecMap& options) {
+// The placement options of np_place, by name (numaplace.h lists them). Unknown names and
+// bad values are named errors; nothing is guessed.
+struct PlacementOptions {
   numaplace::FitOptions fit;
+  numaplace::DefaultPlacementOptions floating;
+  std::vector<std::string> pci_addresses;
+};
+
+Result<bool> boolean_option(const std::string& key, const std::string& value) {
+  if (value == "true" || value == "1" || value == "yes") return true;
+  if (value == "false" || value == "0" || value == "no") return false;
+  return numaplace::make_error("InvalidArgument", "option " + key + " is '" + value + "'; use true or false");
+}
+
+Result<PlacementOptions> placement_options(const numaplace::SpecMap& options) {
+  PlacementOptions out;
+  out.fit.strategy = numaplace::Strategy::Nova;  // the library's default: Nova's answer
+  bool ratio_shape_given = false;
   for (const auto& [key, value] : options) {
     if (key == "cell_order") {
       if (value == "pack") {
-        fit.pack_host_cells = true;
+        out.fit.pack_host_cells = true;
       } else if (value != "spread") {
         return numaplace::make_error("InvalidArgument", "option cell_order is '" + value + "'; use spread or pack");
       }
+    } else if (key == "strategy") {
+      auto strategy = numaplace::strategy_from_name(value);
+      if (!strategy) return strategy.error();
+      out.fit.strategy = *strategy;
+    } else if (key == "ratio_shape") {
+      auto shape = numaplace::parse_ratio_shape(value);
+      if (!shape) return shape.error();
+      out.fit.ratio_shape = std::move(*shape);
+      ratio_shape_given = true;
+    } else if (key == "ratio_weights") {
+      auto weights = numaplace::parse_resource_weights(value);
+      if (!weights) return weights.error();
+      out.fit.weights = *weights;
+    } else if (key == "policy") {
+      auto policy = numaplace::topology_policy_from_name(value);
+      if (!policy) return policy.error();
+      out.floating.policy = *policy;
+    } else if (key == "prefer_closest") {
+      auto flag = boolean_option(key, value);
+      if (!flag) return flag.error();
+      out.floating.prefer_closest_numa_nodes = *flag;
+    } else if (key == "pci") {
+      std::size_t start = 0;
+      while (start <= value.size()) {
+        const std::size_t comma = std::min(value.find(',', start), value.size());
+        if (comma > start) out.pci_addresses.push_back(value.substr(start, comma - start));
+        start = comma + 1;
+      }
     } else {
-      return numaplace::make_error("InvalidArgument", "unknown placement option '" + key + "'; known: cell_order");
+      return numaplace::make_error("InvalidArgument",
+                                   "unknown placement option '" + key +
+                                       "'; known: strategy, cell_order, ratio_shape, ratio_weights, policy, "
+                                       "prefer_closest, pci");
     }
   }
-  return fit;
+  if (ratio_shape_given && out.fit.strategy != numaplace::Strategy::Ratio) {
+    return numaplace::make_error("InvalidArgument", "option ratio_shape goes with strategy=ratio");
+  }
+  return out;
 }
 
 // An hwloc export given as text goes through a private temporary file: hwloc_source reads files.
@@ -318,8 +371,8 @@ np_status np_place(const np_host* host, const char* domain_xml, const np_pair* s
     if (!image) return fail(error, image.error());
     auto option_map = to_map(options, option_count, "options");
     if (!option_map) return fail(error, option_map.error());
-    auto fit = fit_options(*option_map);
-    if (!fit) return fail(error, fit.error());
+    auto placement = placement_options(*option_map);
+    if (!placement) return fail(error, placement.error());
 
     // The guest's own claim (if the host lists it) must not count against it.
     const std::string what = "domain XML";
@@ -346,7 +399,9 @@ np_status np_place(const np_host* host, const char* domain_xml, const np_pair* s
     request.domain_name_for_errors = what;
     request.flavor_specs = *flavor;
     request.image_props = *image;
-    request.fit = *fit;
+    request.fit = placement->fit;
+    request.floating = placement->floating;
+    request.pci_addresses = placement->pci_addresses;
     auto outcome = numaplace::plugin::place_domain(placed_on, request);
     if (!outcome) return fail(error, outcome.error());
 

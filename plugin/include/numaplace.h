@@ -101,8 +101,16 @@ NP_EXPORT np_status np_host_add_claims(np_host* host, const char* const* domain_
  * and `image_props` (image properties), or, when both are empty, from the request
  * recorded in the domain's numaplace metadata. `options` (may be NULL when
  * option_count is 0):
- *   "cell_order" = "spread" (default, Nova's order) | "pack" (fullest host cells first)
- * An unknown option is NP_ERR_INVALID_ARGUMENT. A guest that asks for no NUMA
+ *   "strategy"      = "nova" (default: Nova's first fit) | "spread" | "pack" | "ratio"
+ *                     (how to choose among the assignments that fit; README "Choosing among fits")
+ *   "cell_order"    = "spread" (default, Nova's order) | "pack" (fullest host cells first)
+ *   "ratio_shape"   = "0:0,100:10" (with strategy=ratio: UTILIZATION:SCORE points)
+ *   "ratio_weights" = "cpu=1,memory=1" (weights of the scored strategies)
+ *   "policy"        = "best-effort" (default) | "none" | "restricted" | "single-numa-node"
+ *                     (for a guest without a NUMA topology: how its resources' hints merge)
+ *   "prefer_closest" = "true" | "false" (default; with policy: prefer the closest NUMA nodes)
+ *   "pci"           = "0000:3b:00.0,..." (host PCI devices the guest will get besides its <hostdev>s)
+ * An unknown option or a bad value is NP_ERR_INVALID_ARGUMENT. A guest that asks for no NUMA
  * topology is a success: its XML is returned unchanged and np_result_placed is 0.
  * A guest that does not fit is NP_ERR_NO_FIT, whose message says why per cell. */
 NP_EXPORT np_status np_place(const np_host* host, const char* domain_xml, const np_pair* specs, size_t spec_count,

@@ -55,7 +55,7 @@ struct Request {
   std::string domain_xml;
   KeyValues flavor;   // flavor extra specs: {"hw:numa_nodes", "2"}
   KeyValues image;    // image properties: {"hw_numa_nodes", "2"}
-  KeyValues options;  // {"cell_order", "pack"}
+  KeyValues options;  // {"strategy", "pack"}, {"policy", "none"}: numaplace.h lists them
 };
 
 struct Placement {

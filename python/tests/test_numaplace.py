@@ -74,6 +74,18 @@ class PlaceTest(unittest.TestCase):
         self.assertEqual(host.to_dict()["cells"][first.placement["cells"][0]["host_cell"]]["usage"]["pinned_cpus"],
                          sorted(first.placement["cells"][0]["pinning"].values()))
 
+    def test_strategy_option(self):
+        uneven = {"cells": [{"id": 0, "cpus": "0-7", "memory_mib": 16384},
+                            {"id": 1, "cpus": "8-15", "memory_mib": 16384, "usage": {"memory_mib": 12288}}]}
+        flavor = {"hw:numa_nodes": "1"}
+        nova = numaplace.place(host=uneven, flavor=flavor, domain_xml=GUEST)
+        packed = numaplace.place(host=uneven, flavor=flavor, domain_xml=GUEST, options={"strategy": "pack"})
+        self.assertEqual(nova.placement["cells"][0]["host_cell"], 0)  # Nova: most free memory first
+        self.assertEqual(packed.placement["cells"][0]["host_cell"], 1)  # pack: the fuller cell that fits
+        with self.assertRaises(numaplace.Error) as caught:
+            numaplace.place(host=uneven, flavor=flavor, domain_xml=GUEST, options={"strategy": "fastest"})
+        self.assertEqual(caught.exception.name, "UnknownStrategy")
+
 
 class ErrorTest(unittest.TestCase):
     def test_no_fit(self):

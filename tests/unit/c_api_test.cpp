@@ -202,6 +202,73 @@ TEST_F(CApi, OneHostManyThreads) {
   EXPECT_FALSE(placements[0].empty());
 }
 
+// Two cells of 8 CPUs and 16 GiB; cell 1 already holds 12 GiB of another guest.
+const char* kUnevenHostJson = R"({"cells": [
+  {"id": 0, "cpus": [0,1,2,3,4,5,6,7], "memory_mib": 16384, "distances": [10, 21]},
+  {"id": 1, "cpus": [8,9,10,11,12,13,14,15], "memory_mib": 16384, "distances": [21, 10],
+   "usage": {"memory_mib": 12288}}]})";
+
+std::uint32_t host_cell_of_single_cell_guest(const np_result* result) {
+  auto placement = nlohmann::json::parse(np_result_placement_json(result));
+  return placement["cells"].at(0)["host_cell"].get<std::uint32_t>();
+}
+
+TEST_F(CApi, StrategyOptionChoosesAmongFits) {
+  ASSERT_EQ(np_host_from_json(kUnevenHostJson, &host, &error), NP_OK) << np_error_message(error);
+  const np_pair one_cell[] = {{"hw:numa_nodes", "1"}};
+  // Nova's order (the default) tries the cell with the most free memory first: cell 0.
+  ASSERT_EQ(np_place(host, guest.c_str(), one_cell, 1, nullptr, 0, nullptr, 0, &result, &error), NP_OK);
+  EXPECT_EQ(host_cell_of_single_cell_guest(result), 0u);
+  np_result_free(result);
+  result = nullptr;
+  // pack fills the fuller cell that still fits (4 GiB left on cell 1).
+  const np_pair pack[] = {{"strategy", "pack"}};
+  ASSERT_EQ(np_place(host, guest.c_str(), one_cell, 1, nullptr, 0, pack, 1, &result, &error), NP_OK)
+      << np_error_message(error);
+  EXPECT_EQ(host_cell_of_single_cell_guest(result), 1u);
+  np_result_free(result);
+  result = nullptr;
+  const np_pair spread[] = {{"strategy", "spread"}, {"ratio_weights", "cpu=0,memory=1"}};
+  ASSERT_EQ(np_place(host, guest.c_str(), one_cell, 1, nullptr, 0, spread, 2, &result, &error), NP_OK);
+  EXPECT_EQ(host_cell_of_single_cell_guest(result), 0u);
+}
+
+TEST_F(CApi, PolicyOptionConfinesAGuestWithoutTopology) {
+  ASSERT_EQ(np_host_from_capabilities_xml(caps_2cell.c_str(), &host, &error), NP_OK);
+  ASSERT_EQ(np_place(host, guest.c_str(), nullptr, 0, nullptr, 0, nullptr, 0, &result, &error), NP_OK);
+  EXPECT_EQ(np_result_placed(result), 0);
+  // (The example's own comment mentions <numatune>: look for the element's content.)
+  EXPECT_NE(std::string(np_result_xml(result)).find("<memory mode=\"strict\" nodeset="), std::string::npos);
+  np_result_free(result);
+  result = nullptr;
+  const np_pair none[] = {{"policy", "none"}};
+  ASSERT_EQ(np_place(host, guest.c_str(), nullptr, 0, nullptr, 0, none, 1, &result, &error), NP_OK);
+  EXPECT_EQ(std::string(np_result_xml(result)).find("<memory mode=\"strict\""), std::string::npos);
+}
+
+TEST_F(CApi, BadOptionValuesAreNamedInvalidArguments) {
+  ASSERT_EQ(np_host_from_capabilities_xml(caps_2cell.c_str(), &host, &error), NP_OK);
+  const struct {
+    np_pair option;
+    const char* name;
+  } cases[] = {{{"strategy", "fastest"}, "UnknownStrategy"},
+               {{"policy", "strict"}, "UnknownTopologyPolicy"},
+               {{"ratio_weights", "cpu=-1"}, "InvalidResourceWeights"},
+               {{"ratio_shape", "0:0,100:10"}, "InvalidArgument"},  // without strategy=ratio
+               {{"prefer_closest", "maybe"}, "InvalidArgument"},
+               {{"colour", "blue"}, "InvalidArgument"}};
+  for (const auto& c : cases) {
+    EXPECT_EQ(np_place(host, guest.c_str(), kWorked, 5, nullptr, 0, &c.option, 1, &result, &error),
+              NP_ERR_INVALID_ARGUMENT)
+        << c.option.key;
+    EXPECT_EQ(result, nullptr);
+    ASSERT_NE(error, nullptr);
+    EXPECT_STREQ(np_error_name(error), c.name) << c.option.key << ": " << np_error_message(error);
+    np_error_free(error);
+    error = nullptr;
+  }
+}
+
 TEST(CppApi, RaiiHostPlacesAndThrowsNamedErrors) {
   auto host = api::Host::from_capabilities_xml(slurp(shared_path("samples/libvirt/caps-2cell.xml")));
   api::Request request;

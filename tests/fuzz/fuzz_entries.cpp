@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <algorithm>
 #include <cstdlib>
 #include <limits>
 
@@ -13,6 +14,7 @@
 #include "placement/guest_topology.h"
 #include "plugin/hwloc_source.h"
 #include "plugin/place_domain.h"
+#include "plugin/qemu_hook.h"
 #include "xml/capabilities_reader.h"
 #include "xml/domain_claims.h"
 #include "xml/domain_reader.h"
@@ -184,6 +186,37 @@ Outcome json_vector(std::string_view data) {
   return outcome;
 }
 
+Outcome hook_stdin(std::string_view data) {
+  const std::size_t newline = std::min(data.find('\n'), data.size());
+  const std::string first_line(trim(data.substr(0, newline)));
+  const std::size_t space = first_line.find(' ');
+  plugin::HookInput input;
+  input.guest = "fuzzed";
+  input.op = first_line.substr(0, space);
+  input.subop = space == std::string::npos ? "" : first_line.substr(space + 1);
+  input.domain_xml = std::string(data.substr(std::min(newline + 1, data.size())));
+  plugin::HookSources sources;
+  sources.host = [] { return Result<HostTopology>(fixed_host()); };
+  sources.running = [] {
+    static const char* const kPinned =
+        "<domain type='kvm'><name>running-pinned</name><memory unit='MiB'>512</memory><vcpu>2</vcpu>"
+        "<cputune><vcpupin vcpu='0' cpuset='0'/><vcpupin vcpu='1' cpuset='1'/></cputune>"
+        "<numatune><memory mode='strict' nodeset='0'/></numatune><os><type>hvm</type></os></domain>";
+    return std::vector<plugin::DomainXml>{{"running-pinned", "", true, kPinned}};
+  };
+  plugin::HookVerdict verdict = plugin::decide_qemu_hook(input, sources);
+  if (verdict.refused) {
+    if (verdict.refusal.name.empty()) invariant_broken("a refusal without an error name");
+    return verdict.refusal;
+  }
+  if (!verdict.new_xml.empty()) {
+    auto doc = xml::parse_document(verdict.new_xml, "hook output");
+    if (!doc) invariant_broken("the hook printed XML that does not parse: " + doc.error().message);
+    if (!xml::read_domain_summary(doc->get(), "hook output")) invariant_broken("the hook printed a non-domain");
+  }
+  return std::nullopt;
+}
+
 Outcome run(std::string_view harness, std::string_view data) {
   if (harness == "cpulist") return cpulist(data);
   if (harness == "specs") return specs(data);
@@ -192,6 +225,7 @@ Outcome run(std::string_view harness, std::string_view data) {
   if (harness == "domain") return domain_xml(data);
   if (harness == "hwloc") return hwloc_xml(data);
   if (harness == "json") return json_vector(data);
+  if (harness == "hook") return hook_stdin(data);
   return make_error("UnknownHarness", "no fuzz entry named '" + std::string(harness) + "'");
 }
 

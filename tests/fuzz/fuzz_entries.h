@@ -36,7 +36,13 @@ Outcome hwloc_xml(std::string_view data);
 // are refused as the runner refuses them.
 Outcome json_vector(std::string_view data);
 
-// Dispatch by harness name ("cpulist", "specs", "capabilities", "nodedev", "domain", "hwloc", "json").
+// The QEMU hook's decision (plugin/qemu_hook.h) on the fixed 2-cell host with one running
+// guest pinned to pCPUs 0-1: the first line is "OP SUBOP" (e.g. "restore begin"), the rest is
+// the domain XML libvirt would pass on stdin. A verdict that prints XML must print XML that
+// parses as a domain.
+Outcome hook_stdin(std::string_view data);
+
+// Dispatch by harness name ("cpulist", "specs", "capabilities", "nodedev", "domain", "hwloc", "json", "hook").
 // Returns an Error named "UnknownHarness" for any other name.
 Outcome run(std::string_view harness, std::string_view data);
 

@@ -8,6 +8,7 @@
 #   domain        corpus/*/domains, samples/libvirt/domain-*
 #   hwloc         samples/hwloc
 #   json          a sample of lines of every conformance .jsonl file (one vector a file)
+#   hook          "OP SUBOP" + a domain (each domain seed under restore/migrate/prepare begin)
 # Usage: make_seeds.sh OUT_DIR [SHARED_DIR]   (SHARED_DIR defaults to ../shared beside the checkout)
 set -euo pipefail
 SOURCE=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,7 +16,7 @@ OUT=$1
 SHARED=$(readlink -f "${2:-$SOURCE/../shared}")
 [ -d "$SHARED/corpus" ] || { echo "make_seeds.sh: no corpus under $SHARED" >&2; exit 1; }
 rm -rf "$OUT"
-mkdir -p "$OUT"/{cpulist,specs,capabilities,nodedev,domain,hwloc,json}
+mkdir -p "$OUT"/{cpulist,specs,capabilities,nodedev,domain,hwloc,json,hook}
 
 copy_all() {  # dest files...
   local dest=$1 f; shift
@@ -26,7 +27,7 @@ copy_all capabilities "$SHARED"/corpus/*/capabilities/* "$SHARED"/samples/libvir
 copy_all nodedev "$SHARED"/corpus/*/nodedev/* "$SHARED"/samples/libvirt/nodedev-* "$SHARED"/samples/libvirt/testdriver-node-*
 copy_all domain "$SHARED"/corpus/*/domains/* "$SHARED"/samples/libvirt/domain-* "$SOURCE"/examples/*.xml
 copy_all hwloc "$SHARED"/samples/hwloc/*
-for entry in cpulist specs capabilities nodedev domain hwloc json; do
+for entry in cpulist specs capabilities nodedev domain hwloc json hook; do
   if [ -d "$SOURCE/tests/fuzz/seeds/$entry" ]; then cp "$SOURCE/tests/fuzz/seeds/$entry"/* "$OUT/$entry/"; fi
 done
 
@@ -65,6 +66,13 @@ for path in sorted(glob.glob(shared + "/conformance/**/*.jsonl", recursive=True)
             text += "--\n" + "".join("%s=%s\n" % (k, v(x)) for k, x in image.items())
         put("specs", text)
 PY
-for entry in cpulist specs capabilities nodedev domain hwloc json; do
+# Hook seeds: every domain seed behind one of the operations whose stdin the hook reads.
+ops=("restore begin" "migrate begin" "prepare begin")
+i=0
+for f in "$OUT"/domain/*; do
+  { printf '%s\n' "${ops[i % 3]}"; cat "$f"; } >"$OUT/hook/$(basename "$f")"
+  i=$((i + 1))
+done
+for entry in cpulist specs capabilities nodedev domain hwloc json hook; do
   printf '%s %s\n' "$entry" "$(find "$OUT/$entry" -type f | wc -l)"
 done

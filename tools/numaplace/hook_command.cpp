@@ -12,6 +12,8 @@
 // Safety: no input crashes it (errors are messages, exit 1); a time limit (alarm,
 // --timeout, default 10 s, NUMAPLACE_HOOK_TIMEOUT) ends it with a refusal; the file
 // /etc/numaplace/hook-disabled or NUMAPLACE_HOOK_DISABLED=1 makes every operation pass.
+// The decision itself is plugin/qemu_hook.h (fuzzed by tests/fuzz/fuzz_hook.cpp); this file
+// reads stdin, loads the host and the status files, and prints the verdict.
 #include <unistd.h>
 
 #include <csignal>
@@ -19,20 +21,14 @@
 #include <exception>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <memory>
 
 #include "numaplace/cli_common.h"
 #include "numaplace/command.h"
-#include "placement/claims.h"
-#include "plugin/host_claims.h"
 #include "plugin/hwloc_source.h"
-#include "plugin/place_domain.h"
+#include "plugin/qemu_hook.h"
 #include "plugin/status_claims.h"
 #include "xml/capabilities_reader.h"
-#include "xml/domain_claims.h"
-#include "xml/domain_reader.h"
-#include "xml/placement_record.h"
 #include "xml/xml_document.h"
 
 namespace numaplace::cli {
@@ -79,12 +75,6 @@ unsigned timeout_seconds(const HookOptions& o) {
   return kDefaultTimeoutSeconds;
 }
 
-int refuse(const std::string& guest, const std::string& op, const Error& error) {
-  std::cerr << "numaplace hook: refusing " << op << " of guest '" << guest << "': " << error.name << ": "
-            << error.message << '\n';
-  return kHookRefused;
-}
-
 Result<HostTopology> load_this_host(const HookOptions& o) {
   if (!o.capabilities_file.empty()) {
     auto text = xml::read_text_file(o.capabilities_file, "capabilities file");
@@ -95,88 +85,43 @@ Result<HostTopology> load_this_host(const HookOptions& o) {
   return plugin::load_hwloc_live();
 }
 
-// The claims of the guests running here, leaving out the guest itself.
-std::vector<GuestClaim> running_claims(const HookOptions& o, const HostTopology& host, const xml::DomainSummary& self) {
-  plugin::StatusScan scan = plugin::read_status_dir(o.status_dir);
-  for (const auto& warning : scan.warnings) std::cerr << "numaplace hook: warning: not counted: " << warning << '\n';
-  plugin::HostClaims claims = plugin::read_host_claims(scan.domains, host, self.name, self.uuid);
-  for (const auto& warning : claims.warnings) std::cerr << "numaplace hook: warning: not counted: " << warning << '\n';
-  return std::move(claims.claims);
-}
-
-int replace_guest(const HookOptions& o, const std::string& guest, const std::string& op, const std::string& text) {
-  const std::string what = "domain XML of '" + guest + "'";
-  auto doc = xml::parse_document(text, what);
-  if (!doc) return refuse(guest, op, doc.error());
-  auto summary = xml::read_domain_summary(doc->get(), what);
-  if (!summary) return refuse(guest, op, summary.error());
-  auto stored = xml::read_stored_request(doc->get(), what);
-  if (!stored) return refuse(guest, op, stored.error());
-  if (!*stored) return 0;  // not placed by numaplace: libvirt keeps its XML
-
-  auto host = load_this_host(o);
-  if (!host) return refuse(guest, op, host.error());
-  apply_claims(*host, running_claims(o, *host, *summary));
-
-  plugin::PlaceRequest request;
-  request.domain_xml = text;
-  request.domain_name_for_errors = what;
-  auto outcome = plugin::place_domain(*host, request);
-  if (!outcome) return refuse(guest, op, outcome.error());
-  alarm(0);  // all or nothing from here: the XML is written whole
-  std::cout << outcome->domain_xml;
-  std::cout.flush();
-  return std::cout ? 0 : kHookRefused;
-}
-
-int check_pins(const HookOptions& o, const std::string& guest, const std::string& text) {
-  const std::string op = "start (prepare begin)";
-  const std::string what = "domain XML of '" + guest + "'";
-  auto doc = xml::parse_document(text, what);
-  if (!doc) return refuse(guest, op, doc.error());
-  auto summary = xml::read_domain_summary(doc->get(), what);
-  if (!summary) return refuse(guest, op, summary.error());
-  auto host = load_this_host(o);
-  if (!host) return refuse(guest, op, host.error());
-  auto claim = xml::read_guest_claim(doc->get(), *host, what);
-  if (!claim) return refuse(guest, op, claim.error());
-  bool pins_anything = false;
-  for (const auto& cell : claim->cells) pins_anything = pins_anything || !cell.pinned_cpus.empty();
-  if (!pins_anything) return 0;
-  const auto collisions = pinning_collisions(*claim, running_claims(o, *host, *summary));
-  if (collisions.empty()) return 0;
-  std::map<std::string, CpuSet> by_holder;
-  for (const auto& [pcpu, holder] : collisions) by_holder[holder].insert(pcpu);
-  std::string held;
-  for (const auto& [holder, pcpus] : by_holder) {
-    held += (held.empty() ? "" : ", ") + std::string("pCPUs ") + to_cpu_list(pcpus) + " (held by '" + holder + "')";
-  }
-  return refuse(guest, op,
-                make_error("PinningCollision", "its dedicated vCPUs are pinned to " + held +
-                                                   "; place it again for this host (numaplace place/define) first"));
-}
-
 int run_hook(const HookOptions& o) {
   if (disabled(o)) return 0;
   if (o.driver != "qemu" || o.args.size() < 3) return 0;  // not ours to judge
-  const std::string& guest = o.args[0];
-  const std::string& op = o.args[1];
-  const std::string& subop = o.args[2];
-  const bool replace = (op == "migrate" || op == "restore") && subop == "begin";
-  const bool check = op == "prepare" && subop == "begin";
-  if (!replace && !check) return 0;
+  plugin::HookInput input{o.args[0], o.args[1], o.args[2], {}};
+  if (!plugin::hook_reads_input(input.op, input.subop)) return 0;
 
   std::signal(SIGALRM, on_timeout);
   alarm(timeout_seconds(o));
+  const std::string operation = input.op + " " + input.subop;
+  auto refuse = [&](const Error& error) {
+    std::cerr << "numaplace hook: refusing " << operation << " of guest '" << input.guest << "': " << error.name
+              << ": " << error.message << '\n';
+    return kHookRefused;
+  };
   try {
     auto text = read_input("-", "domain XML");
-    if (!text) return refuse(guest, op + " " + subop, text.error());
-    if (replace) return replace_guest(o, guest, op + " " + subop, *text);
-    return check_pins(o, guest, *text);
+    if (!text) return refuse(text.error());
+    input.domain_xml = std::move(*text);
+    plugin::HookSources sources;
+    sources.host = [&o] { return load_this_host(o); };
+    sources.running = [&o] {
+      plugin::StatusScan scan = plugin::read_status_dir(o.status_dir);
+      for (const auto& warning : scan.warnings) std::cerr << "numaplace hook: warning: not counted: " << warning << '\n';
+      return std::move(scan.domains);
+    };
+    plugin::HookVerdict verdict = plugin::decide_qemu_hook(input, sources);
+    for (const auto& warning : verdict.warnings) std::cerr << "numaplace hook: warning: not counted: " << warning << '\n';
+    if (verdict.refused) return refuse(verdict.refusal);
+    if (verdict.new_xml.empty()) return 0;
+    alarm(0);  // all or nothing from here: the XML is written whole
+    std::cout << verdict.new_xml;
+    std::cout.flush();
+    return std::cout ? 0 : kHookRefused;
   } catch (const std::exception& e) {
-    return refuse(guest, op + " " + subop, make_error("InternalError", e.what()));
+    return refuse(make_error("InternalError", e.what()));
   } catch (...) {
-    return refuse(guest, op + " " + subop, make_error("InternalError", "unknown failure"));
+    return refuse(make_error("InternalError", "unknown failure"));
   }
 }
 

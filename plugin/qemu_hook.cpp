@@ -1,0 +1,100 @@
+#include "plugin/qemu_hook.h"
+
+#include <exception>
+#include <map>
+
+#include "placement/claims.h"
+#include "plugin/host_claims.h"
+#include "plugin/place_domain.h"
+#include "xml/domain_claims.h"
+#include "xml/domain_reader.h"
+#include "xml/placement_record.h"
+#include "xml/xml_document.h"
+
+namespace numaplace::plugin {
+namespace {
+
+HookVerdict refuse(Error error, std::vector<std::string> warnings = {}) {
+  HookVerdict verdict;
+  verdict.refused = true;
+  verdict.refusal = std::move(error);
+  verdict.warnings = std::move(warnings);
+  return verdict;
+}
+
+// The claims of the guests running here, leaving out the guest itself.
+std::vector<GuestClaim> running_claims(const HookSources& sources, const HostTopology& host,
+                                       const xml::DomainSummary& self, std::vector<std::string>& warnings) {
+  HostClaims claims = read_host_claims(sources.running(), host, self.name, self.uuid);
+  for (auto& warning : claims.warnings) warnings.push_back(std::move(warning));
+  return std::move(claims.claims);
+}
+
+HookVerdict place_again(const HookInput& input, const HookSources& sources) {
+  const std::string what = "domain XML of '" + input.guest + "'";
+  auto doc = xml::parse_document(input.domain_xml, what);
+  if (!doc) return refuse(doc.error());
+  auto summary = xml::read_domain_summary(doc->get(), what);
+  if (!summary) return refuse(summary.error());
+  auto stored = xml::read_stored_request(doc->get(), what);
+  if (!stored) return refuse(stored.error());
+  if (!*stored) return {};  // not placed by numaplace: libvirt keeps its XML
+
+  auto host = sources.host();
+  if (!host) return refuse(host.error());
+  HookVerdict verdict;
+  apply_claims(*host, running_claims(sources, *host, *summary, verdict.warnings));
+  PlaceRequest request;
+  request.domain_xml = input.domain_xml;
+  request.domain_name_for_errors = what;
+  auto outcome = place_domain(*host, request);
+  if (!outcome) return refuse(outcome.error(), std::move(verdict.warnings));
+  verdict.new_xml = std::move(outcome->domain_xml);
+  return verdict;
+}
+
+HookVerdict check_pins(const HookInput& input, const HookSources& sources) {
+  const std::string what = "domain XML of '" + input.guest + "'";
+  auto doc = xml::parse_document(input.domain_xml, what);
+  if (!doc) return refuse(doc.error());
+  auto summary = xml::read_domain_summary(doc->get(), what);
+  if (!summary) return refuse(summary.error());
+  auto host = sources.host();
+  if (!host) return refuse(host.error());
+  auto claim = xml::read_guest_claim(doc->get(), *host, what);
+  if (!claim) return refuse(claim.error());
+  bool pins_anything = false;
+  for (const auto& cell : claim->cells) pins_anything = pins_anything || !cell.pinned_cpus.empty();
+  if (!pins_anything) return {};
+  HookVerdict verdict;
+  const auto collisions = pinning_collisions(*claim, running_claims(sources, *host, *summary, verdict.warnings));
+  if (collisions.empty()) return verdict;
+  std::map<std::string, CpuSet> by_holder;
+  for (const auto& [pcpu, holder] : collisions) by_holder[holder].insert(pcpu);
+  std::string held;
+  for (const auto& [holder, pcpus] : by_holder) {
+    held += (held.empty() ? "" : ", ") + std::string("pCPUs ") + to_cpu_list(pcpus) + " (held by '" + holder + "')";
+  }
+  return refuse(make_error("PinningCollision", "its dedicated vCPUs are pinned to " + held +
+                                                   "; place it again for this host (numaplace place/define) first"),
+                std::move(verdict.warnings));
+}
+
+}  // namespace
+
+bool hook_reads_input(const std::string& op, const std::string& subop) {
+  return subop == "begin" && (op == "migrate" || op == "restore" || op == "prepare");
+}
+
+HookVerdict decide_qemu_hook(const HookInput& input, const HookSources& sources) {
+  if (!hook_reads_input(input.op, input.subop)) return {};
+  try {
+    return input.op == "prepare" ? check_pins(input, sources) : place_again(input, sources);
+  } catch (const std::exception& e) {
+    return refuse(make_error("InternalError", e.what()));
+  } catch (...) {
+    return refuse(make_error("InternalError", "unknown failure"));
+  }
+}
+
+}  // namespace numaplace::plugin

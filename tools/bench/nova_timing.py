@@ -10,12 +10,28 @@ tries first cannot take a guest cell). Prints one row per case: Nova's median ti
 and numaplace's from a Google Benchmark JSON file when given:
 
   build/numaplace_bench --benchmark_filter=BM_Fit/ --benchmark_format=json > fit.json
-  python3 tools/bench/nova_timing.py --numaplace fit.json [--repeat 5] [--max-seconds 60]
+  /usr/bin/python3 tools/bench/nova_timing.py --numaplace fit.json [--repeat 5] [--max-seconds 60]
 
-Cases Nova takes longer than --max-seconds for are cut off after one run (shown as '>').
+Run it with Debian's interpreter (/usr/bin/python3): python3-nova lives in
+/usr/lib/python3/dist-packages, which a pyenv or venv python3 does not see.
+
+Nova gets numaplace's defaults: NUMATopologyLimits with cpu_allocation_ratio 16 and
+ram_allocation_ratio 1.5 (HostTopology's AllocationRatio; without limits Nova skips the
+shared CPU and RAM limits that make the near-full shared cells full) and
+[compute] packing_host_numa_cells_allocation_strategy = False (FitOptions'
+pack_host_cells). Host and guest objects are built afresh before every run, outside the
+timed region (Nova pins and renumbers the guest cells it is given in place); numaplace's
+figure likewise excludes building its topologies. Each answer is checked against what
+the shape should give: guest cell i on host cell (cells - guest cells) + i when near-full
+(on cell i when empty), and for dedicated cells a pinning onto free whole cores; a row
+that disagrees says so.
+
+A run Nova takes longer than --max-seconds for is interrupted (SIGALRM) and shown as
+'> N'; the case is not repeated.
 """
 import argparse
 import json
+import signal
 import statistics
 import sys
 import time
@@ -26,12 +42,16 @@ CORES = 8
 
 def import_nova():
     try:
+        import nova.conf
         from nova import objects
         from nova.objects import fields
         from nova.virt import hardware
     except ImportError as error:
-        sys.exit(f"nova_timing: cannot import nova ({error}); install Debian's python3-nova")
+        sys.exit(f"nova_timing: cannot import nova ({error}); install Debian's python3-nova "
+                 f"and run this with /usr/bin/python3 (this is {sys.executable})")
     objects.register_all()
+    # numaplace's FitOptions::pack_host_cells default (also Nova's own default).
+    nova.conf.CONF.set_override("packing_host_numa_cells_allocation_strategy", False, group="compute")
     return objects, fields, hardware
 
 
@@ -92,6 +112,59 @@ def make_guest(objects, fields, guests, dedicated):
     return objects.InstanceNUMATopology(cells=cells)
 
 
+def make_limits(objects):
+    # numaplace's AllocationRatio defaults (Nova's default ratios).
+    return objects.NUMATopologyLimits(cpu_allocation_ratio=16.0, ram_allocation_ratio=1.5)
+
+
+def expected_cells(hosts, guests, near_full):
+    full = hosts - guests if near_full else 0
+    return [full + i for i in range(guests)]
+
+
+def check_answer(fitted, host, hosts, guests, dedicated, near_full):
+    """None when Nova's answer is what the shape should give, else what is wrong."""
+    if fitted is None:
+        return "no fit"
+    got = [cell.id for cell in fitted.cells]
+    want = expected_cells(hosts, guests, near_full)
+    if got != want:
+        return f"host cells {got}, expected {want}"
+    if dedicated:
+        by_id = {cell.id: cell for cell in host.cells}
+        for cell in fitted.cells:
+            hcell = by_id[cell.id]
+            pinned = set(cell.cpu_pinning.values())
+            if len(pinned) != len(cell.pcpuset) or not pinned <= hcell.free_pcpus:
+                return f"cell {cell.id}: pinning {cell.cpu_pinning} not onto free pCPUs"
+            if any(pinned & sib and not sib <= pinned for sib in hcell.siblings):
+                return f"cell {cell.id}: pinning {cell.cpu_pinning} not onto whole cores (require)"
+    return None
+
+
+class NovaTimeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise NovaTimeout()
+
+
+def time_nova(hardware, build, limits, max_seconds):
+    """(seconds, answer, host) of one numa_fit_instance_to_host call; seconds None when cut off."""
+    host, guest = build()  # fresh objects: Nova pins and renumbers guest cells in place
+    signal.setitimer(signal.ITIMER_REAL, max_seconds)
+    try:
+        start = time.perf_counter()
+        fitted = hardware.numa_fit_instance_to_host(host, guest, limits)
+        elapsed = time.perf_counter() - start
+    except NovaTimeout:
+        return None, None, host
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    return elapsed, fitted, host
+
+
 def numaplace_times(path):
     if not path:
         return {}
@@ -115,33 +188,55 @@ def main():
     args = parser.parse_args()
     objects, fields, hardware = import_nova()
     ours = numaplace_times(args.numaplace)
+    limits = make_limits(objects)
+    signal.signal(signal.SIGALRM, _alarm)
+    mismatches = 0
 
-    print(f"{'case':<48} {'nova s':>12} {'numaplace s':>12} {'ratio':>10}")
+    print(f"{'case':<48} {'nova s':>12} {'numaplace s':>12} {'ratio':>13}  nova answer")
     for dedicated in (0, 1):
         for near_full in (0, 1):
             for hosts in (2, 4, 8, 16):
                 for guests in (1, 2, 4, 8):
                     if guests > hosts:
                         continue
-                    host = make_host(objects, fields, hosts, guests, dedicated, near_full)
-                    guest = make_guest(objects, fields, guests, dedicated)
+
+                    def build():
+                        return (make_host(objects, fields, hosts, guests, dedicated, near_full),
+                                make_guest(objects, fields, guests, dedicated))
+
                     runs = []
                     cut = False
+                    problem = None
+                    answer = "-"
                     for _ in range(args.repeat):
-                        start = time.perf_counter()
-                        fitted = hardware.numa_fit_instance_to_host(host, guest)
-                        runs.append(time.perf_counter() - start)
-                        if runs[-1] > args.max_seconds:
+                        elapsed, fitted, host = time_nova(hardware, build, limits, args.max_seconds)
+                        if elapsed is None:
                             cut = True
                             break
-                    nova_s = statistics.median(runs)
+                        runs.append(elapsed)
+                        problem = check_answer(fitted, host, hosts, guests, dedicated, near_full)
+                        answer = ("cells " + ",".join(str(c.id) for c in fitted.cells)) if fitted else "no fit"
+                        if problem:
+                            break
                     name = f"BM_Fit/hosts:{hosts}/guests:{guests}/dedicated:{dedicated}/near_full:{near_full}"
                     mine = ours.get(name)
                     label = f"{hosts}x{guests} {'dedicated' if dedicated else 'shared'} {'near-full' if near_full else 'empty'}"
-                    label += "" if fitted else " (no fit)"
-                    ratio = f"{nova_s / mine:,.0f}x" if mine else "-"
-                    print(f"{label:<48} {('>' if cut else '') + format(nova_s, '.6f'):>12} "
-                          f"{format(mine, '.7f') if mine else '-':>12} {ratio:>10}", flush=True)
+                    if cut:
+                        nova_text = f"> {args.max_seconds:g}"
+                        ratio = f"> {args.max_seconds / mine:,.0f}x" if mine else "-"
+                        answer = "cut off, not checked"
+                    else:
+                        nova_s = statistics.median(runs)
+                        nova_text = format(nova_s, ".6f")
+                        ratio = f"{nova_s / mine:,.0f}x" if mine else "-"
+                    if problem:
+                        mismatches += 1
+                        answer += f"  MISMATCH: {problem}"
+                    print(f"{label:<48} {nova_text:>12} "
+                          f"{format(mine, '.7f') if mine else '-':>12} {ratio:>13}  {answer}", flush=True)
+    if mismatches:
+        print(f"nova_timing: {mismatches} case(s) where Nova's answer differs from the shape's", file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,23 @@ std::optional<std::string> cell_misfit(const HostTopology& host, const HostCell&
   return fit.reason;
 }
 
+CellPlacement cell_placement(const HostCell& cell, const GuestCell& guest_cell, const CellFit& fit) {
+  CellPlacement cp;
+  cp.guest_cell = guest_cell.id;
+  cp.host_cell = cell.id;
+  cp.guest_cpus = guest_cell.cpus;
+  cp.memory_kib = guest_cell.memory_kib;
+  cp.pagesize_kib = guest_cell.pagesize != kPageSizeNone ? static_cast<std::int64_t>(fit.pagesize_kib) : 0;
+  cp.pinning = fit.pinning.pinning;
+  cp.cpuset_reserved = fit.pinning.reserved;
+  if (guest_cell.shared_cpus().empty() && !cp.pinning.empty()) {
+    for (const auto& [vcpu, pcpu] : cp.pinning) cp.host_cpus.insert(pcpu);
+  } else {
+    cp.host_cpus = cell.shared_cpus;
+  }
+  return cp;
+}
+
 std::vector<std::size_t> nova_host_cell_order(const HostTopology& host, const GuestTopology& guest,
                                               const FitOptions& options) {
   std::vector<std::size_t> order(host.cells.size());
@@ -245,20 +262,7 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
     const HostCell& cell = host.cells[order[p]];
     const CellFit fit =
         fit_cell(host, cell, guest, guest.cells[g], reserves_emulator_cpu(guest, guest.cells[g]), style);
-    CellPlacement cp;
-    cp.guest_cell = guest.cells[g].id;
-    cp.host_cell = cell.id;
-    cp.guest_cpus = guest.cells[g].cpus;
-    cp.memory_kib = guest.cells[g].memory_kib;
-    cp.pagesize_kib = guest.cells[g].pagesize != kPageSizeNone ? static_cast<std::int64_t>(fit.pagesize_kib) : 0;
-    cp.pinning = fit.pinning.pinning;
-    cp.cpuset_reserved = fit.pinning.reserved;
-    if (guest.cells[g].shared_cpus().empty() && !cp.pinning.empty()) {
-      for (const auto& [vcpu, pcpu] : cp.pinning) cp.host_cpus.insert(pcpu);
-    } else {
-      cp.host_cpus = cell.shared_cpus;
-    }
-    placement.cells.push_back(std::move(cp));
+    placement.cells.push_back(cell_placement(cell, guest.cells[g], fit));
   }
   result.placement = std::move(placement);
   return result;

@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "placement/cell_fit.h"
 #include "placement/fit_explanation.h"
 #include "placement/guest_topology.h"
 #include "placement/host_topology.h"
@@ -72,6 +73,9 @@ struct FitResult {
 // Why guest cell `guest` cannot go to host cell `host` on its own, or nullopt if it can.
 std::optional<std::string> cell_misfit(const HostTopology& host, const HostCell& cell, const GuestTopology& guest,
                                        const GuestCell& guest_cell);
+
+// The placement of one guest cell on `cell` from the cell's fit (cell_fit.h).
+CellPlacement cell_placement(const HostCell& cell, const GuestCell& guest_cell, const CellFit& fit);
 
 // Host cell indexes in the order Nova tries them.
 std::vector<std::size_t> nova_host_cell_order(const HostTopology& host, const GuestTopology& guest,

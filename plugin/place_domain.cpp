@@ -81,7 +81,28 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
     outcome.domain_xml = xml::serialize(doc->get());
     return outcome;
   }
-  FitResult fit = fit_guest(host, **topology, request.fit);
+  // The request asked for is the one the domain records: start from the recorded placement.
+  std::optional<Placement> recorded;
+  if (request.keep_recorded) {
+    auto record_request = xml::read_stored_request(doc->get(), what);
+    if (!record_request) return record_request.error();
+    if (*record_request && (*record_request)->flavor_specs == stored.flavor_specs &&
+        (*record_request)->image_props == stored.image_props) {
+      auto record = xml::read_placement_record(doc->get(), what);
+      if (!record) return record.error();
+      recorded = std::move(*record);
+    }
+  }
+  FitResult fit;
+  if (recorded) {
+    Replacement again = place_again(host, **topology, *recorded, request.fit);
+    fit = std::move(again.fit);
+    outcome.replacement = again.kind;
+    outcome.repinned_cells = std::move(again.repinned);
+    outcome.replacement_why = std::move(again.why);
+  } else {
+    fit = fit_guest(host, **topology, request.fit);
+  }
   outcome.rejections = fit.rejections;
   if (!fit.placement) {
     return make_error("NoFit", "guest '" + summary->name + "' (" + std::to_string(summary->vcpus) + " vCPUs, " +

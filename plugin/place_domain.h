@@ -17,6 +17,7 @@
 #include "placement/fit.h"
 #include "placement/guest_request.h"
 #include "placement/host_topology.h"
+#include "placement/replacement.h"
 
 namespace numaplace::plugin {
 
@@ -31,6 +32,9 @@ struct PlaceRequest {
   DefaultPlacementOptions floating;
   // Host PCI addresses ("0000:3b:00.0") the guest will be given besides its <hostdev> elements.
   std::vector<std::string> pci_addresses;
+  // Start from the placement recorded in the domain when its request is the one asked for,
+  // moving only what must move (placement/replacement.h); false: a fresh fit.
+  bool keep_recorded = true;
 };
 
 struct PlaceOutcome {
@@ -42,6 +46,10 @@ struct PlaceOutcome {
   std::vector<CellRejection> rejections;
   std::vector<std::string> warnings;   // e.g. a <hostdev> the host does not have
   bool request_from_metadata = false;
+  // How the recorded placement was used: fresh (none, or not this request), kept, repinned, moved.
+  ReplacementKind replacement = ReplacementKind::Fresh;
+  std::vector<std::uint32_t> repinned_cells;
+  std::string replacement_why;  // why pins or cells had to change
 };
 
 // Errors: the XML's (XmlMalformed, NotDomain, InvalidDomain, InvalidMemorySize ...),

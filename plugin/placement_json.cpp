@@ -24,7 +24,14 @@ json placement_json(const PlaceOutcome& outcome) {
           {"uuid", outcome.domain_uuid},
           {"placed", outcome.placement.has_value()},
           {"request_from_metadata", outcome.request_from_metadata},
+          {"replacement", replacement_json(outcome)},
           {"cells", cells}};
+}
+
+json replacement_json(const PlaceOutcome& outcome) {
+  return {{"kind", to_string(outcome.replacement)},
+          {"repinned_cells", outcome.repinned_cells},
+          {"why", outcome.replacement_why.empty() ? json() : json(outcome.replacement_why)}};
 }
 
 json explanation_json(const PlaceOutcome& outcome, const SpecMap& flavor_specs, const SpecMap& image_props) {

@@ -12,6 +12,8 @@
 namespace numaplace::plugin {
 
 nlohmann::json placement_json(const PlaceOutcome& outcome);
+// {"kind": "fresh"|"kept"|"repinned"|"moved", "repinned_cells": [...], "why": TEXT|null}
+nlohmann::json replacement_json(const PlaceOutcome& outcome);
 nlohmann::json explanation_json(const PlaceOutcome& outcome, const SpecMap& flavor_specs, const SpecMap& image_props);
 
 }  // namespace numaplace::plugin

@@ -7,6 +7,7 @@
 #include "numaplace/explain_output.h"
 #include "numaplace/json_output.h"
 #include "plugin/place_domain.h"
+#include "plugin/placement_json.h"
 #include "xml/domain_reader.h"
 #include "xml/xml_document.h"
 
@@ -26,7 +27,29 @@ struct PlaceOptions {
   HostSourceOptions host;
   PolicyCliOptions policy;
   std::vector<std::string> pci;
+  bool fresh = false;
 };
+
+// How the placement recorded in the domain was used, for the person at the terminal.
+void report_replacement(const plugin::PlaceOutcome& outcome) {
+  switch (outcome.replacement) {
+    case ReplacementKind::Fresh: return;
+    case ReplacementKind::Kept:
+      std::cerr << "numaplace: the recorded placement still holds; kept it unchanged\n";
+      return;
+    case ReplacementKind::Repinned: {
+      std::string cells;
+      for (auto cell : outcome.repinned_cells) cells += (cells.empty() ? "" : ", ") + std::to_string(cell);
+      std::cerr << "numaplace: re-pinned guest cells " << cells << " on their recorded host cells ("
+                << outcome.replacement_why << "); the other cells kept their pins\n";
+      return;
+    }
+    case ReplacementKind::Moved:
+      std::cerr << "numaplace: the recorded placement no longer fits (" << outcome.replacement_why
+                << "); placed afresh\n";
+      return;
+  }
+}
 
 int run_place(const PlaceOptions& o) {
   auto flavor = parse_pairs(o.specs, "--spec");
@@ -60,6 +83,7 @@ int run_place(const PlaceOptions& o) {
   request.image_props = std::move(*image);
   request.floating = *floating;
   request.pci_addresses = o.pci;
+  request.keep_recorded = !o.fresh;
   if (auto applied = apply_strategy_options(o.strategy, request.fit); !applied) return report(applied.error(), o.json);
   FitExplanation explanation;
   if (o.explain) request.fit.explanation = &explanation;
@@ -78,6 +102,7 @@ int run_place(const PlaceOptions& o) {
   if (o.explain && !o.json) std::cerr << explain_text(explanation, claims);
 
   for (const auto& warning : outcome->warnings) std::cerr << "numaplace: warning: " << warning << '\n';
+  report_replacement(*outcome);
   if (!outcome->placement) {
     if (outcome->confinement && outcome->confinement->cells) {
       std::cerr << "numaplace: no NUMA topology requested; confined to host cells "
@@ -92,6 +117,7 @@ int run_place(const PlaceOptions& o) {
     nlohmann::json doc{{"placement", outcome->placement ? to_json(*outcome->placement) : nlohmann::json()},
                        {"confinement", outcome->confinement ? to_json(*outcome->confinement) : nlohmann::json()},
                        {"rejections", to_json(outcome->rejections)},
+                       {"replacement", plugin::replacement_json(*outcome)},
                        {"xml", outcome->domain_xml}};
     if (o.explain) doc["explanation"] = explain_json(explanation, claims);
     text = doc.dump(2) + "\n";
@@ -124,6 +150,9 @@ Command register_place(CLI::App& app) {
   add_request_options(place, options->specs, options->image_props);
   add_claim_options(place, options->claims, options->include_defined);
   add_policy_options(place, options->policy);
+  place->add_flag("--fresh", options->fresh,
+                  "ignore the placement recorded in the domain and fit from scratch (by default a domain placed "
+                  "before keeps its host cells and pins where they still hold, and only what no longer fits moves)");
   place->add_option("--pci", options->pci,
                     "a host PCI device (domain:bus:slot.function, e.g. 0000:3b:00.0) the guest will be given, "
                     "besides its <hostdev> elements (repeatable); its NUMA node constrains the placement")

@@ -4,7 +4,8 @@
 # docs/DESIGN-NOTES.md "Claims live in libvirt").
 #   1. 64 `numaplace define` of one-vCPU dedicated guests (hw:numa_nodes=1, 64 MiB) at once:
 #      exactly as many accepted as the host has free pCPUs, no pCPU in two guests' vcpupin,
-#      every refused one says NoFit.
+#      every refused one says NoFit; then 64 shared guests sized so that memory at the RAM
+#      ratio runs out before the shared CPUs do: exactly as many accepted as fit, no cell beyond.
 #   2. `numaplace define` killed with SIGKILL at random points over many runs, with other
 #      defines racing it: afterwards no pCPU is held twice, every defined guest carries its
 #      pins and record, and a define after the carnage still gets the lock (the kernel
@@ -66,21 +67,41 @@ if ! virsh -c "$URI" version >/dev/null 2>&1; then
   for _ in $(seq 1 60); do virsh -c "$URI" version >/dev/null 2>&1 && break; sleep 0.5; done
   virsh -c "$URI" version >/dev/null 2>&1 || { say "skipped: libvirtd did not come up"; exit 77; }
 fi
+# A freshly started libvirtd probes QEMU's capabilities on its first calls (tens of seconds
+# without KVM); let that finish before anything is timed.
+virsh -c "$URI" capabilities >/dev/null
+virsh -c "$URI" domcapabilities --virttype qemu >/dev/null 2>&1 || true
 remove_guests
 
-make_guest() {  # name: one vCPU, 64 MiB, no pins of its own
+make_guest() {  # name [memory MiB]: one vCPU, 64 MiB by default, no pins of its own
   sed -e "s|<name>[^<]*</name>|<name>$1</name>|" -e "/<uuid>/d" \
-      -e "s|<memory unit='MiB'>[0-9]*</memory>|<memory unit='MiB'>64</memory>|" -e "/<currentMemory/d" \
+      -e "s|<memory unit='MiB'>[0-9]*</memory>|<memory unit='MiB'>${2:-64}</memory>|" -e "/<currentMemory/d" \
       -e "s|<vcpu placement='static'>[0-9]*</vcpu>|<vcpu placement='static'>1</vcpu>|" \
       -e "/<cputune>/,/<\/cputune>/d" -e "/<numatune>/,/<\/numatune>/d" -e "/<numa>/,/<\/numa>/d" \
       -e "s|<topology [^/]*/>|<topology sockets='1' dies='1' cores='1' threads='1'/>|" "$SAMPLE" >"$WORK/$1.xml"
 }
 
-define() {  # name: numaplace define, stdout/stderr/exit code into $WORK/name.{out,err,rc}
+define() {  # name [policy]: numaplace define, stdout/stderr/exit code into $WORK/name.{out,err,rc}
   local rc=0
-  "$NUMAPLACE" define "$WORK/$1.xml" --connect "$URI" --spec hw:numa_nodes=1 --spec hw:cpu_policy=dedicated \
+  "$NUMAPLACE" define "$WORK/$1.xml" --connect "$URI" --spec hw:numa_nodes=1 --spec "hw:cpu_policy=${2:-dedicated}" \
     >"$WORK/$1.out" 2>"$WORK/$1.err" || rc=$?
   echo "$rc" >"$WORK/$1.rc"
+}
+
+# Counts exit codes of the defines of guests $PREFIX$2$i, i = 1..$1: fails on anything but
+# 0 (accepted) or 3 with a NoFit reason; sets accepted and refused.
+count_outcomes() {  # n tag
+  local i g rc
+  accepted=0; refused=0
+  for i in $(seq 1 "$1"); do
+    g="${PREFIX}$2$i"; rc=$(cat "$WORK/$g.rc")
+    case "$rc" in
+      0) accepted=$((accepted + 1)) ;;
+      3) grep -q "NoFit" "$WORK/$g.err" || fail "$g refused (exit 3) without a NoFit reason: $(cat "$WORK/$g.err")"
+         refused=$((refused + 1)) ;;
+      *) fail "$g: numaplace define exit $rc: $(cat "$WORK/$g.err")" ;;
+    esac
+  done
 }
 
 # pCPUs each of our defined guests is pinned to, one "guest cpu" line per vCPU pin.
@@ -113,16 +134,7 @@ start=$(date +%s.%N)
 for i in $(seq 1 $N); do define "${PREFIX}$i" & done
 wait
 say "$N concurrent defines took $(python3 -c "print(round($(date +%s.%N) - $start, 1))") s"
-accepted=0; refused=0
-for i in $(seq 1 $N); do
-  g="${PREFIX}$i"; rc=$(cat "$WORK/$g.rc")
-  case "$rc" in
-    0) accepted=$((accepted + 1)) ;;
-    3) grep -q "NoFit" "$WORK/$g.err" || fail "$g refused (exit 3) without a NoFit reason: $(cat "$WORK/$g.err")"
-       refused=$((refused + 1)) ;;
-    *) fail "$g: numaplace define exit $rc: $(cat "$WORK/$g.err")" ;;
-  esac
-done
+count_outcomes $N ""
 say "accepted $accepted, refused $refused (each with a NoFit reason)"
 [ "$accepted" -eq "$free_pcpus" ] || fail "accepted $accepted guests, the host has $free_pcpus free pCPUs"
 [ "$(our_guests | wc -l)" -eq "$accepted" ] || fail "libvirt holds $(our_guests | wc -l) guests, numaplace accepted $accepted"
@@ -134,7 +146,46 @@ dup=$(awk '{print $2}' "$WORK/pins-1" | sort | uniq -d)
 say "no pCPU is shared: $(awk '{print $1"->"$2}' "$WORK/pins-1" | tr '\n' ' ')"
 remove_guests
 
+# --- 1b. 64 shared guests at once, sized so that memory (at the RAM ratio) runs out first ---------
+memory_plan=$("$NUMAPLACE" topology --connect "$URI" --include-defined --json | python3 -c '
+import json, sys
+def count(text):
+    return sum(int(hi or lo) - int(lo) + 1 for lo, _, hi in (p.partition("-") for p in text.split(",") if p))
+host = json.load(sys.stdin)
+ram, cpu = host["allocation_ratio"]["ram"], host["allocation_ratio"]["cpu"]
+room = [c["memory_kib"] * ram - c["usage"]["memory_kib"] for c in host["cells"]]
+vcpu_room = [int(cpu * count(c["cpus"]) - c["usage"]["shared_cpus"]) for c in host["cells"]]
+# Half as many guests as the shared CPUs could float, so that memory is what runs out.
+target = max(1, min(40, sum(vcpu_room) // 2))
+size_mib = max(64, int(sum(room) / 1024 / target))
+print(size_mib, sum(min(max(0, int(r // (size_mib * 1024))), v) for r, v in zip(room, vcpu_room)))')
+read -r size_mib expected <<<"$memory_plan"
+for i in $(seq 1 $N); do make_guest "${PREFIX}m$i" "$size_mib"; done
+for i in $(seq 1 $N); do define "${PREFIX}m$i" shared & done
+wait
+count_outcomes $N m
+say "shared guests of $size_mib MiB: accepted $accepted, refused $refused (each with a NoFit reason)"
+[ "$accepted" -eq "$expected" ] || fail "accepted $accepted guests of $size_mib MiB, the cells' room at the RAM ratio holds $expected"
+over=$("$NUMAPLACE" topology --connect "$URI" --include-defined --json | python3 -c '
+import json, sys
+host = json.load(sys.stdin)
+ratio = host["allocation_ratio"]["ram"]
+print(" ".join("cell %d: %d KiB used of %d" % (c["id"], c["usage"]["memory_kib"], c["memory_kib"] * ratio)
+               for c in host["cells"] if c["usage"]["memory_kib"] > c["memory_kib"] * ratio))')
+[ -z "$over" ] || fail "memory overcommitted beyond the RAM ratio: $over"
+say "no cell's memory beyond its RAM ratio"
+remove_guests
+
 # --- 2. SIGKILL at random points -----------------------------------------------------------------
+# Kill points are spread over twice the time one define takes here, so that most kills land
+# inside a define (waiting for the lock, reading claims, defining) and some after it.
+make_guest "${PREFIX}probe"
+probe_start=$(date +%s%N)
+define "${PREFIX}probe"
+define_ms=$(( ($(date +%s%N) - probe_start) / 1000000 + 1 ))
+remove_guests
+say "one define takes $define_ms ms; kills land within $((2 * define_ms)) ms of its start"
+killed=0
 for run in $(seq 1 "$KILL_RUNS"); do
   victim="${PREFIX}k$run"; rival="${PREFIX}r$run"
   make_guest "$victim"; make_guest "$rival"
@@ -142,8 +193,12 @@ for run in $(seq 1 "$KILL_RUNS"); do
     >/dev/null 2>&1 &
   pid=$!
   define "$rival" &
-  sleep "0.$(printf '%03d' $((RANDOM % 400)))"
+  delay_ms=$((RANDOM % (2 * define_ms + 1)))
+  sleep "$((delay_ms / 1000)).$(printf '%03d' $((delay_ms % 1000)))"
   kill -9 "$pid" 2>/dev/null || true
+  status=0
+  wait "$pid" 2>/dev/null || status=$?
+  [ "$status" -eq 137 ] && killed=$((killed + 1))
   wait
   # Some runs free everything again so that later victims die while holding a real choice.
   if [ $((run % 3)) -eq 0 ]; then remove_guests; fi
@@ -153,11 +208,13 @@ for run in $(seq 1 "$KILL_RUNS"); do
   held=$(wc -l <"$WORK/pins-2")
   [ "$held" -le "$free_pcpus" ] || fail "after kill run $run, $held pins on $free_pcpus free pCPUs"
   for g in $(our_guests); do  # every guest libvirt holds carries its claim: pins and our record
-    virsh -c "$URI" dumpxml --inactive "$g" | grep -q "<vcpupin " || fail "$g defined without its vcpupin"
-    virsh -c "$URI" dumpxml --inactive "$g" | grep -q "numaplace" || fail "$g defined without numaplace's record"
+    # Captured first: grep -q closing the pipe early would kill virsh with SIGPIPE under pipefail.
+    xml=$(virsh -c "$URI" dumpxml --inactive "$g")
+    grep -q "<vcpupin " <<<"$xml" || fail "$g defined without its vcpupin"
+    grep -q "numaplace" <<<"$xml" || fail "$g defined without numaplace's record"
   done
 done
-say "$KILL_RUNS SIGKILL runs: no pCPU ever held twice, every defined guest carries its pins and record"
+say "$KILL_RUNS SIGKILL runs ($killed killed mid-define): no pCPU ever held twice, every defined guest carries its pins and record"
 # The lock is free again: a define right after the last kill answers within its lock timeout.
 make_guest "${PREFIX}after"
 timeout 60 bash -c "$(declare -f define); NUMAPLACE='$NUMAPLACE' URI='$URI' WORK='$WORK' define ${PREFIX}after" ||
@@ -165,4 +222,4 @@ timeout 60 bash -c "$(declare -f define); NUMAPLACE='$NUMAPLACE' URI='$URI' WORK
 rc=$(cat "$WORK/${PREFIX}after.rc")
 [ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] || fail "define after the kills: exit $rc: $(cat "$WORK/${PREFIX}after.err")"
 say "a define after the kills got the lock (exit $rc)"
-echo "concurrency: 3 passed, 0 failed"
+echo "concurrency: 4 passed, 0 failed"

@@ -2,10 +2,11 @@
 # numaplace developer entry point. Installs what is missing (Debian 12 packages),
 # configures and builds into build/, then runs what you ask for:
 #   ./dev.sh demo      place the bundled 8-vCPU guest on libvirt's test host, validate with libvirt
-#   ./dev.sh test      run the whole test suite (unit, conformance, CLI, e2e) with ctest
-#   ./dev.sh asan      the same suite built with ASan+UBSan (build-asan/, without e2e); not yet in CI
-#   ./dev.sh fuzz-smoke  build the libFuzzer harnesses with clang (build-fuzz/) and run each for
-#                      NUMAPLACE_FUZZ_SMOKE_SECONDS (default 10) as ctests labelled fuzz; not yet in CI
+#   ./dev.sh test      run the whole test suite (unit, conformance, CLI, e2e) with ctest, then
+#                      the same suite under ASan+UBSan with each fuzz harness run briefly (= asan)
+#   ./dev.sh asan      only the clang ASan+UBSan build (build-asan/): the suite without e2e, and
+#                      each libFuzzer harness for NUMAPLACE_FUZZ_SMOKE_SECONDS (default 10)
+#   ./dev.sh fuzz-smoke  the same build, only the fuzz harnesses (ctest label fuzz)
 #   ./dev.sh build     only install and build
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -48,43 +49,46 @@ demo() {
   virsh -c test:///default define --validate "$out"
 }
 
-run_tests() {
+shared_dir_or_exit() {
   local shared=${NUMAPLACE_SHARED_DIR:-../shared}
   if [ ! -f "$shared/conformance/SCHEMA.md" ]; then
     echo "dev.sh: the tests read the reference vectors, corpus and samples of shared/, expected at $shared" >&2
     echo "dev.sh: clone numaplace beside shared/, or run NUMAPLACE_SHARED_DIR=/path/to/shared ./dev.sh test" >&2
     exit 2
   fi
-  build -DNUMAPLACE_SHARED_DIR="$(cd "$shared" && pwd)"
+  (cd "$shared" && pwd)
+}
+
+# The whole suite, then the same suite under ASan+UBSan with the fuzz harnesses run briefly.
+run_tests() {
+  local shared
+  shared=$(shared_dir_or_exit)
+  build -DNUMAPLACE_SHARED_DIR="$shared"
   ctest --test-dir "$BUILD_DIR" -j"$(nproc)" --output-on-failure
+  hardened -DNUMAPLACE_SHARED_DIR="$shared"
 }
 
-# The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer (e2e excluded: it runs
-# real QEMU guests and is covered by the normal build).
-asan() {
-  install_missing
-  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNUMAPLACE_SANITIZE=ON -DNUMAPLACE_BENCHMARKS=OFF >/dev/null
-  cmake --build build-asan -j"$(nproc)"
-  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
-    ctest --test-dir build-asan -j"$(nproc)" -LE e2e --output-on-failure
-}
-
-# Every libFuzzer harness for a short bounded time (7 x NUMAPLACE_FUZZ_SMOKE_SECONDS, run in parallel).
-fuzz_smoke() {
+# One clang build (build-asan/) with AddressSanitizer and UndefinedBehaviorSanitizer over the library,
+# the CLI and every test, plus the libFuzzer harnesses. Runs the suite there (e2e excluded: it runs
+# real QEMU guests and is covered by the normal build; the peak-RSS test is not built there) and
+# fuzzes each harness for NUMAPLACE_FUZZ_SMOKE_SECONDS (default 10) as ctests labelled fuzz.
+hardened() {
   PACKAGES+=(clang)
   install_missing
-  CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNUMAPLACE_FUZZ=ON \
-    -DNUMAPLACE_BENCHMARKS=OFF -DNUMAPLACE_FUZZ_SMOKE_SECONDS="${NUMAPLACE_FUZZ_SMOKE_SECONDS:-10}" >/dev/null
-  cmake --build build-fuzz -j"$(nproc)" --target fuzz_cpulist fuzz_specs fuzz_capabilities fuzz_nodedev \
-    fuzz_domain fuzz_hwloc fuzz_json
-  ctest --test-dir build-fuzz -j"$(nproc)" -L fuzz --output-on-failure
+  CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNUMAPLACE_SANITIZE=ON \
+    -DNUMAPLACE_FUZZ=ON -DNUMAPLACE_BENCHMARKS=OFF \
+    -DNUMAPLACE_FUZZ_SMOKE_SECONDS="${NUMAPLACE_FUZZ_SMOKE_SECONDS:-10}" "$@" >/dev/null
+  cmake --build build-asan -j"$(nproc)"
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
+    ctest --test-dir build-asan -j"$(nproc)" -LE e2e --output-on-failure "${CTEST_ARGS[@]}"
 }
 
+CTEST_ARGS=()
 case "${1:-}" in
   demo) demo ;;
   test) run_tests ;;
-  asan) asan ;;
-  fuzz-smoke) fuzz_smoke ;;
+  asan) shared=$(shared_dir_or_exit); hardened -DNUMAPLACE_SHARED_DIR="$shared" ;;
+  fuzz-smoke) shared=$(shared_dir_or_exit); CTEST_ARGS=(-L fuzz); hardened -DNUMAPLACE_SHARED_DIR="$shared" ;;
   build) build ;;
-  *) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

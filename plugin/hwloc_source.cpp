@@ -33,6 +33,13 @@ Result<Topology> new_topology(const std::string& what) {
   hwloc_topology_t raw = nullptr;
   if (hwloc_topology_init(&raw) != 0) return load_failed(what, errno_reason(errno));
   Topology topology(raw);
+  // numaplace needs cells, CPUs and PCI devices with their locality. The GPU-API components
+  // (X displays, OpenCL and vendor runtimes) add nothing to that, are slow to start in a libvirt
+  // hook, and their libraries leak on unload; they are left out. Not every hwloc build has them
+  // all, so a name it does not know is not an error.
+  for (const char* component : {"gl", "opencl", "cuda", "nvml", "rsmi", "levelzero"}) {
+    (void)hwloc_topology_set_components(topology.get(), HWLOC_TOPOLOGY_COMPONENTS_FLAG_BLACKLIST, component);
+  }
   // Keep the PCI devices and OS devices that matter (NICs, GPUs, disks), drop the rest.
   if (hwloc_topology_set_io_types_filter(topology.get(), HWLOC_TYPE_FILTER_KEEP_IMPORTANT) != 0) {
     return load_failed(what, "cannot enable PCI discovery: " + errno_reason(errno));

@@ -1,15 +1,36 @@
 # Tests of the library's surfaces beyond the unit tests: the INSTALLED library used
 # from C and C++ through pkg-config, and the Python binding with Debian's python3.
 
+# In the sanitizer build the installed library carries ASan/UBSan references: the test programs
+# are compiled with the same compilers and sanitizer flags, and Python preloads the runtime
+# (and does not report its own interpreter's leaks).
+set(NUMAPLACE_SURFACE_ENV CC=${CMAKE_C_COMPILER} CXX=${CMAKE_CXX_COMPILER})
+set(NUMAPLACE_PYTHON_ENV)
+if(NUMAPLACE_SANITIZE)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    # The library's UBSan checks of C++ types need the C++ part of the runtime in the C program too.
+    list(APPEND NUMAPLACE_SURFACE_ENV "NUMAPLACE_EXTRA_FLAGS=-fsanitize=address,undefined -fsanitize-link-c++-runtime"
+         "NUMAPLACE_EXTRA_LIBS=-lstdc++")
+    set(asan_runtime_name libclang_rt.asan-x86_64.so)
+  else()
+    list(APPEND NUMAPLACE_SURFACE_ENV "NUMAPLACE_EXTRA_FLAGS=-fsanitize=address,undefined")
+    set(asan_runtime_name libasan.so)
+  endif()
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=${asan_runtime_name}
+                  OUTPUT_VARIABLE asan_runtime OUTPUT_STRIP_TRAILING_WHITESPACE)
+  list(APPEND NUMAPLACE_PYTHON_ENV LD_PRELOAD=${asan_runtime} ASAN_OPTIONS=detect_leaks=0)
+endif()
+
 add_test(NAME install.pkg-config
-         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/install/install_test.sh ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR}
+         COMMAND ${CMAKE_COMMAND} -E env ${NUMAPLACE_SURFACE_ENV}
+                 sh ${CMAKE_CURRENT_SOURCE_DIR}/install/install_test.sh ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR}
                  ${NUMAPLACE_SHARED_DIR}/samples/libvirt/caps-2cell.xml ${PROJECT_SOURCE_DIR}/examples/guest-8vcpu-4g.xml)
 set_tests_properties(install.pkg-config PROPERTIES LABELS install TIMEOUT 300)
 
 find_program(NUMAPLACE_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
 if(NUMAPLACE_PYTHON3)
   add_test(NAME python.binding
-           COMMAND ${CMAKE_COMMAND} -E env NUMAPLACE_LIBRARY=$<TARGET_FILE:numaplace>
+           COMMAND ${CMAKE_COMMAND} -E env ${NUMAPLACE_PYTHON_ENV} NUMAPLACE_LIBRARY=$<TARGET_FILE:numaplace>
                    NUMAPLACE_SHARED_DIR=${NUMAPLACE_SHARED_DIR} PYTHONPATH=${PROJECT_SOURCE_DIR}/python
                    PYTHONDONTWRITEBYTECODE=1
                    ${NUMAPLACE_PYTHON3} -m unittest discover -s ${PROJECT_SOURCE_DIR}/python/tests -v)

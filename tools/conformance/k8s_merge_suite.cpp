@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "conformance/json_number.h"
 #include "conformance/suite.h"
 #include "placement/hints/merge_hints.h"
 
@@ -14,12 +15,18 @@ namespace {
 
 std::optional<NumaNodeMask> mask_from_json(const nlohmann::json& nodes, std::string* error) {
   if (nodes.is_null()) return std::nullopt;
-  auto mask = NumaNodeMask::from_nodes(nodes.get<std::vector<std::uint32_t>>());
+  auto mask = NumaNodeMask::from_nodes(whole_list<std::uint32_t>(nodes));
   if (!mask) {
     *error = mask.error().message;
     return std::nullopt;
   }
   return *mask;
+}
+
+std::vector<std::vector<std::uint64_t>> distance_matrix(const nlohmann::json& rows) {
+  std::vector<std::vector<std::uint64_t>> matrix;
+  for (const auto& row : rows) matrix.push_back(whole_list<std::uint64_t>(row));
+  return matrix;
 }
 
 std::string describe(const std::optional<NumaNodeMask>& mask, bool preferred, bool admit) {
@@ -35,15 +42,15 @@ VectorOutcome check_k8s_merge(const nlohmann::json& vector) {
 
   std::vector<std::vector<std::uint64_t>> distances;
   if (vector.contains("distances") && !vector.at("distances").is_null()) {
-    distances = vector.at("distances").get<std::vector<std::vector<std::uint64_t>>>();
+    distances = distance_matrix(vector.at("distances"));
   }
-  auto numa = make_numa_info(vector.at("numa_nodes").get<std::vector<std::uint32_t>>(), distances);
+  auto numa = make_numa_info(whole_list<std::uint32_t>(vector.at("numa_nodes")), distances);
   if (!numa) return VectorOutcome::skip(numa.error().message);
 
   MergeOptions options;
   const nlohmann::json options_json = vector.value("options", nlohmann::json::object());
   options.prefer_closest_numa_nodes = options_json.value("prefer_closest_numa_nodes", false);
-  options.max_allowable_numa_nodes = options_json.value("max_allowable_numa_nodes", 8);
+  options.max_allowable_numa_nodes = whole_or<int>(options_json, "max_allowable_numa_nodes", 8);
 
   std::vector<ProviderHints> providers;
   std::string error;

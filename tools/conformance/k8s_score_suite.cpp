@@ -5,6 +5,7 @@
 #include <string>
 
 #include "conformance/suite.h"
+#include "conformance/json_number.h"
 #include "placement/scoring/scoring_strategy.h"
 
 namespace numaplace::conformance {
@@ -12,7 +13,7 @@ namespace {
 
 std::map<std::string, std::int64_t> amounts_from_json(const nlohmann::json& object) {
   std::map<std::string, std::int64_t> amounts;
-  for (const auto& [name, amount] : object.items()) amounts[name] = amount.get<std::int64_t>();
+  for (const auto& [name, amount] : object.items()) amounts[name] = whole<std::int64_t>(amount);
   return amounts;
 }
 
@@ -25,12 +26,12 @@ VectorOutcome check_k8s_score(const nlohmann::json& vector) {
   config.strategy = *strategy;
   for (const auto& resource : vector.at("resources")) {
     config.resources.push_back(
-        scoring::WeightedResource{resource.at("name").get<std::string>(), resource.at("weight").get<std::int64_t>()});
+        scoring::WeightedResource{resource.at("name").get<std::string>(), whole<std::int64_t>(resource.at("weight"))});
   }
   if (vector.contains("shape")) {
     for (const auto& point : vector.at("shape")) {
-      config.shape.push_back(scoring::UtilizationShapePoint{point.at("utilization").get<std::int64_t>(),
-                                                            point.at("score").get<std::int64_t>()});
+      config.shape.push_back(scoring::UtilizationShapePoint{whole<std::int64_t>(point.at("utilization")),
+                                                            whole<std::int64_t>(point.at("score"))});
     }
   }
   const nlohmann::json& node_json = vector.at("node");
@@ -38,7 +39,7 @@ VectorOutcome check_k8s_score(const nlohmann::json& vector) {
                               amounts_from_json(node_json.value("requested", nlohmann::json::object()))};
   const scoring::PodRequest pod = amounts_from_json(vector.at("pod"));
 
-  const std::int64_t expected = vector.at("expect").at("score").get<std::int64_t>();
+  const std::int64_t expected = whole<std::int64_t>(vector.at("expect").at("score"));
   auto score = scoring::score_node(config, node, pod);
   if (!score) return VectorOutcome::fail("score " + std::to_string(expected), score.error().message);
   if (*score != expected) return VectorOutcome::fail("score " + std::to_string(expected), "score " + std::to_string(*score));

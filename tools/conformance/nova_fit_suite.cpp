@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "conformance/nova_vector.h"
+#include "conformance/json_number.h"
 #include "conformance/suite.h"
 #include "placement/cpu_pinning.h"
 #include "placement/fit.h"
@@ -53,7 +54,7 @@ nlohmann::json topology_json(const GuestTopology& topology) {
 nlohmann::json normalised_topology(nlohmann::json topology) {
   for (auto& cell : topology["cells"]) {
     for (const char* key : {"cpus", "pcpus"}) {
-      auto list = cell[key].get<std::vector<std::uint32_t>>();
+      auto list = whole_list<std::uint32_t>(cell[key]);
       std::sort(list.begin(), list.end());
       cell[key] = list;
     }
@@ -162,7 +163,7 @@ VectorOutcome check_nova_fit(const nlohmann::json& vector) {
 
   std::vector<std::pair<std::uint32_t, std::uint32_t>> wanted;
   for (const auto& cell : expect.at("cells")) {
-    wanted.emplace_back(cell.at("guest_cell").get<std::uint32_t>(), cell.at("host_cell").get<std::uint32_t>());
+    wanted.emplace_back(whole<std::uint32_t>(cell.at("guest_cell")), whole<std::uint32_t>(cell.at("host_cell")));
   }
   if (wanted != got) return VectorOutcome::fail(describe_cells(wanted), describe_cells(got));
 
@@ -170,11 +171,11 @@ VectorOutcome check_nova_fit(const nlohmann::json& vector) {
     const auto& want = expect["cells"][i];
     const CellPlacement& placed = result.placement->cells[i];
     const std::string which = "guest cell " + std::to_string(placed.guest_cell);
-    const std::int64_t want_page = want.value("pagesize_kib", nlohmann::json()).is_null() ? 0 : want["pagesize_kib"].get<std::int64_t>();
+    const std::int64_t want_page = want.value("pagesize_kib", nlohmann::json()).is_null() ? 0 : whole<std::int64_t>(want["pagesize_kib"]);
     if (want_page != placed.pagesize_kib) {
       return VectorOutcome::fail(which + " pagesize " + std::to_string(want_page), std::to_string(placed.pagesize_kib));
     }
-    if (want.contains("memory_mib") && want["memory_mib"].get<std::uint64_t>() * 1024 != placed.memory_kib) {
+    if (want.contains("memory_mib") && whole<std::uint64_t>(want["memory_mib"]) * 1024 != placed.memory_kib) {
       return VectorOutcome::fail(which + " memory " + want["memory_mib"].dump() + " MiB", std::to_string(placed.memory_kib) + " KiB");
     }
     const bool want_pinning = want.contains("pinning") && !want["pinning"].is_null();

@@ -1,11 +1,12 @@
 #include "conformance/nova_vector.h"
+#include "conformance/json_number.h"
 
 namespace numaplace::conformance {
 namespace {
 
 CpuSet cpu_set(const nlohmann::json& list) {
   CpuSet set;
-  for (const auto& id : list) set.insert(id.get<std::uint32_t>());
+  for (const auto& id : list) set.insert(whole<std::uint32_t>(id));
   return set;
 }
 
@@ -24,37 +25,37 @@ HostTopology host_from_nova_json(const nlohmann::json& host) {
   HostTopology topology;
   for (const auto& c : host.at("cells")) {
     HostCell cell;
-    cell.id = c.at("id").get<std::uint32_t>();
+    cell.id = whole<std::uint32_t>(c.at("id"));
     cell.cpus = cpu_set(c.at("cpus"));
     cell.shared_cpus = c.contains("shared_cpuset") && !c["shared_cpuset"].is_null() ? cpu_set(c["shared_cpuset"]) : cell.cpus;
     cell.dedicated_cpus =
         c.contains("dedicated_cpuset") && !c["dedicated_cpuset"].is_null() ? cpu_set(c["dedicated_cpuset"]) : cell.cpus;
     for (const auto& group : c.value("siblings", nlohmann::json::array())) cell.siblings.push_back(cpu_set(group));
-    cell.memory_kib = c.at("memory_mib").get<std::uint64_t>() * 1024;
+    cell.memory_kib = whole<std::uint64_t>(c.at("memory_mib")) * 1024;
     for (const auto& p : c.value("pages", nlohmann::json::array())) {
       PagePool pool;
-      pool.size_kib = p.at("size_kib").get<std::uint64_t>();
-      pool.total = p.at("total").get<std::uint64_t>();
-      pool.used = p.value("used", std::uint64_t{0});
-      pool.reserved = p.value("reserved", std::uint64_t{0});
+      pool.size_kib = whole<std::uint64_t>(p.at("size_kib"));
+      pool.total = whole<std::uint64_t>(p.at("total"));
+      pool.used = whole_or<std::uint64_t>(p, "used", 0);
+      pool.reserved = whole_or<std::uint64_t>(p, "reserved", 0);
       cell.pages.push_back(pool);
     }
     std::sort(cell.pages.begin(), cell.pages.end(),
               [](const PagePool& a, const PagePool& b) { return a.size_kib < b.size_kib; });
-    if (c.contains("socket") && !c["socket"].is_null()) cell.socket = c["socket"].get<std::uint32_t>();
-    for (const auto& d : c.value("distances", nlohmann::json::array())) cell.distances.push_back(d.get<std::uint32_t>());
+    if (c.contains("socket") && !c["socket"].is_null()) cell.socket = whole<std::uint32_t>(c["socket"]);
+    for (const auto& d : c.value("distances", nlohmann::json::array())) cell.distances.push_back(whole<std::uint32_t>(d));
     if (c.contains("usage")) {
       const auto& u = c["usage"];
       cell.usage.shared_cpus = u.value("shared_cpus", 0.0);
       cell.usage.pinned_cpus = cpu_set(u.value("pinned_cpus", nlohmann::json::array()));
-      cell.usage.memory_kib = u.value("memory_mib", std::uint64_t{0}) * 1024;
+      cell.usage.memory_kib = whole_or<std::uint64_t>(u, "memory_mib", 0) * 1024;
     }
     topology.cells.push_back(std::move(cell));
   }
   for (const auto& d : host.value("pci", nlohmann::json::array())) {
     PciDevice dev;
     dev.address = d.value("address", "");
-    if (d.contains("numa_node") && !d["numa_node"].is_null()) dev.numa_node = d["numa_node"].get<std::uint32_t>();
+    if (d.contains("numa_node") && !d["numa_node"].is_null()) dev.numa_node = whole<std::uint32_t>(d["numa_node"]);
     dev.vendor_id = d.value("vendor_id", "");
     dev.product_id = d.value("product_id", "");
     dev.allocated = d.value("allocated", false);
@@ -70,12 +71,12 @@ HostTopology host_from_nova_json(const nlohmann::json& host) {
 GuestRequest request_from_nova_json(const nlohmann::json& request) {
   GuestRequest out;
   const auto& flavor = request.at("flavor");
-  out.vcpus = flavor.at("vcpus").get<std::uint32_t>();
-  out.memory_kib = flavor.at("memory_mib").get<std::uint64_t>() * 1024;
+  out.vcpus = whole<std::uint32_t>(flavor.at("vcpus"));
+  out.memory_kib = whole<std::uint64_t>(flavor.at("memory_mib")) * 1024;
   out.flavor_specs = spec_map(flavor.value("extra_specs", nlohmann::json::object()));
   if (request.contains("image")) out.image_props = spec_map(request["image"].value("properties", nlohmann::json::object()));
   for (const auto& p : request.value("pci", nlohmann::json::array())) {
-    out.pci.push_back({p.value("count", 1u), p.value("vendor_id", ""), p.value("product_id", "")});
+    out.pci.push_back({whole_or<std::uint32_t>(p, "count", 1u), p.value("vendor_id", ""), p.value("product_id", "")});
   }
   return out;
 }

@@ -1,4 +1,5 @@
 #include "conformance/stream_replay.h"
+#include "conformance/json_number.h"
 
 #include <algorithm>
 #include <limits>
@@ -13,12 +14,12 @@ namespace {
 
 StreamFigures figures_from_json(const nlohmann::json& result) {
   StreamFigures figures;
-  figures.admitted_before_first_refusal = result.at("admitted_before_first_refusal").get<std::size_t>();
-  figures.admitted_total = result.at("admitted_total").get<std::size_t>();
+  figures.admitted_before_first_refusal = whole<std::size_t>(result.at("admitted_before_first_refusal"));
+  figures.admitted_total = whole<std::size_t>(result.at("admitted_total"));
   if (result.contains("mean_intercell_distance") && !result["mean_intercell_distance"].is_null()) {
     figures.mean_intercell_distance = result["mean_intercell_distance"].get<double>();
   }
-  figures.multi_cell_admitted = result.value("multi_cell_admitted", std::size_t{0});
+  figures.multi_cell_admitted = whole_or<std::size_t>(result, "multi_cell_admitted", 0);
   return figures;
 }
 
@@ -58,7 +59,7 @@ std::string trace_difference(std::size_t index, const std::optional<Placement>& 
   if (recorded.size() != ours->cells.size()) return where + "a different number of guest cells";
   std::vector<std::uint32_t> nova_cells, our_cells;
   for (std::size_t g = 0; g < ours->cells.size(); ++g) {
-    nova_cells.push_back(recorded[g].at("host_cell").get<std::uint32_t>());
+    nova_cells.push_back(whole<std::uint32_t>(recorded[g].at("host_cell")));
     our_cells.push_back(ours->cells[g].host_cell);
   }
   if (nova_cells != our_cells) {
@@ -67,14 +68,14 @@ std::string trace_difference(std::size_t index, const std::optional<Placement>& 
   for (std::size_t g = 0; g < ours->cells.size(); ++g) {
     const auto& cell = recorded[g];
     const std::int64_t nova_page = cell.contains("pagesize_kib") && !cell["pagesize_kib"].is_null()
-                                       ? cell["pagesize_kib"].get<std::int64_t>()
+                                       ? whole<std::int64_t>(cell["pagesize_kib"])
                                        : 0;
     if (nova_page != ours->cells[g].pagesize_kib) {
       return where + "guest cell " + std::to_string(g) + " page size: Nova " + std::to_string(nova_page) +
              " KiB, numaplace " + std::to_string(ours->cells[g].pagesize_kib) + " KiB";
     }
     std::vector<std::uint32_t> nova_pinned;
-    if (cell.contains("pinned") && !cell["pinned"].is_null()) nova_pinned = cell["pinned"].get<std::vector<std::uint32_t>>();
+    if (cell.contains("pinned") && !cell["pinned"].is_null()) nova_pinned = whole_list<std::uint32_t>(cell["pinned"]);
     if (nova_pinned != pinned_of(ours->cells[g])) {
       return where + "guest cell " + std::to_string(g) + " pinned pCPUs: Nova " + cells_text(nova_pinned) +
              ", numaplace " + cells_text(pinned_of(ours->cells[g]));

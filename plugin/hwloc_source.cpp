@@ -3,11 +3,14 @@
 #include <hwloc.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <map>
 #include <memory>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 
@@ -159,6 +162,40 @@ Result<HostTopology> to_host(hwloc_topology_t topology, const std::string& what)
   return host;
 }
 
+// Whether `value` is a bitmap as hwloc writes one: "0xf...f" (all set), or comma-separated
+// words "0x" + 1 to 16 hex digits, optionally after "0xf...f," (infinite above them).
+bool hwloc_bitmap_text(std::string_view value) {
+  constexpr std::string_view kInfinite = "0xf...f";
+  if (value == kInfinite) return true;
+  if (value.substr(0, kInfinite.size() + 1) == std::string(kInfinite) + ",") value.remove_prefix(kInfinite.size() + 1);
+  while (true) {
+    const std::size_t comma = std::min(value.find(','), value.size());
+    const std::string_view word = value.substr(0, comma);
+    if (word.size() < 3 || word.size() > 18 || word[0] != '0' || word[1] != 'x') return false;
+    for (char c : word.substr(2)) {
+      if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+    }
+    if (comma == value.size()) return true;
+    value.remove_prefix(comma + 1);
+  }
+}
+
+// The first value of a *set="..." attribute (cpuset, complete_nodeset, ...) that is not a bitmap
+// hwloc writes, or nullopt. hwloc 2.9 asserts (aborts the process) on some malformed ones, such
+// as a leading comma, so they are refused before hwloc reads the export.
+std::optional<std::string> malformed_bitmap(std::string_view text) {
+  for (std::size_t at = text.find("set="); at != std::string_view::npos; at = text.find("set=", at + 4)) {
+    if (at == 0 || !(std::islower(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_')) continue;
+    const std::size_t open = at + 4;
+    if (open >= text.size() || (text[open] != '"' && text[open] != '\'')) continue;
+    const std::size_t close = text.find(text[open], open + 1);
+    if (close == std::string_view::npos) return std::string(text.substr(open, 40));
+    const std::string_view value = text.substr(open + 1, close - open - 1);
+    if (!hwloc_bitmap_text(value)) return std::string(value.substr(0, 64));
+  }
+  return std::nullopt;
+}
+
 // hwloc says only EINVAL about an export it cannot parse; say what that means.
 std::string xml_reason(int error) {
   if (error != EINVAL) return errno_reason(error);
@@ -205,6 +242,10 @@ Result<HostTopology> load_hwloc_xml(const std::string& path) {
                                      "; it is not an export hwloc wrote (write one with 'lstopo --of xml FILE')");
       }
     }
+  }
+  if (auto bad = malformed_bitmap(*text)) {
+    return load_failed(what, "the set attribute '" + *bad +
+                                 "' is not an hwloc bitmap (comma-separated 0x words, as 'lstopo --of xml' writes)");
   }
   auto topology = new_topology(what);
   if (!topology) return topology.error();

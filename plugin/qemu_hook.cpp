@@ -30,20 +30,34 @@ std::vector<GuestClaim> running_claims(const HookSources& sources, const HostTop
   return std::move(claims.claims);
 }
 
-HookVerdict place_again(const HookInput& input, const HookSources& sources) {
-  const std::string what = "domain XML of '" + input.guest + "'";
+// The domain libvirt passed, parsed, with its summary.
+struct PassedDomain {
+  std::string what;
+  xml::Document doc;
+  xml::DomainSummary summary;
+};
+
+Result<PassedDomain> read_passed_domain(const HookInput& input) {
+  std::string what = "domain XML of '" + input.guest + "'";
   auto doc = xml::parse_document(input.domain_xml, what);
-  if (!doc) return refuse(doc.error());
+  if (!doc) return doc.error();
   auto summary = xml::read_domain_summary(doc->get(), what);
-  if (!summary) return refuse(summary.error());
-  auto stored = xml::read_stored_request(doc->get(), what);
+  if (!summary) return summary.error();
+  return PassedDomain{std::move(what), std::move(*doc), std::move(*summary)};
+}
+
+HookVerdict place_again(const HookInput& input, const HookSources& sources) {
+  auto passed = read_passed_domain(input);
+  if (!passed) return refuse(passed.error());
+  const auto& [what, doc, summary] = *passed;
+  auto stored = xml::read_stored_request(doc.get(), what);
   if (!stored) return refuse(stored.error());
   if (!*stored) return {};  // not placed by numaplace: libvirt keeps its XML
 
   auto host = sources.host();
   if (!host) return refuse(host.error());
   HookVerdict verdict;
-  apply_claims(*host, running_claims(sources, *host, *summary, verdict.warnings));
+  apply_claims(*host, running_claims(sources, *host, summary, verdict.warnings));
   PlaceRequest request;
   request.domain_xml = input.domain_xml;
   request.domain_name_for_errors = what;
@@ -54,20 +68,18 @@ HookVerdict place_again(const HookInput& input, const HookSources& sources) {
 }
 
 HookVerdict check_pins(const HookInput& input, const HookSources& sources) {
-  const std::string what = "domain XML of '" + input.guest + "'";
-  auto doc = xml::parse_document(input.domain_xml, what);
-  if (!doc) return refuse(doc.error());
-  auto summary = xml::read_domain_summary(doc->get(), what);
-  if (!summary) return refuse(summary.error());
+  auto passed = read_passed_domain(input);
+  if (!passed) return refuse(passed.error());
+  const auto& [what, doc, summary] = *passed;
   auto host = sources.host();
   if (!host) return refuse(host.error());
-  auto claim = xml::read_guest_claim(doc->get(), *host, what);
+  auto claim = xml::read_guest_claim(doc.get(), *host, what);
   if (!claim) return refuse(claim.error());
   bool pins_anything = false;
   for (const auto& cell : claim->cells) pins_anything = pins_anything || !cell.pinned_cpus.empty();
   if (!pins_anything) return {};
   HookVerdict verdict;
-  const auto collisions = pinning_collisions(*claim, running_claims(sources, *host, *summary, verdict.warnings));
+  const auto collisions = pinning_collisions(*claim, running_claims(sources, *host, summary, verdict.warnings));
   if (collisions.empty()) return verdict;
   std::map<std::string, CpuSet> by_holder;
   for (const auto& [pcpu, holder] : collisions) by_holder[holder].insert(pcpu);

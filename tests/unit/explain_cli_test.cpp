@@ -85,6 +85,23 @@ TEST(ExplainCli, TextExplanationGoesToStderrAndNamesTheRunnerUp) {
   EXPECT_NE(r.err.find("why: "), std::string::npos) << r.err;
 }
 
+TEST(ExplainCli, TextExplanationOfAGuestWithoutTopologyListsEveryResourcesHints) {
+  const std::string caps = shared_path("samples/libvirt/caps-2cell.xml");
+  CliRun r = run("place " + kExample + " --capabilities " + caps + " --explain");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("explain: no NUMA topology requested; the hints of the guest's resources, merged under "
+                       "best-effort"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("  cpu: cells 0 (preferred), cells 1 (preferred)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("  memory: cells 0 (preferred)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("chosen: cells 0 (preferred), CPUs "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("why: NUMA nodes 0 is the narrowest alignment"), std::string::npos) << r.err;
+  CliRun none = run("place " + kExample + " --capabilities " + caps + " --policy none --explain");
+  ASSERT_EQ(none.exit_code, 0) << none.err;
+  EXPECT_EQ(none.err.find("chosen: cells"), std::string::npos) << none.err;  // nothing merged, nothing confined
+}
+
 TEST(ExplainCli, BadStrategyOptionsAreNamedErrors) {
   CliRun shape = run("place " + kExample + kWorkedSpecs + " --strategy ratio --ratio-shape 0:0,100:11");
   EXPECT_EQ(shape.exit_code, 1);

@@ -102,6 +102,37 @@ Status apply_strategy_options(const StrategyCliOptions& options, FitOptions& fit
   return Done{};
 }
 
+std::string explain_confinement_text(const DefaultPlacement& confinement, const std::string& policy) {
+  std::string text = "explain: no NUMA topology requested; the hints of the guest's resources, merged under " +
+                     policy + ":\n";
+  for (const auto& resource : confinement.resources) {
+    text += "  " + resource.resource + ": ";
+    if (!resource.hints) {
+      text += "no preference (any cells)\n";
+      continue;
+    }
+    if (resource.hints->empty()) {
+      text += "no cell can serve it\n";
+      continue;
+    }
+    std::string hints;
+    for (const auto& hint : *resource.hints) {
+      hints += (hints.empty() ? "" : ", ") + std::string("cells ") +
+               (hint.affinity ? hint.affinity->to_nodeset() : std::string("any")) +
+               (hint.preferred ? " (preferred)" : "");
+    }
+    text += hints + "\n";
+  }
+  if (confinement.cells) {
+    text += "chosen: cells " + confinement.cells->to_nodeset() + (confinement.preferred ? " (preferred)" : "") +
+            ", CPUs " + to_cpu_list(confinement.cpus) + "\n";
+  } else {
+    text += "chosen: not confined\n";
+  }
+  if (!confinement.reason.empty()) text += "why: " + confinement.reason + "\n";
+  return text;
+}
+
 std::string explain_text(const FitExplanation& e, const std::vector<GuestClaim>& claims) {
   if (!e.filled) return "explain: no fit was computed (the guest asks for no NUMA topology, or kept its placement)\n";
   std::string text = "explain: strategy " + to_string(e.strategy) + "; host cells in Nova's order:";

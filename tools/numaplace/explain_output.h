@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "placement/claims.h"
+#include "placement/default_placement.h"
 #include "placement/error.h"
 #include "placement/fit.h"
 #include "placement/fit_explanation.h"
@@ -31,6 +32,9 @@ Status apply_strategy_options(const StrategyCliOptions& options, FitOptions& fit
 // Lines for a person: every pair (fits with score and utilization, or why not and who
 // holds the host cell), the chosen assignment, the runner-up and why the chosen won.
 std::string explain_text(const FitExplanation& explanation, const std::vector<GuestClaim>& claims);
+// For a guest without a NUMA topology: every resource's hints (masks, preferred or not) and the
+// merged mask under `policy` with why it won.
+std::string explain_confinement_text(const DefaultPlacement& confinement, const std::string& policy);
 nlohmann::json explain_json(const FitExplanation& explanation, const std::vector<GuestClaim>& claims);
 
 }  // namespace numaplace::cli

@@ -93,7 +93,7 @@ int run_hook(const HookOptions& o) {
 
   std::signal(SIGALRM, on_timeout);
   alarm(timeout_seconds(o));
-  const std::string operation = input.op + " " + input.subop;
+  const std::string operation = input.op == "prepare" ? "start (prepare begin)" : input.op + " " + input.subop;
   auto refuse = [&](const Error& error) {
     std::cerr << "numaplace hook: refusing " << operation << " of guest '" << input.guest << "': " << error.name
               << ": " << error.message << '\n';

@@ -99,7 +99,13 @@ int run_place(const PlaceOptions& o) {
     if (o.explain) std::cerr << explain_text(explanation, claims);
     return report(outcome.error(), o.json);
   }
-  if (o.explain && !o.json) std::cerr << explain_text(explanation, claims);
+  if (o.explain && !o.json) {
+    if (outcome->confinement) {
+      std::cerr << explain_confinement_text(*outcome->confinement, o.policy.policy);
+    } else {
+      std::cerr << explain_text(explanation, claims);
+    }
+  }
 
   for (const auto& warning : outcome->warnings) std::cerr << "numaplace: warning: " << warning << '\n';
   report_replacement(*outcome);

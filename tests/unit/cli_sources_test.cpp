@@ -82,6 +82,32 @@ TEST(CliSources, HwlocOfThisMachine) {
   EXPECT_FALSE(doc["cells"][0]["cpus"].get<std::string>().empty());
 }
 
+TEST(CliSources, FreeMemoryOfThisMachineCountsAsUsed) {
+  CliRun plain = run("topology --hwloc --json");
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  CliRun counted = run("topology --hwloc --free-memory --json");
+  ASSERT_EQ(counted.exit_code, 0) << counted.err;
+  const auto before = nlohmann::json::parse(plain.out)["cells"];
+  const auto after = nlohmann::json::parse(counted.out)["cells"];
+  ASSERT_EQ(before.size(), after.size());
+  std::uint64_t used = 0;
+  for (std::size_t i = 0; i < after.size(); ++i) {
+    const auto total = after[i]["memory_kib"].get<std::uint64_t>();
+    const auto in_use = after[i]["usage"]["memory_kib"].get<std::uint64_t>();
+    EXPECT_GE(in_use, before[i]["usage"]["memory_kib"].get<std::uint64_t>());  // raised, never lowered
+    EXPECT_LE(in_use, total);
+    used += in_use;
+  }
+  EXPECT_GT(used, 0u) << "a running machine uses some memory";
+}
+
+TEST(CliSources, FreeMemoryNeedsALiveHost) {
+  CliRun r = run("topology --capabilities " + shared_path("samples/libvirt/caps-2cell.xml") + " --free-memory");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("FreeMemoryUnavailable: --free-memory needs a live host"), std::string::npos) << r.err;
+}
+
 TEST(CliSources, PlacesAGuestOnAnHwlocHost) {
   CliRun r = run("place " + source_path("examples/guest-8vcpu-4g.xml") + " --hwloc " +
                  shared_path("samples/hwloc/synth-2pkg-2numa.xml") + " --spec hw:numa_nodes=2 --json");

@@ -14,7 +14,11 @@ namespace numaplace::cli {
 
 int exit_code_for(const Error& error) {
   if (error.name == "NoFit") return kExitNoFit;
-  if (error.name == "HostUnavailable" || error.name == "LockTimeout" || error.name == "LockUnavailable") return kExitHost;
+  if (error.name == "HostUnavailable" || error.name == "LockTimeout" || error.name == "LockUnavailable" ||
+      error.name == "LibvirtUnavailable" || error.name == "NumaUnavailable") {
+    return kExitHost;
+  }
+  if (error.name == "FreeMemoryUnavailable") return kExitUsage;
   if (error.name == "DefineFailed" || error.name == "StartFailed") return kExitLibvirtRefused;
   if (error.name == "CannotRead") return kExitUsage;
   return kExitBadInput;
@@ -112,6 +116,11 @@ void add_host_options(CLI::App* cmd, HostSourceOptions& host) {
                   "<node> file) to the host (repeatable); with --connect they are read from libvirt anyway")
       ->allow_extra_args(false)
       ->check(CLI::ExistingFile);
+  cmd->add_flag("--free-memory", host.free_memory,
+                "also count memory the live host reports in use: each cell's used memory is raised to at least "
+                "its total minus its free memory (libvirt's free memory per cell with --connect, libnuma with "
+                "--hwloc for this machine). Off by default: it counts every process and the page cache, not "
+                "only guests");
 }
 
 std::string format_load(double load) {

@@ -2,7 +2,9 @@
 
 #include <iostream>
 
+#include "plugin/free_memory.h"
 #include "plugin/hwloc_source.h"
+#include "plugin/libnuma_source.h"
 #include "plugin/libvirt_connection.h"
 #include "xml/capabilities_reader.h"
 #include "xml/nodedev_reader.h"
@@ -49,7 +51,7 @@ Status add_nodedev_files(HostTopology& host, const std::vector<std::string>& fil
   return Done{};
 }
 
-Result<HostTopology> load_from_libvirt(const std::string& uri) {
+Result<HostTopology> load_from_libvirt(const std::string& uri, bool free_memory) {
   auto conn = plugin::LibvirtConnection::open_read_only(uri);
   if (!conn) return conn.error();
   auto caps = conn->capabilities_xml();
@@ -62,6 +64,11 @@ Result<HostTopology> load_from_libvirt(const std::string& uri) {
     std::cerr << "numaplace: warning: PCI device not counted: " << refused.name << ": " << refused.message << '\n';
   }
   for (auto& dev : scan->pci) merge_pci(*host, std::move(dev));
+  if (free_memory) {
+    auto free = conn->cells_free_memory();
+    if (!free) return free.error();
+    plugin::apply_free_memory(*host, *free);
+  }
   return host;
 }
 
@@ -93,14 +100,22 @@ std::string libvirt_uri(const HostSourceOptions& options) {
 
 Result<HostTopology> load_host(const HostSourceOptions& options) {
   Result<HostTopology> host = make_error("Unreachable", "no host source");
+  const bool live = options.hwloc ? options.hwloc_file.empty() : options.capabilities_file.empty();
+  if (options.free_memory && !live) {
+    return make_error("FreeMemoryUnavailable", "--free-memory needs a live host (--connect URI, or --hwloc for this "
+                                               "machine); " + describe_source(options) + " reports no free memory");
+  }
   if (options.hwloc) {
     host = options.hwloc_file.empty() ? plugin::load_hwloc_live() : plugin::load_hwloc_xml(options.hwloc_file);
+    if (host && options.free_memory) {
+      if (auto applied = plugin::apply_live_free_memory(*host); !applied) return applied.error();
+    }
   } else if (!options.capabilities_file.empty()) {
     auto text = xml::read_text_file(options.capabilities_file, "capabilities file");
     if (!text) return text.error();
     host = xml::read_capabilities(*text, "capabilities file '" + options.capabilities_file + "'");
   } else {
-    host = load_from_libvirt(libvirt_uri(options));
+    host = load_from_libvirt(libvirt_uri(options), options.free_memory);
   }
   if (!host) return host;
   if (auto added = add_nodedev_files(*host, options.nodedev_files); !added) return added.error();

@@ -23,6 +23,10 @@ struct HostSourceOptions {
   bool hwloc = false;                      // read the host from hwloc ...
   std::string hwloc_file;                  // ... from this export; empty: this machine
   std::vector<std::string> nodedev_files;  // node device XML adding PCI devices
+  // Raise each cell's used memory to what the live host shows in use (plugin/free_memory.h):
+  // libvirt's free memory per cell, or libnuma's for --hwloc of this machine. A file-based
+  // host has no live free memory: FreeMemoryUnavailable.
+  bool free_memory = false;
 };
 
 Result<HostTopology> load_host(const HostSourceOptions& options);

@@ -49,7 +49,7 @@ Status admit_placement(HostTopology& host, const GuestTopology& guest, const Pla
     cell->usage.pinned_cpus = cell->usage.pinned_cpus.united(pinned);
     cell->usage.shared_cpus += static_cast<double>(placed.guest_cpus.size() - placed.pinning.size());
     cell->usage.memory_kib += placed.memory_kib;
-    if (PagePool* pool = drawn_pool(*cell, placed.pagesize_kib); pool != nullptr) {
+    if (PagePool* pool = drawn_pool(*cell, placed.pagesize_kib); pool != nullptr && pool->size_kib > 0) {
       pool->used += placed.memory_kib / pool->size_kib;
     } else if (placed.pagesize_kib > 0) {
       return make_error("UnknownPageSize", "host cell " + std::to_string(cell->id) + " has no " +

@@ -1,8 +1,12 @@
 #include "placement/cell_fit.h"
 
 #include <algorithm>
+#include <array>
+#include <string>
+#include <vector>
 
 #include "placement/page_size.h"
+#include "placement/resource_vector.h"
 
 namespace numaplace {
 namespace {
@@ -24,6 +28,45 @@ std::string format_ratio(double value) {
   return text;
 }
 
+// One resource of a stage: its dimension, what the guest cell asks, what the host cell offers.
+struct Demand {
+  const char* dimension = "";
+  double asked = 0;
+  double offered = 0;
+};
+
+// The few demands of one stage, in Nova's order of checks (no allocation: every pair is checked).
+struct Demands {
+  std::array<Demand, 3> items;
+  std::size_t count = 0;
+  void add(const char* dimension, double asked, double offered) { items[count++] = Demand{dimension, asked, offered}; }
+  const Demand* begin() const { return items.data(); }
+  const Demand* end() const { return items.data() + count; }
+};
+
+// The first demand (in the order given: Nova's order of checks) the cell cannot meet, decided by
+// one ResourceVector comparison over all of them (resource_vector.h); nullptr when all fit.
+const Demand* first_shortfall(const Demands& demands) {
+  // Reused per thread: every (guest cell, host cell) pair of every search comes here, and a
+  // cleared vector keeps its storage, so the check allocates nothing after the first.
+  thread_local ResourceVector asked;
+  thread_local ResourceVector offered;
+  asked.clear();
+  offered.clear();
+  for (const auto& d : demands) {
+    asked.set(d.dimension, d.asked);
+    offered.set(d.dimension, d.offered);
+  }
+  if (asked.less_equal(offered, MissingDimension::Infinity)) return nullptr;
+  const std::vector<Shortfall> shorts = shortfalls(asked, offered, MissingDimension::Infinity);
+  for (const auto& d : demands) {
+    for (const auto& s : shorts) {
+      if (s.dimension == d.dimension) return &d;
+    }
+  }
+  return nullptr;
+}
+
 CellFit misfit(std::string reason) {
   CellFit out;
   out.reason = std::move(reason);
@@ -43,27 +86,6 @@ CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopo
   // Reasons are only written on failure: the search checks every pair.
   const auto name_of = [](const HostCell& c) { return "host cell " + std::to_string(c.id); };
   const std::uint64_t want_kib = guest_cell.memory_kib;
-
-  // Memory.
-  if (guest_cell.pagesize != kPageSizeNone) {
-    std::string why;
-    auto size = choose_page_size(cell, guest_cell.pagesize, want_kib, &why);
-    if (!size) return misfit(why);
-    out.pagesize_kib = *size;
-  } else if (!cell.pages.empty()) {
-    auto smallest = std::min_element(cell.pages.begin(), cell.pages.end(),
-                                     [](const PagePool& a, const PagePool& b) { return a.size_kib < b.size_kib; });
-    const std::uint64_t capacity = smallest->total * smallest->size_kib;
-    // Memory that is not a whole number of small pages takes one more page (libvirt rounds up).
-    const std::uint64_t rounded_kib = (want_kib + smallest->size_kib - 1) / smallest->size_kib * smallest->size_kib;
-    if (rounded_kib > capacity) {
-      return misfit("needs " + mib(want_kib) + " of memory, " + name_of(cell) + " has " + mib(capacity) + " in " +
-                    std::to_string(smallest->size_kib) + " KiB pages in all");
-    }
-  } else if (want_kib > cell.memory_kib) {
-    return misfit("needs " + mib(want_kib) + " of memory, " + name_of(cell) + " has " + mib(cell.memory_kib) + " in all");
-  }
-
   const bool pinned = guest.cpu_policy == CpuPolicy::Dedicated || guest.cpu_policy == CpuPolicy::Mixed;
   const bool floating = guest.cpu_policy != CpuPolicy::Dedicated;
   const std::size_t reserve = reserve_emulator ? 1 : 0;
@@ -73,28 +95,70 @@ CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopo
     return std::to_string(guest_cell.dedicated_cpus.size()) + " dedicated vCPUs" + (reserve ? " + 1 emulator pCPU" : "");
   };
 
-  // Size against the cell itself.
-  if (pinned && dedicated > cell.dedicated_cpus.size()) {
-    return misfit("needs " + dedicated_text_of() + ", " + name_of(cell) + " has " + std::to_string(cell.dedicated_cpus.size()) +
-                  " dedicated CPUs in all");
+  // A requested page size is a choice among the cell's pools (page_size.h), made first as Nova does.
+  if (guest_cell.pagesize != kPageSizeNone) {
+    std::string why;
+    auto size = choose_page_size(cell, guest_cell.pagesize, want_kib, &why);
+    if (!size) return misfit(why);
+    out.pagesize_kib = *size;
   }
-  if (floating && shared_vcpus > cell.shared_cpus.size()) {
+
+  // Stage 1, against the cell's totals: memory (without a page size: the smallest pages' total,
+  // or the cell's memory when it reports no pages; memory that is not a whole number of small
+  // pages takes one more, as libvirt rounds up), dedicated vCPUs, shared vCPUs.
+  const PagePool* smallest =
+      cell.pages.empty() ? nullptr
+                         : &*std::min_element(cell.pages.begin(), cell.pages.end(), [](const PagePool& a, const PagePool& b) {
+                             return a.size_kib < b.size_kib;
+                           });
+  if (smallest != nullptr && smallest->size_kib == 0) {
+    return misfit(name_of(cell) + " reports pages of 0 KiB, which no host has; its memory cannot be counted");
+  }
+  Demands totals;
+  if (guest_cell.pagesize == kPageSizeNone) {
+    if (smallest != nullptr) {
+      const std::uint64_t rounded_kib = (want_kib + smallest->size_kib - 1) / smallest->size_kib * smallest->size_kib;
+      totals.add("memory", static_cast<double>(rounded_kib), static_cast<double>(smallest->total * smallest->size_kib));
+    } else {
+      totals.add("memory", static_cast<double>(want_kib), static_cast<double>(cell.memory_kib));
+    }
+  }
+  if (pinned) totals.add("dedicated-cpus", static_cast<double>(dedicated), static_cast<double>(cell.dedicated_cpus.size()));
+  if (floating) totals.add("shared-vcpus", static_cast<double>(shared_vcpus), static_cast<double>(cell.shared_cpus.size()));
+  if (const Demand* short_of = first_shortfall(totals)) {
+    const std::string which = short_of->dimension;
+    if (which == "memory" && smallest != nullptr) {
+      return misfit("needs " + mib(want_kib) + " of memory, " + name_of(cell) + " has " +
+                    mib(smallest->total * smallest->size_kib) + " in " + std::to_string(smallest->size_kib) +
+                    " KiB pages in all");
+    }
+    if (which == "memory") {
+      return misfit("needs " + mib(want_kib) + " of memory, " + name_of(cell) + " has " + mib(cell.memory_kib) + " in all");
+    }
+    if (which == "dedicated-cpus") {
+      return misfit("needs " + dedicated_text_of() + ", " + name_of(cell) + " has " +
+                    std::to_string(cell.dedicated_cpus.size()) + " dedicated CPUs in all");
+    }
     return misfit("needs " + std::to_string(shared_vcpus) + " shared vCPUs, " + name_of(cell) + " has " +
                   std::to_string(cell.shared_cpus.size()) + " CPUs for shared guests");
   }
 
-  // Dedicated part.
+  // Stage 2, the dedicated part against what is free now: pCPUs not pinned by guests, and
+  // memory without any ratio (it may already be overcommitted by floating guests: negative).
   const double free_memory = static_cast<double>(cell.memory_kib) - static_cast<double>(cell.usage.memory_kib);
   if (pinned) {
     std::size_t pinned_here = 0;
     for (auto cpu : cell.usage.pinned_cpus) pinned_here += cell.dedicated_cpus.contains(cpu) ? 1 : 0;
     const std::size_t free = cell.dedicated_cpus.size() - pinned_here;
-    if (dedicated > free) {
-      return misfit("needs " + dedicated_text_of() + ", " + name_of(cell) + " has " + std::to_string(free) + " free of " +
-                    std::to_string(cell.dedicated_cpus.size()) + " (" + std::to_string(pinned_here) +
-                    " pinned by guests)");
-    }
-    if (static_cast<double>(want_kib) > free_memory) {
+    Demands free_now;
+    free_now.add("dedicated-cpus", static_cast<double>(dedicated), static_cast<double>(free));
+    free_now.add("memory", static_cast<double>(want_kib), free_memory);
+    if (const Demand* short_of = first_shortfall(free_now)) {
+      if (std::string(short_of->dimension) == "dedicated-cpus") {
+        return misfit("needs " + dedicated_text_of() + ", " + name_of(cell) + " has " + std::to_string(free) +
+                      " free of " + std::to_string(cell.dedicated_cpus.size()) + " (" + std::to_string(pinned_here) +
+                      " pinned by guests)");
+      }
       return misfit("needs " + mib(want_kib) + " of memory for a pinned cell, " + name_of(cell) + " has " +
                     signed_mib(free_memory) + " free (" + mib(cell.usage.memory_kib) + " used by guests)");
     }
@@ -105,16 +169,21 @@ CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopo
     out.pinning = std::move(*pinning);
   }
 
-  // Shared part.
+  // Stage 3, the floating part against the allocation ratios: shared vCPU load within CPU
+  // ratio x shared CPUs, memory within RAM ratio x cell memory.
   if (floating) {
     const double cpu_limit = static_cast<double>(cell.shared_cpus.size()) * host.ratio.cpu;
-    if (cell.usage.shared_cpus + static_cast<double>(shared_vcpus) > cpu_limit) {
-      return misfit("needs " + std::to_string(shared_vcpus) + " shared vCPUs, " + name_of(cell) + " carries " +
-                    format_ratio(cell.usage.shared_cpus) + " vCPUs already, limit " + format_ratio(cpu_limit) + " (" +
-                    std::to_string(cell.shared_cpus.size()) + " CPUs x CPU ratio " + format_ratio(host.ratio.cpu) + ")");
-    }
     const double memory_limit = static_cast<double>(cell.memory_kib) * host.ratio.ram;
-    if (static_cast<double>(cell.usage.memory_kib) + static_cast<double>(want_kib) > memory_limit) {
+    Demands limits;
+    limits.add("shared-vcpus", cell.usage.shared_cpus + static_cast<double>(shared_vcpus), cpu_limit);
+    limits.add("memory", static_cast<double>(cell.usage.memory_kib) + static_cast<double>(want_kib), memory_limit);
+    if (const Demand* short_of = first_shortfall(limits)) {
+      if (std::string(short_of->dimension) == "shared-vcpus") {
+        return misfit("needs " + std::to_string(shared_vcpus) + " shared vCPUs, " + name_of(cell) + " carries " +
+                      format_ratio(cell.usage.shared_cpus) + " vCPUs already, limit " + format_ratio(cpu_limit) + " (" +
+                      std::to_string(cell.shared_cpus.size()) + " CPUs x CPU ratio " + format_ratio(host.ratio.cpu) +
+                      ")");
+      }
       return misfit("needs " + mib(want_kib) + " of memory, " + name_of(cell) + " has " +
                     signed_mib(memory_limit - static_cast<double>(cell.usage.memory_kib)) + " left (" +
                     mib(cell.usage.memory_kib) + " used by guests, RAM ratio " + format_ratio(host.ratio.ram) + ")");

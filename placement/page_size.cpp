@@ -48,7 +48,9 @@ std::string mib_text(std::uint64_t kib) {
 std::optional<std::uint64_t> choose_page_size(const HostCell& cell, std::int64_t request, std::uint64_t memory_kib,
                                               std::string* why) {
   std::vector<std::uint64_t> sizes;
-  for (const auto& pool : cell.pages) sizes.push_back(pool.size_kib);
+  for (const auto& pool : cell.pages) {
+    if (pool.size_kib > 0) sizes.push_back(pool.size_kib);  // a 0 KiB pool holds nothing (and divides by zero)
+  }
   std::sort(sizes.begin(), sizes.end(), std::greater<>());
   std::vector<std::uint64_t> candidates;
   if (request == kPageSizeSmall) {

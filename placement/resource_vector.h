@@ -5,11 +5,15 @@
 // (zero or +infinity). Comparisons are exact (no epsilon). Over an empty union the
 // "every" comparisons (less, less_equal, equal) hold and the "some" ones do not.
 // shortfalls() says which dimensions of a request exceed what is available and by
-// how much, so a failed "does it fit" can explain itself.
+// how much, so a failed "does it fit" can explain itself. The amounts are a small
+// vector sorted by name and comparisons walk both sides in step: a comparison allocates
+// nothing, and a vector of a few dimensions allocates once (every fit check is one).
 #pragma once
 
 #include <map>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 namespace numaplace {
@@ -19,14 +23,18 @@ enum class MissingDimension { Zero, Infinity };
 
 class ResourceVector {
  public:
-  ResourceVector() = default;
-  explicit ResourceVector(std::map<std::string, double> amounts) : amounts_(std::move(amounts)) {}
+  using Amounts = std::vector<std::pair<std::string, double>>;  // sorted by name, distinct
 
-  void set(const std::string& dimension, double amount) { amounts_[dimension] = amount; }
-  bool has(const std::string& dimension) const { return amounts_.count(dimension) != 0; }
+  ResourceVector() = default;
+  explicit ResourceVector(const std::map<std::string, double>& amounts);
+
+  void set(std::string_view dimension, double amount);
+  // Drops every dimension, keeping the storage (a vector reused per check allocates nothing).
+  void clear() { amounts_.clear(); }
+  bool has(const std::string& dimension) const;
   // The amount of `dimension`, or the default when this vector lacks it.
   double amount_or(const std::string& dimension, MissingDimension missing) const;
-  const std::map<std::string, double>& amounts() const { return amounts_; }
+  const Amounts& amounts() const { return amounts_; }
   bool empty() const { return amounts_.empty(); }
 
   // The sorted union of this vector's and `other`'s dimension names.
@@ -52,7 +60,7 @@ class ResourceVector {
   bool greater_equal_partly(const ResourceVector& other, MissingDimension missing) const;
 
  private:
-  std::map<std::string, double> amounts_;
+  Amounts amounts_;
 };
 
 // One dimension where a request asks for more than is available.

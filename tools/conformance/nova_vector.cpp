@@ -35,6 +35,9 @@ HostTopology host_from_nova_json(const nlohmann::json& host) {
     for (const auto& p : c.value("pages", nlohmann::json::array())) {
       PagePool pool;
       pool.size_kib = whole<std::uint64_t>(p.at("size_kib"));
+      if (pool.size_kib == 0) {
+        throw nlohmann::json::type_error::create(302, "a page size of 0 KiB is impossible", &p);
+      }
       pool.total = whole<std::uint64_t>(p.at("total"));
       pool.used = whole_or<std::uint64_t>(p, "used", 0);
       pool.reserved = whole_or<std::uint64_t>(p, "reserved", 0);

@@ -11,19 +11,20 @@
 #      pins and record, and a define after the carnage still gets the lock (the kernel
 #      released it with the dead process).
 # Usage: concurrency_e2e.sh NUMAPLACE SAMPLE_DOMAIN_XML [KILL_RUNS]
-# Same daemon handling as libvirtd_e2e.sh: one e2e run at a time (flock on
-# /tmp/numaplace-e2e.lock); starts virtlogd/libvirtd by hand when none answers and stops
-# what it started by pid. Exit 77 (skipped) when libvirtd cannot be had.
+# Daemon handling, guests and locking as the other e2e scripts (common.sh): one e2e run at a
+# time; starts virtlogd/libvirtd by hand when none answers and stops what it started by pid.
+# Exit 77 (skipped) when libvirtd cannot be had.
 set -euo pipefail
 NUMAPLACE=$(readlink -f "$1")
 SAMPLE=$(readlink -f "$2")
 KILL_RUNS=${3:-30}
-URI=qemu:///system
+TAG=concurrency
 WORK=$(mktemp -d /tmp/numaplace-conc.XXXXXX)
-exec 9>/tmp/numaplace-e2e.lock
-flock -w 900 9 || { echo "concurrency: another e2e run holds /tmp/numaplace-e2e.lock" >&2; exit 1; }
 PREFIX=np-conc-
-STARTED_DAEMONS=()
+GUESTS=()
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
+take_e2e_lock
 # Our own lock file, so that a stale lock of another test cannot interfere (and so that the
 # test shows the lock is released on death, not merely absent).
 export NUMAPLACE_LOCK_FILE="$WORK/host.lock"
@@ -31,9 +32,7 @@ export NUMAPLACE_LOCK_FILE="$WORK/host.lock"
 # than the default 60 s wait for the last in line.
 export NUMAPLACE_LOCK_TIMEOUT=${NUMAPLACE_LOCK_TIMEOUT:-600}
 
-say() { printf 'concurrency: %s\n' "$*"; }
-fail() { printf 'concurrency: FAIL: %s\n' "$*" >&2; exit 1; }
-
+# This test's guests are many: found by their name prefix (replaces common.sh's list).
 our_guests() { virsh -c "$URI" list --all --name 2>/dev/null | grep "^$PREFIX" || true; }
 remove_guests() {
   local g
@@ -47,39 +46,16 @@ cleanup() {
   jobs -p | xargs -r kill -9 2>/dev/null || true
   wait 2>/dev/null || true
   remove_guests
-  for pidfile in "${STARTED_DAEMONS[@]}"; do
-    [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null || true
-  done
+  stop_started_daemons
   rm -rf "$WORK"
 }
 trap cleanup EXIT
 
-for pkg in libvirt-daemon-system qemu-system-x86; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" && continue
-  [ "$(id -u)" -eq 0 ] || { say "skipped: $pkg missing and not root"; exit 77; }
-  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
-    "$pkg" >"$WORK/apt.log" 2>&1 || { say "skipped: cannot install $pkg"; exit 77; }
-done
-if ! virsh -c "$URI" version >/dev/null 2>&1; then
-  [ "$(id -u)" -eq 0 ] || { say "skipped: no libvirtd answers at $URI and not root to start one"; exit 77; }
-  virtlogd -d -p "$WORK/virtlogd.pid"; STARTED_DAEMONS+=("$WORK/virtlogd.pid")
-  libvirtd -d -p "$WORK/libvirtd.pid"; STARTED_DAEMONS+=("$WORK/libvirtd.pid")
-  for _ in $(seq 1 60); do virsh -c "$URI" version >/dev/null 2>&1 && break; sleep 0.5; done
-  virsh -c "$URI" version >/dev/null 2>&1 || { say "skipped: libvirtd did not come up"; exit 77; }
-fi
-# A freshly started libvirtd probes QEMU's capabilities on its first calls (tens of seconds
-# without KVM); let that finish before anything is timed.
-virsh -c "$URI" capabilities >/dev/null
+need_packages
+start_libvirtd_unless_running
+virsh -c "$URI" capabilities >/dev/null  # a libvirtd already running may still be probing QEMU
 virsh -c "$URI" domcapabilities --virttype qemu >/dev/null 2>&1 || true
 remove_guests
-
-make_guest() {  # name [memory MiB]: one vCPU, 64 MiB by default, no pins of its own
-  sed -e "s|<name>[^<]*</name>|<name>$1</name>|" -e "/<uuid>/d" \
-      -e "s|<memory unit='MiB'>[0-9]*</memory>|<memory unit='MiB'>${2:-64}</memory>|" -e "/<currentMemory/d" \
-      -e "s|<vcpu placement='static'>[0-9]*</vcpu>|<vcpu placement='static'>1</vcpu>|" \
-      -e "/<cputune>/,/<\/cputune>/d" -e "/<numatune>/,/<\/numatune>/d" -e "/<numa>/,/<\/numa>/d" \
-      -e "s|<topology [^/]*/>|<topology sockets='1' dies='1' cores='1' threads='1'/>|" "$SAMPLE" >"$WORK/$1.xml"
-}
 
 define() {  # name [policy]: numaplace define, stdout/stderr/exit code into $WORK/name.{out,err,rc}
   local rc=0
@@ -129,7 +105,7 @@ say "host has $free_pcpus free pCPUs"
 
 # --- 1. 64 defines at once ---------------------------------------------------------------------
 N=64
-for i in $(seq 1 $N); do make_guest "${PREFIX}$i"; done
+for i in $(seq 1 $N); do make_guest "${PREFIX}$i" 1 64; done
 start=$(date +%s.%N)
 for i in $(seq 1 $N); do define "${PREFIX}$i" & done
 wait
@@ -160,7 +136,7 @@ target = max(1, min(40, sum(vcpu_room) // 2))
 size_mib = max(64, int(sum(room) / 1024 / target))
 print(size_mib, sum(min(max(0, int(r // (size_mib * 1024))), v) for r, v in zip(room, vcpu_room)))')
 read -r size_mib expected <<<"$memory_plan"
-for i in $(seq 1 $N); do make_guest "${PREFIX}m$i" "$size_mib"; done
+for i in $(seq 1 $N); do make_guest "${PREFIX}m$i" 1 "$size_mib"; done
 for i in $(seq 1 $N); do define "${PREFIX}m$i" shared & done
 wait
 count_outcomes $N m
@@ -179,7 +155,7 @@ remove_guests
 # --- 2. SIGKILL at random points -----------------------------------------------------------------
 # Kill points are spread over twice the time one define takes here, so that most kills land
 # inside a define (waiting for the lock, reading claims, defining) and some after it.
-make_guest "${PREFIX}probe"
+make_guest "${PREFIX}probe" 1 64
 probe_start=$(date +%s%N)
 define "${PREFIX}probe"
 define_ms=$(( ($(date +%s%N) - probe_start) / 1000000 + 1 ))
@@ -188,7 +164,7 @@ say "one define takes $define_ms ms; kills land within $((2 * define_ms)) ms of 
 killed=0
 for run in $(seq 1 "$KILL_RUNS"); do
   victim="${PREFIX}k$run"; rival="${PREFIX}r$run"
-  make_guest "$victim"; make_guest "$rival"
+  make_guest "$victim" 1 64; make_guest "$rival" 1 64
   "$NUMAPLACE" define "$WORK/$victim.xml" --connect "$URI" --spec hw:numa_nodes=1 --spec hw:cpu_policy=dedicated \
     >/dev/null 2>&1 &
   pid=$!
@@ -216,7 +192,7 @@ for run in $(seq 1 "$KILL_RUNS"); do
 done
 say "$KILL_RUNS SIGKILL runs ($killed killed mid-define): no pCPU ever held twice, every defined guest carries its pins and record"
 # The lock is free again: a define right after the last kill answers within its lock timeout.
-make_guest "${PREFIX}after"
+make_guest "${PREFIX}after" 1 64
 timeout 60 bash -c "$(declare -f define); NUMAPLACE='$NUMAPLACE' URI='$URI' WORK='$WORK' define ${PREFIX}after" ||
   fail "a define after the kills did not finish: the host lock is stuck"
 rc=$(cat "$WORK/${PREFIX}after.rc")

@@ -16,39 +16,25 @@ set -euo pipefail
 NUMAPLACE=$(readlink -f "$1")
 SAMPLE=$(readlink -f "$2")
 SOURCE=$(cd "$(dirname "$0")/../.." && pwd)
-URI=qemu:///system
+TAG=hook
 HOOK=/etc/libvirt/hooks/qemu
 MARK="numaplace hook e2e wrapper"
 WORK=$(mktemp -d /tmp/numaplace-hook.XXXXXX)
-exec 9>/tmp/numaplace-e2e.lock
-flock -w 900 9 || { echo "hook: another e2e run holds /tmp/numaplace-e2e.lock" >&2; exit 1; }
 GUESTS=(np-hook-a np-hook-b np-hook-c)
-STARTED_DAEMONS=()
 INSTALLED_HOOK=0
-
-say() { printf 'hook: %s\n' "$*"; }
-fail() { printf 'hook: FAIL: %s\n' "$*" >&2; exit 1; }
-skip() { say "skipped: $*"; exit 77; }
-
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
+take_e2e_lock
 cleanup() {
-  for g in "${GUESTS[@]}"; do
-    virsh -c "$URI" destroy "$g" >/dev/null 2>&1 || true
-    virsh -c "$URI" undefine "$g" >/dev/null 2>&1 || true
-  done
-  for pidfile in "${STARTED_DAEMONS[@]}"; do
-    [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null || true
-  done
+  remove_guests
+  stop_started_daemons
   if [ "$INSTALLED_HOOK" -eq 1 ] && grep -q "$MARK" "$HOOK" 2>/dev/null; then rm -f "$HOOK"; fi
   rm -rf "$WORK"
 }
 trap cleanup EXIT
 
 [ "$(id -u)" -eq 0 ] || skip "not root (the hook goes to $HOOK and libvirtd must be started)"
-for pkg in libvirt-daemon-system qemu-system-x86; do
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" && continue
-  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
-    "$pkg" >"$WORK/apt.log" 2>&1 || skip "cannot install $pkg"
-done
+need_packages
 if virsh -c "$URI" version >/dev/null 2>&1; then skip "a libvirtd already runs; this test must start one after installing the hook"; fi
 if [ -e "$HOOK" ] && ! grep -q "$MARK" "$HOOK"; then skip "$HOOK exists and is not this test's"; fi
 
@@ -60,36 +46,14 @@ NUMAPLACE_BIN='$NUMAPLACE' exec sh '$SOURCE/tools/hooks/qemu' "\$@"
 WRAPPER
 chmod 0755 "$HOOK"
 INSTALLED_HOOK=1
-virtlogd -d -p "$WORK/virtlogd.pid"; STARTED_DAEMONS+=("$WORK/virtlogd.pid")
-libvirtd -d -p "$WORK/libvirtd.pid"; STARTED_DAEMONS+=("$WORK/libvirtd.pid")
-for _ in $(seq 1 60); do virsh -c "$URI" version >/dev/null 2>&1 && break; sleep 0.5; done
-virsh -c "$URI" version >/dev/null 2>&1 || fail "libvirtd did not come up"
-virsh -c "$URI" capabilities >/dev/null  # waits for a fresh libvirtd's QEMU probing
-for g in "${GUESTS[@]}"; do virsh -c "$URI" destroy "$g" >/dev/null 2>&1 || true; virsh -c "$URI" undefine "$g" >/dev/null 2>&1 || true; done
+start_libvirtd
+remove_guests
 
-make_guest() {  # name [pcpu]: one vCPU, 128 MiB; pinned by hand to pcpu when given
-  sed -e "s|<name>[^<]*</name>|<name>$1</name>|" -e "/<uuid>/d" \
-      -e "s|<memory unit='MiB'>[0-9]*</memory>|<memory unit='MiB'>128</memory>|" -e "/<currentMemory/d" \
-      -e "s|<vcpu placement='static'>[0-9]*</vcpu>|<vcpu placement='static'>1</vcpu>|" \
-      -e "/<cputune>/,/<\/cputune>/d" -e "/<numatune>/,/<\/numatune>/d" -e "/<numa>/,/<\/numa>/d" \
-      -e "s|<topology [^/]*/>|<topology sockets='1' dies='1' cores='1' threads='1'/>|" "$SAMPLE" >"$WORK/$1.xml"
-  if [ -n "${2:-}" ]; then
-    sed -i "s|</vcpu>|</vcpu><cputune><vcpupin vcpu='0' cpuset='$2'/></cputune>|" "$WORK/$1.xml"
-  fi
-}
-qemu_pid() { cat "/run/libvirt/qemu/$1.pid"; }
-vcpu0_cpus() {  # guest: Cpus_allowed_list of its vCPU 0 thread
-  local pid task
-  pid=$(qemu_pid "$1")
-  for task in /proc/"$pid"/task/*; do
-    if grep -qE "^CPU 0/(TCG|KVM)$" "$task/comm" 2>/dev/null; then awk '/^Cpus_allowed_list/ {print $2}' "$task/status"; return 0; fi
-  done
-  return 1
-}
+vcpu0_cpus() { vcpu_thread_cpus "$(qemu_pid "$1")" 0; }  # guest
 virsh_pin() { virsh -c "$URI" vcpupin "$1" --vcpu 0 | awk '$1 == "0:" || $1 == "0" {print $NF}'; }
 
 # --- 1. A, placed and started by numaplace -------------------------------------------------------
-make_guest np-hook-a
+make_guest np-hook-a 1 128
 "$NUMAPLACE" define "$WORK/np-hook-a.xml" --connect "$URI" --spec hw:numa_nodes=1 --spec hw:cpu_policy=dedicated >/dev/null
 "$NUMAPLACE" start np-hook-a --connect "$URI" >/dev/null
 old=$(vcpu0_cpus np-hook-a) || fail "np-hook-a has no vCPU thread"
@@ -98,7 +62,7 @@ say "np-hook-a runs on pCPU $old"
 
 # --- 2. saved; B takes its pCPU --------------------------------------------------------------------
 virsh -c "$URI" save np-hook-a "$WORK/a.save" >/dev/null || fail "virsh save np-hook-a failed"
-make_guest np-hook-b "$old"
+make_guest np-hook-b 1 128 "$old"
 virsh -c "$URI" define "$WORK/np-hook-b.xml" >/dev/null
 virsh -c "$URI" start np-hook-b >/dev/null || fail "np-hook-b (pinned by hand to $old) did not start"
 [ "$(vcpu0_cpus np-hook-b)" = "$old" ] || fail "np-hook-b is not on pCPU $old"
@@ -117,7 +81,7 @@ grep -q "numaplace:placement" <<<"$xml" || fail "the restored np-hook-a lost num
 say "restored np-hook-a runs on pCPU $new (was $old, now np-hook-b's): the hook re-pinned it"
 
 # --- 4. prepare begin refuses a guest pinned onto a running guest's pCPU -------------------------
-make_guest np-hook-c "$new"
+make_guest np-hook-c 1 128 "$new"
 virsh -c "$URI" define "$WORK/np-hook-c.xml" >/dev/null
 if virsh -c "$URI" start np-hook-c >"$WORK/c.out" 2>&1; then
   fail "np-hook-c, pinned onto np-hook-a's pCPU $new, was started"

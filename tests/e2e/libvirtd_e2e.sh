@@ -9,73 +9,22 @@
 set -euo pipefail
 NUMAPLACE=$(readlink -f "$1")
 SAMPLE=$(readlink -f "$2")
-URI=qemu:///system
+TAG=e2e
 WORK=$(mktemp -d /tmp/numaplace-e2e.XXXXXX)
-# One e2e run at a time on a machine: they share libvirtd and the guest names.
-exec 9>/tmp/numaplace-e2e.lock
-flock -w 900 9 || { echo "e2e: another e2e run holds /tmp/numaplace-e2e.lock" >&2; exit 1; }
 GUESTS=(np-e2e-a np-e2e-b np-e2e-c)
-STARTED_DAEMONS=()
-
-say() { printf 'e2e: %s\n' "$*"; }
-fail() { printf 'e2e: FAIL: %s\n' "$*" >&2; exit 1; }
-
-need_packages() {
-  local missing=()
-  for pkg in libvirt-daemon-system qemu-system-x86; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
-  done
-  [ ${#missing[@]} -eq 0 ] && return 0
-  if [ "$(id -u)" -ne 0 ]; then say "skipped: ${missing[*]} missing and not root"; exit 77; fi
-  say "installing ${missing[*]}"
-  DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
-    "${missing[@]}" >"$WORK/apt.log" 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-    apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >"$WORK/apt.log" 2>&1; } \
-    || { cat "$WORK/apt.log"; say "skipped: cannot install ${missing[*]}"; exit 77; }
-}
-
+# shellcheck source=common.sh
+. "$(dirname "$0")/common.sh"
+take_e2e_lock
 cleanup() {
-  for g in "${GUESTS[@]}"; do
-    virsh -c "$URI" destroy "$g" >/dev/null 2>&1 || true
-    virsh -c "$URI" undefine "$g" >/dev/null 2>&1 || true
-  done
-  for pidfile in "${STARTED_DAEMONS[@]}"; do
-    [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null || true
-  done
+  remove_guests
+  stop_started_daemons
   rm -rf "$WORK"
 }
 trap cleanup EXIT
 
 need_packages
-if ! virsh -c "$URI" version >/dev/null 2>&1; then
-  [ "$(id -u)" -eq 0 ] || { say "skipped: no libvirtd answers at $URI and not root to start one"; exit 77; }
-  virtlogd -d -p "$WORK/virtlogd.pid"; STARTED_DAEMONS+=("$WORK/virtlogd.pid")
-  libvirtd -d -p "$WORK/libvirtd.pid"; STARTED_DAEMONS+=("$WORK/libvirtd.pid")
-  for _ in $(seq 1 60); do virsh -c "$URI" version >/dev/null 2>&1 && break; sleep 0.5; done
-  virsh -c "$URI" version >/dev/null || fail "libvirtd did not come up"
-fi
-for g in "${GUESTS[@]}"; do virsh -c "$URI" destroy "$g" >/dev/null 2>&1 || true; virsh -c "$URI" undefine "$g" >/dev/null 2>&1 || true; done
-
-# A guest from the recipe-tested sample, renamed, with 1 vCPU so that two dedicated ones fit 2 host CPUs.
-make_guest() {  # name vcpus
-  sed -e "s|<name>[^<]*</name>|<name>$1</name>|" -e "/<uuid>/d" \
-      -e "s|<vcpu placement='static'>[0-9]*</vcpu>|<vcpu placement='static'>$2</vcpu>|" \
-      -e "/<cputune>/,/<\/cputune>/d" -e "/<numatune>/,/<\/numatune>/d" -e "/<numa>/,/<\/numa>/d" \
-      -e "s|<topology [^/]*/>|<topology sockets='1' dies='1' cores='$2' threads='1'/>|" "$SAMPLE" >"$WORK/$1.xml"
-}
-
-qemu_pid() { cat "/run/libvirt/qemu/$1.pid"; }
-
-# vCPU threads of a QEMU process: "CPU n/TCG" (or /KVM) in comm.
-vcpu_thread_cpus() {  # pid vcpu
-  local pid=$1 vcpu=$2 task
-  for task in /proc/"$pid"/task/*; do
-    if grep -qE "^CPU $vcpu/(TCG|KVM)$" "$task/comm" 2>/dev/null; then
-      awk '/^Cpus_allowed_list/ {print $2}' "$task/status"; return 0
-    fi
-  done
-  return 1
-}
+start_libvirtd_unless_running
+remove_guests
 
 # --- 1. one guest, define + start, verified three ways --------------------------------------------
 make_guest np-e2e-a 2

@@ -1,0 +1,93 @@
+# Shared by the end-to-end scripts (sourced, not run). Before sourcing, a script sets TAG (its
+# message prefix), SAMPLE (the recipe-tested domain XML), WORK (its scratch directory) and
+# GUESTS (the names of the guests it may create, removed before and after).
+# Provides: say/fail/skip, take_e2e_lock, need_packages, start_libvirtd_unless_running,
+# remove_guests, stop_started_daemons, make_guest, qemu_pid, vcpu_thread_cpus.
+URI=qemu:///system
+STARTED_DAEMONS=()
+
+say() { printf '%s: %s\n' "$TAG" "$*"; }
+fail() { printf '%s: FAIL: %s\n' "$TAG" "$*" >&2; exit 1; }
+skip() { say "skipped: $*"; exit 77; }
+
+# One e2e run at a time on a machine: they share libvirtd and the host's pCPUs.
+take_e2e_lock() {
+  exec 9>/tmp/numaplace-e2e.lock
+  flock -w 900 9 || fail "another e2e run holds /tmp/numaplace-e2e.lock"
+}
+
+# libvirt's daemon and QEMU, installed when missing (as root), else skip.
+need_packages() {
+  local pkg
+  for pkg in libvirt-daemon-system qemu-system-x86; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" && continue
+    [ "$(id -u)" -eq 0 ] || skip "$pkg missing and not root"
+    say "installing $pkg"
+    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
+      "$pkg" >"$WORK/apt.log" 2>&1 || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+      apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "$pkg" >"$WORK/apt.log" 2>&1; } \
+      || { cat "$WORK/apt.log"; skip "cannot install $pkg"; }
+  done
+}
+
+# Starts virtlogd and libvirtd by hand (no systemd), remembering them for stop_started_daemons.
+start_libvirtd() {
+  virtlogd -d -p "$WORK/virtlogd.pid"; STARTED_DAEMONS+=("$WORK/virtlogd.pid")
+  libvirtd -d -p "$WORK/libvirtd.pid"; STARTED_DAEMONS+=("$WORK/libvirtd.pid")
+  for _ in $(seq 1 60); do virsh -c "$URI" version >/dev/null 2>&1 && break; sleep 0.5; done
+  virsh -c "$URI" version >/dev/null 2>&1 || fail "libvirtd did not come up"
+  # A freshly started libvirtd probes QEMU's capabilities on its first calls (tens of seconds
+  # without KVM); let that finish before anything is timed.
+  virsh -c "$URI" capabilities >/dev/null
+}
+
+start_libvirtd_unless_running() {
+  virsh -c "$URI" version >/dev/null 2>&1 && return 0
+  [ "$(id -u)" -eq 0 ] || skip "no libvirtd answers at $URI and not root to start one"
+  start_libvirtd
+}
+
+remove_guests() {
+  local g
+  for g in "${GUESTS[@]}"; do
+    virsh -c "$URI" destroy "$g" >/dev/null 2>&1 || true
+    virsh -c "$URI" undefine "$g" >/dev/null 2>&1 || true
+  done
+}
+
+stop_started_daemons() {
+  local pidfile
+  for pidfile in "${STARTED_DAEMONS[@]}"; do
+    [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null || true
+  done
+}
+
+# $WORK/NAME.xml: the sample renamed, VCPUS vCPUs (default 1) in one socket, MEMORY MiB (default:
+# the sample's), no pins or NUMA of its own, or its vCPU 0 pinned by hand to PCPU when given.
+make_guest() {  # name [vcpus] [memory_mib] [pcpu]
+  local name=$1 vcpus=${2:-1} memory=${3:-} pcpu=${4:-}
+  sed -e "s|<name>[^<]*</name>|<name>$name</name>|" -e "/<uuid>/d" \
+      -e "s|<vcpu placement='static'>[0-9]*</vcpu>|<vcpu placement='static'>$vcpus</vcpu>|" \
+      -e "/<cputune>/,/<\/cputune>/d" -e "/<numatune>/,/<\/numatune>/d" -e "/<numa>/,/<\/numa>/d" \
+      -e "s|<topology [^/]*/>|<topology sockets='1' dies='1' cores='$vcpus' threads='1'/>|" "$SAMPLE" >"$WORK/$name.xml"
+  if [ -n "$memory" ]; then
+    sed -i -e "s|<memory unit='MiB'>[0-9]*</memory>|<memory unit='MiB'>$memory</memory>|" -e "/<currentMemory/d" \
+      "$WORK/$name.xml"
+  fi
+  if [ -n "$pcpu" ]; then
+    sed -i "s|</vcpu>|</vcpu><cputune><vcpupin vcpu='0' cpuset='$pcpu'/></cputune>|" "$WORK/$name.xml"
+  fi
+}
+
+qemu_pid() { cat "/run/libvirt/qemu/$1.pid"; }
+
+# Cpus_allowed_list of a QEMU process's vCPU thread ("CPU n/TCG" or "/KVM" in comm).
+vcpu_thread_cpus() {  # pid vcpu
+  local pid=$1 vcpu=$2 task
+  for task in /proc/"$pid"/task/*; do
+    if grep -qE "^CPU $vcpu/(TCG|KVM)$" "$task/comm" 2>/dev/null; then
+      awk '/^Cpus_allowed_list/ {print $2}' "$task/status"; return 0
+    fi
+  done
+  return 1
+}

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "placement/resource_vector.h"
+
 namespace numaplace {
 namespace {
 
@@ -36,6 +38,17 @@ std::uint32_t PciDemand::usable(const HostTopology& host, const std::vector<bool
   const std::uint32_t with_floating = local + without_node;
   if (policy == PciNumaPolicy::Preferred && with_floating < request.count) return total;
   return with_floating;
+}
+
+bool PciDemand::satisfied(const HostTopology& host, const std::vector<bool>& chosen) const {
+  // Reused per thread: this runs at every complete assignment the search reaches.
+  thread_local ResourceVector asked;
+  thread_local ResourceVector offered;
+  asked.clear();
+  offered.clear();
+  asked.set("pci", static_cast<double>(request.count));
+  offered.set("pci", static_cast<double>(usable(host, chosen)));
+  return asked.less_equal(offered, MissingDimension::Infinity);
 }
 
 std::string PciDemand::describe() const {

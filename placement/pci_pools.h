@@ -29,9 +29,9 @@ struct PciDemand {
 
   // Devices usable when the guest's cells are exactly `chosen` (host cell indexes, flags).
   std::uint32_t usable(const HostTopology& host, const std::vector<bool>& chosen) const;
-  bool satisfied(const HostTopology& host, const std::vector<bool>& chosen) const {
-    return usable(host, chosen) >= request.count;
-  }
+  // Whether those usable devices hold the request: a ResourceVector comparison (one dimension,
+  // "pci"), like every other fit check.
+  bool satisfied(const HostTopology& host, const std::vector<bool>& chosen) const;
   std::string describe() const;  // "2 x 8086:154d (policy required)"
 };
 

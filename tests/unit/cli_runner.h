@@ -28,12 +28,15 @@ inline std::string slurp(const std::string& path) {
   return buffer.str();
 }
 
-// `args` is appended to the binary's path and run by the shell.
-inline CliRun run(const std::string& args) {
+// `args` is appended to the binary's path and run by the shell; `env` ("NAME=value ...") goes
+// before it; standard input comes from the file `stdin_path` when one is given.
+inline CliRun run(const std::string& args, const std::string& env = {}, const std::string& stdin_path = {}) {
   const std::string err_file =
       std::filesystem::temp_directory_path() / ("numaplace-cli-run-" + std::to_string(getpid()) + ".err");
+  std::string command = env + (env.empty() ? "" : " ") + cli_path() + " " + args;
+  if (!stdin_path.empty()) command += " < " + stdin_path;
   CliRun result;
-  FILE* pipe = popen((cli_path() + " " + args + " 2>" + err_file).c_str(), "r");
+  FILE* pipe = popen((command + " 2>" + err_file).c_str(), "r");
   if (pipe == nullptr) return result;
   char buffer[4096];
   std::size_t n = 0;

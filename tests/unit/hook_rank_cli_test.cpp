@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli_runner.h"
 #include "test_paths.h"
 
 namespace numaplace {
@@ -19,21 +20,10 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::cli_path;
+using testing::CliRun;
+using testing::slurp;
 using testing::shared_path;
 using testing::source_path;
-
-struct CliRun {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 void write(const fs::path& path, const std::string& text) { std::ofstream(path) << text; }
 
@@ -47,21 +37,11 @@ struct HookCli : ::testing::Test {
   }
   void TearDown() override { fs::remove_all(dir); }
 
-  // Runs the CLI with `input` on stdin (empty: /dev/null) and `env` before it.
+  // Runs the CLI with `input` on stdin and `env` before it.
   CliRun run(const std::string& args, const std::string& input = {}, const std::string& env = {}) {
     const fs::path in = dir / "stdin";
     write(in, input);
-    const std::string command = env + " " + cli_path() + " " + args + " < " + in.string() + " 2>" + (dir / "err").string();
-    CliRun result;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (pipe == nullptr) return result;
-    char buffer[4096];
-    std::size_t n = 0;
-    while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) result.out.append(buffer, n);
-    const int status = pclose(pipe);
-    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    result.err = slurp(dir / "err");
-    return result;
+    return testing::run(args, env, in.string());
   }
 
   std::string hook(const std::string& name, const std::string& op, const std::string& subop,

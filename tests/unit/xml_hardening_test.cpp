@@ -17,6 +17,7 @@
 
 #include "plugin/hwloc_source.h"
 #include "plugin/place_domain.h"
+#include "cli_runner.h"
 #include "test_paths.h"
 #include "xml/capabilities_reader.h"
 #include "xml/nodedev_reader.h"
@@ -134,21 +135,16 @@ void expect_every_reader_refuses(const std::string& text, const std::string& nam
   }
 }
 
+// The CLI's exit code and everything it printed, stdout and stderr together (a refusal must not
+// leak the secret on either).
 struct CliRun {
   int exit_code = -1;
-  std::string output;  // stdout and stderr
+  std::string output;
 };
 
 CliRun run_cli(const std::string& args) {
-  CliRun result;
-  FILE* pipe = popen((cli_path() + " " + args + " 2>&1").c_str(), "r");
-  if (pipe == nullptr) return result;
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = fread(buffer, 1, sizeof buffer, pipe)) > 0) result.output.append(buffer, n);
-  const int status = pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return result;
+  const testing::CliRun run = testing::run(args);
+  return {run.exit_code, run.out + run.err};
 }
 
 TEST_F(XmlHardening, ExternalEntityIsRefusedAndItsFileNeverOpened) {

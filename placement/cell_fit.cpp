@@ -1,12 +1,10 @@
 #include "placement/cell_fit.h"
 
 #include <algorithm>
-#include <array>
 #include <string>
-#include <vector>
 
+#include "placement/fit_demands.h"
 #include "placement/page_size.h"
-#include "placement/resource_vector.h"
 
 namespace numaplace {
 namespace {
@@ -26,45 +24,6 @@ std::string format_ratio(double value) {
   while (!text.empty() && text.back() == '0') text.pop_back();
   if (!text.empty() && text.back() == '.') text.pop_back();
   return text;
-}
-
-// One resource of a stage: its dimension, what the guest cell asks, what the host cell offers.
-struct Demand {
-  const char* dimension = "";
-  double asked = 0;
-  double offered = 0;
-};
-
-// The few demands of one stage, in Nova's order of checks (no allocation: every pair is checked).
-struct Demands {
-  std::array<Demand, 3> items;
-  std::size_t count = 0;
-  void add(const char* dimension, double asked, double offered) { items[count++] = Demand{dimension, asked, offered}; }
-  const Demand* begin() const { return items.data(); }
-  const Demand* end() const { return items.data() + count; }
-};
-
-// The first demand (in the order given: Nova's order of checks) the cell cannot meet, decided by
-// one ResourceVector comparison over all of them (resource_vector.h); nullptr when all fit.
-const Demand* first_shortfall(const Demands& demands) {
-  // Reused per thread: every (guest cell, host cell) pair of every search comes here, and a
-  // cleared vector keeps its storage, so the check allocates nothing after the first.
-  thread_local ResourceVector asked;
-  thread_local ResourceVector offered;
-  asked.clear();
-  offered.clear();
-  for (const auto& d : demands) {
-    asked.set(d.dimension, d.asked);
-    offered.set(d.dimension, d.offered);
-  }
-  if (asked.less_equal(offered, MissingDimension::Infinity)) return nullptr;
-  const std::vector<Shortfall> shorts = shortfalls(asked, offered, MissingDimension::Infinity);
-  for (const auto& d : demands) {
-    for (const auto& s : shorts) {
-      if (s.dimension == d.dimension) return &d;
-    }
-  }
-  return nullptr;
 }
 
 CellFit misfit(std::string reason) {

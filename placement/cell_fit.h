@@ -9,7 +9,7 @@
 //   shared part (shared, unset and mixed cells): shared load and memory usage within
 //     CPU ratio x shared CPUs and RAM ratio x cell memory.
 // Each stage of checks (the cell's totals, what is free now, the allocation ratios) is one
-// ResourceVector comparison of what the guest cell asks against what the host cell offers;
+// ResourceVector comparison (fit_demands.h) of what the guest cell asks against what it offers;
 // the first dimension short, in Nova's order, names the reason.
 // On success it says the chosen page size and the pinning; on failure, why, naming
 // the resource, how much was asked and how much is free.

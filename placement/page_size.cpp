@@ -1,11 +1,10 @@
 #include "placement/page_size.h"
 
 #include <algorithm>
-#include <string>
 #include <vector>
 
 #include "placement/guest_topology.h"
-#include "placement/resource_vector.h"
+#include "placement/fit_demands.h"
 
 namespace numaplace {
 
@@ -40,18 +39,6 @@ std::string describe_page_size(std::int64_t request) {
 
 namespace {
 
-bool fits_in_free_pages(std::uint64_t size_kib, std::uint64_t memory_kib, std::uint64_t free_kib) {
-  // Reused per thread: the choice runs for every (guest cell, host cell) pair with a page size.
-  thread_local ResourceVector asked;
-  thread_local ResourceVector offered;
-  asked.clear();
-  offered.clear();
-  const std::string dimension = "pages-" + std::to_string(size_kib);  // short enough to stay inline
-  asked.set(dimension, static_cast<double>(memory_kib));
-  offered.set(dimension, static_cast<double>(free_kib));
-  return asked.less_equal(offered, MissingDimension::Infinity);
-}
-
 std::string mib_text(std::uint64_t kib) {
   if (kib % 1024 == 0) return std::to_string(kib / 1024) + " MiB";
   return std::to_string(kib) + " KiB";
@@ -85,8 +72,11 @@ std::optional<std::uint64_t> choose_page_size(const HostCell& cell, std::int64_t
     }
     const std::uint64_t free_kib = pool->free() * size;
     // The cell's memory must be whole pages of this size (a shape, not an amount) and fit in the
-    // pool's free pages: one ResourceVector comparison, like every other fit check (cell_fit.cpp).
-    if (memory_kib % size == 0 && fits_in_free_pages(size, memory_kib, free_kib)) return size;
+    // pool's free pages (fit_demands.h), like every other fit check.
+    if (memory_kib % size == 0 &&
+        fits_within("pages", static_cast<double>(memory_kib), static_cast<double>(free_kib))) {
+      return size;
+    }
     tried += (tried.empty() ? "" : "; ") + std::to_string(size) + " KiB pages: " + mib_text(free_kib) + " free" +
              (memory_kib % size != 0 ? " (not a whole number of pages)" : "");
   }

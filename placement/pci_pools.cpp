@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "placement/resource_vector.h"
+#include "placement/fit_demands.h"
 
 namespace numaplace {
 namespace {
@@ -41,14 +41,7 @@ std::uint32_t PciDemand::usable(const HostTopology& host, const std::vector<bool
 }
 
 bool PciDemand::satisfied(const HostTopology& host, const std::vector<bool>& chosen) const {
-  // Reused per thread: this runs at every complete assignment the search reaches.
-  thread_local ResourceVector asked;
-  thread_local ResourceVector offered;
-  asked.clear();
-  offered.clear();
-  asked.set("pci", static_cast<double>(request.count));
-  offered.set("pci", static_cast<double>(usable(host, chosen)));
-  return asked.less_equal(offered, MissingDimension::Infinity);
+  return fits_within("pci", static_cast<double>(request.count), static_cast<double>(usable(host, chosen)));
 }
 
 std::string PciDemand::describe() const {

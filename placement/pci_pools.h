@@ -29,7 +29,7 @@ struct PciDemand {
 
   // Devices usable when the guest's cells are exactly `chosen` (host cell indexes, flags).
   std::uint32_t usable(const HostTopology& host, const std::vector<bool>& chosen) const;
-  // Whether those usable devices hold the request: a ResourceVector comparison (one dimension,
+  // Whether those usable devices hold the request (fit_demands.h: a comparison of one dimension,
   // "pci"), like every other fit check.
   bool satisfied(const HostTopology& host, const std::vector<bool>& chosen) const;
   std::string describe() const;  // "2 x 8086:154d (policy required)"

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <random>
 
+#include "bench/bench_topologies.h"
 #include "placement/fit.h"
 
 namespace {
@@ -24,14 +25,7 @@ constexpr std::uint64_t kGiB = 1024 * 1024;
 HostTopology make_host(std::uint32_t cells) {
   HostTopology host;
   for (std::uint32_t i = 0; i < cells; ++i) {
-    HostCell cell;
-    cell.id = i;
-    const std::uint32_t base = i * 16;
-    cell.cpus = CpuSet::range(base, base + 15);
-    cell.shared_cpus = cell.cpus;
-    cell.dedicated_cpus = cell.cpus;
-    for (std::uint32_t c = 0; c < 8; ++c) cell.siblings.push_back(CpuSet{base + c, base + 8 + c});
-    cell.memory_kib = 64 * kGiB;
+    HostCell cell = bench::smt_cell(i, 8, 64 * kGiB);
     for (std::uint32_t j = 0; j < cells; ++j) {
       cell.distances.push_back(i == j ? 10 : (i < cells / 2) == (j < cells / 2) ? 12 : 21);
     }

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 
+#include "bench/bench_topologies.h"
 #include "placement/fit.h"
 
 namespace {
@@ -20,14 +21,7 @@ using namespace numaplace;
 constexpr std::uint32_t kCores = 8;  // per host cell, two threads each
 
 HostCell smt_cell(std::uint32_t id) {
-  HostCell cell;
-  cell.id = id;
-  const std::uint32_t base = id * 2 * kCores;
-  cell.cpus = CpuSet::range(base, base + 2 * kCores - 1);
-  cell.shared_cpus = cell.cpus;
-  cell.dedicated_cpus = cell.cpus;
-  for (std::uint32_t c = 0; c < kCores; ++c) cell.siblings.push_back(CpuSet{base + c, base + kCores + c});
-  cell.memory_kib = std::uint64_t{64} << 20;
+  HostCell cell = bench::smt_cell(id, kCores, std::uint64_t{64} << 20);
   cell.pages = {{4, (std::uint64_t{60} << 20) / 4, 0, 0}, {1048576, 4, 0, 0}};
   return cell;
 }
@@ -62,18 +56,7 @@ HostTopology make_host(std::uint32_t cells, bool dedicated, bool near_full, std:
 }
 
 GuestTopology make_guest(std::uint32_t cells, bool dedicated) {
-  GuestTopology guest;
-  guest.cpu_policy = dedicated ? CpuPolicy::Dedicated : CpuPolicy::Shared;
-  if (dedicated) guest.thread_policy = ThreadPolicy::Require;
-  for (std::uint32_t i = 0; i < cells; ++i) {
-    GuestCell cell;
-    cell.id = i;
-    cell.cpus = CpuSet::range(4 * i, 4 * i + 3);
-    if (dedicated) cell.dedicated_cpus = cell.cpus;
-    cell.memory_kib = std::uint64_t{4} << 20;
-    guest.cells.push_back(cell);
-  }
-  return guest;
+  return bench::four_vcpu_cells(cells, dedicated, ThreadPolicy::Require);
 }
 
 void BM_Fit(benchmark::State& state) {

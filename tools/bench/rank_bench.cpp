@@ -9,6 +9,7 @@
 #include <random>
 #include <vector>
 
+#include "bench/bench_topologies.h"
 #include "placement/host_ranking.h"
 
 namespace {
@@ -22,16 +23,9 @@ HostTopology random_host(std::mt19937& rng) {
   const bool crowded = rng() % 10 == 0;
   HostTopology host;
   for (std::uint32_t id = 0; id < cells; ++id) {
-    HostCell cell;
-    cell.id = id;
-    const std::uint32_t base = id * 2 * kCores;
-    cell.cpus = CpuSet::range(base, base + 2 * kCores - 1);
-    cell.shared_cpus = cell.cpus;
-    cell.dedicated_cpus = cell.cpus;
-    for (std::uint32_t c = 0; c < kCores; ++c) cell.siblings.push_back(CpuSet{base + c, base + kCores + c});
-    cell.memory_kib = std::uint64_t{32} << 20;
+    HostCell cell = bench::smt_cell(id, kCores, std::uint64_t{32} << 20);
     const std::uint32_t pinned = crowded ? 2 * kCores - 1 : static_cast<std::uint32_t>(rng() % kCores);
-    for (std::uint32_t p = 0; p < pinned; ++p) cell.usage.pinned_cpus.insert(base + p);
+    for (std::uint32_t p = 0; p < pinned; ++p) cell.usage.pinned_cpus.insert(cell.cpus.first() + p);
     cell.usage.shared_cpus = static_cast<double>(rng() % 64);
     cell.usage.memory_kib = crowded ? cell.memory_kib * 3 / 2 : (rng() % 24) * (std::uint64_t{1} << 20);
     for (std::uint32_t other = 0; other < cells; ++other) cell.distances.push_back(other == id ? 10 : 21);

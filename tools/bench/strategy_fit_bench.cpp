@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "bench/allocation_counter.h"
+#include "bench/bench_topologies.h"
 #include "placement/fit.h"
 
 namespace {
@@ -18,17 +19,10 @@ using namespace numaplace;
 HostTopology make_host(std::uint32_t cells, bool used) {
   HostTopology host;
   for (std::uint32_t i = 0; i < cells; ++i) {
-    HostCell cell;
-    cell.id = i;
-    const std::uint32_t base = i * 16;
-    cell.cpus = CpuSet::range(base, base + 15);
-    cell.shared_cpus = cell.cpus;
-    cell.dedicated_cpus = cell.cpus;
-    for (std::uint32_t c = 0; c < 8; ++c) cell.siblings.push_back(CpuSet{base + c, base + 8 + c});
-    cell.memory_kib = std::uint64_t{64} << 20;
+    HostCell cell = bench::smt_cell(i, 8, std::uint64_t{64} << 20);
     for (std::uint32_t j = 0; j < cells; ++j) cell.distances.push_back(i == j ? 10 : (i / 2 == j / 2) ? 12 : 21);
     if (used) {
-      for (std::uint32_t c = 0; c < i % 4; ++c) cell.usage.pinned_cpus.insert(base + c);
+      for (std::uint32_t c = 0; c < i % 4; ++c) cell.usage.pinned_cpus.insert(cell.cpus.first() + c);
       cell.usage.memory_kib = (std::uint64_t{4} * (i % 5)) << 20;
     }
     host.cells.push_back(cell);
@@ -36,19 +30,7 @@ HostTopology make_host(std::uint32_t cells, bool used) {
   return host;
 }
 
-GuestTopology make_guest(std::uint32_t cells, bool dedicated) {
-  GuestTopology guest;
-  guest.cpu_policy = dedicated ? CpuPolicy::Dedicated : CpuPolicy::Shared;
-  for (std::uint32_t i = 0; i < cells; ++i) {
-    GuestCell cell;
-    cell.id = i;
-    cell.cpus = CpuSet::range(4 * i, 4 * i + 3);
-    if (dedicated) cell.dedicated_cpus = cell.cpus;
-    cell.memory_kib = std::uint64_t{4} << 20;
-    guest.cells.push_back(cell);
-  }
-  return guest;
-}
+GuestTopology make_guest(std::uint32_t cells, bool dedicated) { return bench::four_vcpu_cells(cells, dedicated); }
 
 void BM_FitStrategy(benchmark::State& state) {
   FitOptions options;

@@ -25,11 +25,9 @@
 
 #include "numaplace/cli_common.h"
 #include "numaplace/command.h"
-#include "plugin/hwloc_source.h"
+#include "numaplace/host_source.h"
 #include "plugin/qemu_hook.h"
 #include "plugin/status_claims.h"
-#include "xml/capabilities_reader.h"
-#include "xml/xml_document.h"
 
 namespace numaplace::cli {
 namespace {
@@ -75,14 +73,14 @@ unsigned timeout_seconds(const HookOptions& o) {
   return kDefaultTimeoutSeconds;
 }
 
-Result<HostTopology> load_this_host(const HookOptions& o) {
-  if (!o.capabilities_file.empty()) {
-    auto text = xml::read_text_file(o.capabilities_file, "capabilities file");
-    if (!text) return text.error();
-    return xml::read_capabilities(*text, "capabilities file '" + o.capabilities_file + "'");
-  }
-  if (!o.hwloc_file.empty()) return plugin::load_hwloc_xml(o.hwloc_file);
-  return plugin::load_hwloc_live();
+// This host as the CLI's other commands read it (host_source.h): a capabilities file when given,
+// else hwloc (an export, or this machine); never libvirt, which waits for the hook.
+HostSourceOptions host_source_of(const HookOptions& o) {
+  HostSourceOptions host;
+  host.capabilities_file = o.capabilities_file;
+  host.hwloc = o.capabilities_file.empty();
+  host.hwloc_file = o.hwloc_file;
+  return host;
 }
 
 int run_hook(const HookOptions& o) {
@@ -104,7 +102,7 @@ int run_hook(const HookOptions& o) {
     if (!text) return refuse(text.error());
     input.domain_xml = std::move(*text);
     plugin::HookSources sources;
-    sources.host = [&o] { return load_this_host(o); };
+    sources.host = [&o] { return load_host(host_source_of(o)); };
     sources.running = [&o] {
       plugin::StatusScan scan = plugin::read_status_dir(o.status_dir);
       for (const auto& warning : scan.warnings) std::cerr << "numaplace hook: warning: not counted: " << warning << '\n';

@@ -2,7 +2,7 @@
 # message prefix), SAMPLE (the recipe-tested domain XML), WORK (its scratch directory) and
 # GUESTS (the names of the guests it may create, removed before and after).
 # Provides: say/fail/skip, take_e2e_lock, need_packages, start_libvirtd_unless_running,
-# remove_guests, stop_started_daemons, make_guest, qemu_pid, vcpu_thread_cpus.
+# remove_guests, stop_started_daemons, finish_e2e, make_guest, qemu_pid, vcpu_thread_cpus.
 URI=qemu:///system
 STARTED_DAEMONS=()
 
@@ -60,6 +60,13 @@ stop_started_daemons() {
   for pidfile in "${STARTED_DAEMONS[@]}"; do
     [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null || true
   done
+}
+
+# What every script does on exit: its guests, the daemons it started and its scratch go.
+finish_e2e() {
+  remove_guests
+  stop_started_daemons
+  rm -rf "$WORK"
 }
 
 # $WORK/NAME.xml: the sample renamed, VCPUS vCPUs (default 1) in one socket, MEMORY MiB (default:

@@ -45,9 +45,7 @@ remove_guests() {
 cleanup() {
   jobs -p | xargs -r kill -9 2>/dev/null || true
   wait 2>/dev/null || true
-  remove_guests
-  stop_started_daemons
-  rm -rf "$WORK"
+  finish_e2e
 }
 trap cleanup EXIT
 

@@ -26,10 +26,8 @@ INSTALLED_HOOK=0
 . "$(dirname "$0")/common.sh"
 take_e2e_lock
 cleanup() {
-  remove_guests
-  stop_started_daemons
   if [ "$INSTALLED_HOOK" -eq 1 ] && grep -q "$MARK" "$HOOK" 2>/dev/null; then rm -f "$HOOK"; fi
-  rm -rf "$WORK"
+  finish_e2e
 }
 trap cleanup EXIT
 

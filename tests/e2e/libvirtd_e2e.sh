@@ -15,12 +15,7 @@ GUESTS=(np-e2e-a np-e2e-b np-e2e-c)
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
 take_e2e_lock
-cleanup() {
-  remove_guests
-  stop_started_daemons
-  rm -rf "$WORK"
-}
-trap cleanup EXIT
+trap finish_e2e EXIT
 
 need_packages
 start_libvirtd_unless_running

@@ -33,7 +33,10 @@ class Lifecycle : public ::testing::Test {
     keep_alive_ = virConnectOpen("test:///default");
     ASSERT_NE(keep_alive_, nullptr);
   }
-  void TearDown() override { virConnectClose(keep_alive_); }
+  void TearDown() override {
+    virConnectClose(keep_alive_);
+    std::filesystem::remove(options_for_test_driver().lock_path);  // the host lock file the test used
+  }
   virConnectPtr keep_alive_ = nullptr;
 };
 

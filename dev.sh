@@ -5,7 +5,7 @@
 #   ./dev.sh test      run the whole test suite (unit, conformance, CLI, e2e) with ctest, then
 #                      the same suite under ASan+UBSan with each fuzz harness run briefly (= asan)
 #   ./dev.sh asan      only the clang ASan+UBSan build (build-asan/): the suite without e2e, and
-#                      each libFuzzer harness for NUMAPLACE_FUZZ_SMOKE_SECONDS (default 10)
+#                      each libFuzzer harness for NUMAPLACE_FUZZ_SMOKE_RUNS (default 10000) runs
 #   ./dev.sh fuzz-smoke  the same build, only the fuzz harnesses (ctest label fuzz)
 #   ./dev.sh build     only install and build
 set -euo pipefail
@@ -71,13 +71,14 @@ run_tests() {
 # One clang build (build-asan/) with AddressSanitizer and UndefinedBehaviorSanitizer over the library,
 # the CLI and every test, plus the libFuzzer harnesses. Runs the suite there (e2e excluded: it runs
 # real QEMU guests and is covered by the normal build; the peak-RSS test is not built there) and
-# fuzzes each harness for NUMAPLACE_FUZZ_SMOKE_SECONDS (default 10) as ctests labelled fuzz.
+# fuzzes each harness for NUMAPLACE_FUZZ_SMOKE_RUNS executions (default 10000, from a fixed seed:
+# the same inputs every run) as ctests labelled fuzz.
 hardened() {
   PACKAGES+=(clang)
   install_missing
   CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNUMAPLACE_SANITIZE=ON \
     -DNUMAPLACE_FUZZ=ON -DNUMAPLACE_BENCHMARKS=OFF \
-    -DNUMAPLACE_FUZZ_SMOKE_SECONDS="${NUMAPLACE_FUZZ_SMOKE_SECONDS:-10}" "$@" >/dev/null
+    -DNUMAPLACE_FUZZ_SMOKE_RUNS="${NUMAPLACE_FUZZ_SMOKE_RUNS:-10000}" "$@" >/dev/null
   cmake --build build-asan -j"$(nproc)"
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
     ctest --test-dir build-asan -j"$(nproc)" -LE e2e --output-on-failure "${CTEST_ARGS[@]}"

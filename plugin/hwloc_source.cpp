@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "xml/xml_document.h"
 
@@ -196,6 +197,69 @@ std::optional<std::string> malformed_bitmap(std::string_view text) {
   return std::nullopt;
 }
 
+// hwloc 2.9 trusts an export's sets: an <object> with a cpuset (nodeset) but no complete_cpuset
+// (complete_nodeset), or a set that is not a bitmap, crashes or aborts inside
+// hwloc_topology_load. The export is therefore read first with numaplace's own safe libxml2
+// parser, which sees attribute names and values exactly as hwloc's libxml2 backend will (a
+// look at the bytes would take "Hcomplete_cpuset" for "complete_cpuset"), and such objects
+// are refused. The one DOCTYPE hwloc writes names its DTD by SYSTEM id and is never loaded;
+// any other DOCTYPE is refused. Exports are UTF-8; anything else is refused by the parser.
+Status check_export_shape(std::string text, const std::string& what) {
+  if (const std::size_t doctype = text.find("<!DOCTYPE"); doctype != std::string::npos) {
+    const std::size_t end = text.find('>', doctype);
+    const std::string_view declared = std::string_view(text).substr(doctype, end == std::string::npos ? end : end + 1 - doctype);
+    if (declared != "<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">" && declared != "<!DOCTYPE topology SYSTEM \"hwloc.dtd\">") {
+      return make_error("XmlForbiddenConstruct", what + " declares a DOCTYPE other than the one hwloc writes "
+                                                        "(<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">); numaplace refuses it");
+    }
+    text.replace(doctype, declared.size(), declared.size(), ' ');
+  }
+  auto doc = xml::parse_document(text, what);
+  if (!doc && doc.error().name != "XmlMalformed") return doc.error();
+  const xmlNode* root = doc ? xmlDocGetRootElement(doc->get()) : nullptr;
+  if (!xml::is_named(root, "topology")) {
+    const std::string why = doc ? "its root element is not <topology>" : doc.error().message;
+    return load_failed(what, "it is not a well-formed hwloc XML export (" + why + "); write one with 'lstopo --of xml FILE'");
+  }
+  std::vector<const xmlNode*> pending{root};
+  while (!pending.empty()) {
+    const xmlNode* node = pending.back();
+    pending.pop_back();
+    for (const xmlNode* child : xml::child_elements(node)) pending.push_back(child);
+    if (!xml::is_named(node, "object")) continue;
+    for (const auto& [set, complete] : {std::pair{"cpuset", "complete_cpuset"}, std::pair{"nodeset", "complete_nodeset"}}) {
+      if (xml::attribute(node, set) && !xml::attribute(node, complete)) {
+        return load_failed(what, "an <object> has a " + std::string(set) + " but no " + complete +
+                                     "; it is not an export hwloc wrote (write one with 'lstopo --of xml FILE')");
+      }
+    }
+    const auto type = xml::attribute(node, "type");
+    if (type == "PU" || type == "NUMANode") {
+      // Without an os_index hwloc gives the object index 2^32 - 1 and sets that bit in a
+      // bitmap: half a gigabyte and seconds of work for a few kilobytes of input.
+      const auto index = xml::attribute(node, "os_index");
+      const bool usable = index && !index->empty() && index->size() <= 5 &&
+                          std::all_of(index->begin(), index->end(), [](char c) { return c >= '0' && c <= '9'; }) &&
+                          std::stoul(*index) <= kMaxCpuId;
+      if (!usable) {
+        return load_failed(what, "a " + *type + " object has " +
+                                     (index ? "the os_index '" + index->substr(0, 32) + "'" : std::string("no os_index")) +
+                                     "; hwloc writes one from 0 to " + std::to_string(kMaxCpuId) + " for every " + *type);
+      }
+    }
+    for (const xmlAttr* attr = node->properties; attr != nullptr; attr = attr->next) {
+      const std::string_view name = reinterpret_cast<const char*>(attr->name);
+      if (!name.ends_with("set")) continue;
+      const auto value = xml::attribute(node, name);
+      if (value && !hwloc_bitmap_text(*value)) {
+        return load_failed(what, "the " + std::string(name) + " '" + value->substr(0, 64) +
+                                     "' is not an hwloc bitmap (comma-separated 0x words, as 'lstopo --of xml' writes)");
+      }
+    }
+  }
+  return Done{};
+}
+
 // hwloc says only EINVAL about an export it cannot parse; say what that means.
 std::string xml_reason(int error) {
   if (error != EINVAL) return errno_reason(error);
@@ -232,17 +296,7 @@ Result<HostTopology> load_hwloc_xml(const std::string& path) {
   if (text->find("<!ENTITY") != std::string::npos) {
     return make_error("XmlForbiddenConstruct", what + " declares entities; hwloc exports never do, numaplace refuses it");
   }
-  // hwloc 2.9 dereferences a null set when an object has a cpuset (nodeset) but no
-  // complete_cpuset (complete_nodeset); every real export writes both, so refuse the rest.
-  for (std::size_t at = text->find("<object"); at != std::string::npos; at = text->find("<object", at + 1)) {
-    const std::string_view tag = std::string_view(*text).substr(at, text->find('>', at) - at);
-    for (const auto& [set, complete] : {std::pair{" cpuset=", "complete_cpuset="}, std::pair{" nodeset=", "complete_nodeset="}}) {
-      if (tag.find(set) != std::string_view::npos && tag.find(complete) == std::string_view::npos) {
-        return load_failed(what, "an <object> has" + std::string(set) + " but no " + std::string(complete) +
-                                     "; it is not an export hwloc wrote (write one with 'lstopo --of xml FILE')");
-      }
-    }
-  }
+  if (auto refused = check_export_shape(*text, what); !refused) return refused.error();
   if (auto bad = malformed_bitmap(*text)) {
     return load_failed(what, "the set attribute '" + *bad +
                                  "' is not an hwloc bitmap (comma-separated 0x words, as 'lstopo --of xml' writes)");

@@ -9,9 +9,11 @@
 // display, accelerators) with their NUMA node: the one node of the device's
 // nearest non-I/O ancestor, none when that ancestor covers several nodes.
 // Failures are "HwlocLoadFailed" with hwloc's reason (errno) where it gives one;
-// an export declaring entities is "XmlForbiddenConstruct"; one with an <object> that has a
-// cpuset (nodeset) but no complete_cpuset (complete_nodeset), on which hwloc 2.9 crashes, is
-// "HwlocLoadFailed" before hwloc sees it. No exception escapes.
+// an export declaring entities or a DOCTYPE other than hwloc's own is "XmlForbiddenConstruct";
+// an export is first read with numaplace's safe libxml2 parser (UTF-8 only, the xml/ limits and
+// errors), and one whose <object>s hwloc 2.9 would crash on (a cpuset or nodeset without its
+// complete_ twin, a set that is not an hwloc bitmap) is "HwlocLoadFailed" before hwloc sees it.
+// No exception escapes.
 #pragma once
 
 #include <string>

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "test_paths.h"
+#include "xml/xml_document.h"
 
 namespace numaplace::plugin {
 namespace {
@@ -182,6 +183,35 @@ TEST(HwlocSource, RefusesEntities) {
   std::filesystem::remove(path);
   ASSERT_FALSE(host.ok());
   EXPECT_EQ(host.error().name, "XmlForbiddenConstruct");
+}
+
+// Exports hwloc 2.9 itself crashes on, or spends seconds and half a gigabyte on, found by
+// fuzz.hwloc: each is refused by numaplace's own reading before hwloc sees it.
+TEST(HwlocSource, RefusesObjectsHwlocWouldCrashOrStallOn) {
+  auto sample = xml::read_text_file(shared_path("samples/hwloc/synth-2pkg-2numa.xml"), "hwloc");
+  ASSERT_TRUE(sample.ok());
+  struct Case {
+    std::string from, to, says;
+  };
+  for (const Case& c : {Case{"complete_cpuset=", "Hcomplete_cpuset=", "has a cpuset but no complete_cpuset"},
+                        Case{"complete_nodeset=", "complete_nodeset0=", "has a nodeset but no complete_nodeset"},
+                        Case{"<object type=\"NUMANode\" os_index=\"1\"", "<object type=\"NUMANode\" os_index0=\"1\"",
+                             "a NUMANode object has no os_index"},
+                        Case{"<object type=\"PU\" os_index=\"3\"", "<object type=\"PU\" os_index=\"4294967295\"",
+                             "a PU object has the os_index '4294967295'"},
+                        Case{"cpuset=\"0x0000ffff\"", "cpuset=\",0x0000ffff\"", "the cpuset ',0x0000ffff' is not an hwloc bitmap"},
+                        Case{"<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">", "<!DOCTYPE topology SYSTEM \"http://x/hwloc2.dtd\">",
+                             "declares a DOCTYPE other than the one hwloc writes"}}) {
+    std::string text = *sample;
+    const std::size_t at = text.find(c.from);
+    ASSERT_NE(at, std::string::npos) << c.from;
+    text.replace(at, c.from.size(), c.to);
+    const std::string path = temp_file("crash.xml", text);
+    auto host = load_hwloc_xml(path);
+    std::filesystem::remove(path);
+    ASSERT_FALSE(host.ok()) << c.to;
+    EXPECT_NE(host.error().message.find(c.says), std::string::npos) << host.error().name << ": " << host.error().message;
+  }
 }
 
 TEST(HwlocSource, LoadsThisMachine) {

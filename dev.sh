@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES=(cmake g++ make pkg-config libxml2-dev libvirt-dev libvirt-clients libhwloc-dev libnuma-dev
-          libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev)
+          libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev python3-scipy)
 BUILD_DIR=${BUILD_DIR:-build}
 
 install_missing() {
@@ -81,7 +81,7 @@ hardened() {
     -DNUMAPLACE_FUZZ_SMOKE_RUNS="${NUMAPLACE_FUZZ_SMOKE_RUNS:-10000}" "$@" >/dev/null
   cmake --build build-asan -j"$(nproc)"
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
-    ctest --test-dir build-asan -j"$(nproc)" -LE e2e --output-on-failure "${CTEST_ARGS[@]}"
+    ctest --test-dir build-asan -j"$(nproc)" -LE "e2e|quality" --output-on-failure "${CTEST_ARGS[@]}"
 }
 
 CTEST_ARGS=()

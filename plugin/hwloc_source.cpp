@@ -197,9 +197,9 @@ std::optional<std::string> malformed_bitmap(std::string_view text) {
   return std::nullopt;
 }
 
-// hwloc 2.9 trusts an export's sets: an <object> with a cpuset (nodeset) but no complete_cpuset
-// (complete_nodeset), or a set that is not a bitmap, crashes or aborts inside
-// hwloc_topology_load. The export is therefore read first with numaplace's own safe libxml2
+// hwloc 2.9 trusts an export's sets: an <object> without one of them (a cpuset but no
+// complete_cpuset, a Machine without a nodeset, ...), or a set that is not a bitmap, crashes or
+// aborts inside hwloc_topology_load. The export is therefore read first with numaplace's own safe libxml2
 // parser, which sees attribute names and values exactly as hwloc's libxml2 backend will (a
 // look at the bytes would take "Hcomplete_cpuset" for "complete_cpuset"), and such objects
 // are refused. The one DOCTYPE hwloc writes names its DTD by SYSTEM id and is never loaded;
@@ -227,13 +227,15 @@ Status check_export_shape(std::string text, const std::string& what) {
     pending.pop_back();
     for (const xmlNode* child : xml::child_elements(node)) pending.push_back(child);
     if (!xml::is_named(node, "object")) continue;
-    for (const auto& [set, complete] : {std::pair{"cpuset", "complete_cpuset"}, std::pair{"nodeset", "complete_nodeset"}}) {
-      if (xml::attribute(node, set) && !xml::attribute(node, complete)) {
-        return load_failed(what, "an <object> has a " + std::string(set) + " but no " + complete +
-                                     "; it is not an export hwloc wrote (write one with 'lstopo --of xml FILE')");
+    const auto type = xml::attribute(node, "type");
+    const bool io_or_misc = type == "Bridge" || type == "PCIDev" || type == "OSDev" || type == "Misc";
+    for (const char* set : {"cpuset", "complete_cpuset", "nodeset", "complete_nodeset"}) {
+      if (!io_or_misc && !xml::attribute(node, set)) {
+        return load_failed(what, "a " + type.value_or("typeless") + " object has no " + set +
+                                     "; hwloc writes cpuset, complete_cpuset, nodeset and complete_nodeset for every "
+                                     "object but I/O and Misc ones (write an export with 'lstopo --of xml FILE')");
       }
     }
-    const auto type = xml::attribute(node, "type");
     if (type == "PU" || type == "NUMANode") {
       // Without an os_index hwloc gives the object index 2^32 - 1 and sets that bit in a
       // bitmap: half a gigabyte and seconds of work for a few kilobytes of input.

@@ -11,8 +11,10 @@
 // Failures are "HwlocLoadFailed" with hwloc's reason (errno) where it gives one;
 // an export declaring entities or a DOCTYPE other than hwloc's own is "XmlForbiddenConstruct";
 // an export is first read with numaplace's safe libxml2 parser (UTF-8 only, the xml/ limits and
-// errors), and one whose <object>s hwloc 2.9 would crash on (a cpuset or nodeset without its
-// complete_ twin, a set that is not an hwloc bitmap) is "HwlocLoadFailed" before hwloc sees it.
+// errors), and one whose <object>s hwloc 2.9 would crash or stall on (an object other than I/O
+// or Misc without all of cpuset, complete_cpuset, nodeset and complete_nodeset; a set that is
+// not an hwloc bitmap; a PU or NUMANode without an os_index up to 65535) is "HwlocLoadFailed"
+// before hwloc sees it.
 // No exception escapes.
 #pragma once
 

@@ -193,8 +193,9 @@ TEST(HwlocSource, RefusesObjectsHwlocWouldCrashOrStallOn) {
   struct Case {
     std::string from, to, says;
   };
-  for (const Case& c : {Case{"complete_cpuset=", "Hcomplete_cpuset=", "has a cpuset but no complete_cpuset"},
-                        Case{"complete_nodeset=", "complete_nodeset0=", "has a nodeset but no complete_nodeset"},
+  for (const Case& c : {Case{"complete_cpuset=", "Hcomplete_cpuset=", "a Machine object has no complete_cpuset"},
+                        Case{" nodeset=", " nete_nodeset=", "a Machine object has no nodeset"},
+                        Case{"complete_nodeset=\"0x00000002\"", "x=\"\"", "a Package object has no complete_nodeset"},
                         Case{"<object type=\"NUMANode\" os_index=\"1\"", "<object type=\"NUMANode\" os_index0=\"1\"",
                              "a NUMANode object has no os_index"},
                         Case{"<object type=\"PU\" os_index=\"3\"", "<object type=\"PU\" os_index=\"4294967295\"",

@@ -221,6 +221,13 @@ Status check_export_shape(std::string text, const std::string& what) {
     const std::string why = doc ? "its root element is not <topology>" : doc.error().message;
     return load_failed(what, "it is not a well-formed hwloc XML export (" + why + "); write one with 'lstopo --of xml FILE'");
   }
+  // hwloc starts from the root object it expects: one Machine (System in hwloc 1 exports).
+  const auto roots = xml::child_elements(root, "object");
+  const auto root_type = roots.size() == 1 ? xml::attribute(roots.front(), "type") : std::nullopt;
+  if (root_type != "Machine" && root_type != "System") {
+    return load_failed(what, "its <topology> does not hold exactly one root <object type=\"Machine\">, as every hwloc "
+                             "export does (write one with 'lstopo --of xml FILE')");
+  }
   std::vector<const xmlNode*> pending{root};
   while (!pending.empty()) {
     const xmlNode* node = pending.back();

@@ -196,6 +196,7 @@ TEST(HwlocSource, RefusesObjectsHwlocWouldCrashOrStallOn) {
   for (const Case& c : {Case{"complete_cpuset=", "Hcomplete_cpuset=", "a Machine object has no complete_cpuset"},
                         Case{" nodeset=", " nete_nodeset=", "a Machine object has no nodeset"},
                         Case{"complete_nodeset=\"0x00000002\"", "x=\"\"", "a Package object has no complete_nodeset"},
+                        Case{"<object type=\"Machine\"", "<object type=\"Package\"", "exactly one root <object type=\"Machine\">"},
                         Case{"<object type=\"NUMANode\" os_index=\"1\"", "<object type=\"NUMANode\" os_index0=\"1\"",
                              "a NUMANode object has no os_index"},
                         Case{"<object type=\"PU\" os_index=\"3\"", "<object type=\"PU\" os_index=\"4294967295\"",

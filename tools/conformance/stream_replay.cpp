@@ -167,6 +167,24 @@ StreamBound upper_bound(const HostTopology& host, const std::vector<GuestTopolog
   return bound;
 }
 
+// "2-cell dedicated (isolate), 12 vCPUs, 48 GiB": enough to recognise a request in a report.
+std::string describe(const GuestTopology& guest) {
+  std::size_t vcpus = 0;
+  std::uint64_t memory_kib = 0;
+  bool pinned = false, huge = false;
+  for (const auto& cell : guest.cells) {
+    vcpus += cell.cpus.size();
+    memory_kib += cell.memory_kib;
+    pinned = pinned || !cell.dedicated_cpus.empty();
+    huge = huge || (cell.pagesize != kPageSizeNone && cell.pagesize != kPageSizeSmall);
+  }
+  std::string kind = pinned ? "dedicated" : huge ? "shared, huge pages" : "shared";
+  if (pinned && guest.thread_policy == ThreadPolicy::Isolate) kind += " (isolate)";
+  if (pinned && guest.thread_policy == ThreadPolicy::Require) kind += " (require)";
+  return std::to_string(guest.cells.size()) + "-cell " + kind + ", " + std::to_string(vcpus) + " vCPUs, " +
+         std::to_string(memory_kib / 1024) + " MiB";
+}
+
 Result<StreamReplay> replay(const nlohmann::json& stream, const FitOptions& fit, NovaRun compare_trace) {
   StreamReplay out;
   out.id = stream.value("id", "");
@@ -203,6 +221,14 @@ Result<StreamReplay> replay(const nlohmann::json& stream, const FitOptions& fit,
       out.first_trace_difference = trace_difference(i, result.placement, (*trace)[i]);
     }
     if (!result.placement) {
+      if (!refused) {
+        out.first_refusal = i;
+        out.first_refusal_why = describe(guests[i]) + ": " + result.summary;
+        for (const auto& rejection : result.rejections) {
+          out.first_refusal_why += "; guest cell " + std::to_string(rejection.guest_cell) + " on host cell " +
+                                   std::to_string(rejection.host_cell) + ": " + rejection.reason;
+        }
+      }
       refused = true;
       continue;
     }

@@ -46,6 +46,9 @@ struct StreamReplay {
   StreamFigures nova_spread;
   StreamFigures nova_pack;
   StreamBound bound;
+  // Our first refusal: the request's index and the fit's reason (nullopt: nothing refused).
+  std::optional<std::size_t> first_refusal;
+  std::string first_refusal_why;
   // Where our admissions first differ from the recorded trace of `compared_with`
   // (empty when they agree or no trace was compared).
   std::string first_trace_difference;

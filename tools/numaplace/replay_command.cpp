@@ -31,6 +31,7 @@ struct ReplayCliOptions {
   std::vector<std::string> streams;
   bool json = false;
   bool goals = false;
+  bool first_refusals = false;
 };
 
 std::string fixed(double value, int decimals) {
@@ -227,6 +228,16 @@ int run_replay(const ReplayCliOptions& o) {
     std::cout << '\n';
     for (const auto& [shape, totals] : by_shape) totals.print("shape " + shape, std::cout);
     all.print("all streams", std::cout);
+    if (o.first_refusals) {
+      std::cout << "\nfirst refusal per stream (ours):\n";
+      for (const auto& r : replays) {
+        if (!r.first_refusal) {
+          std::cout << r.id << ": none\n";
+          continue;
+        }
+        std::cout << r.id << ": request " << *r.first_refusal << ": " << r.first_refusal_why << '\n';
+      }
+    }
   }
   if (o.goals) {
     for (const auto& goal : missed) notes << "goal missed: " << goal << '\n';
@@ -256,6 +267,8 @@ Command register_replay(CLI::App& app) {
   cmd->add_option("--ratio-shape", options->fit.ratio_shape, "with --strategy ratio: UTILIZATION:SCORE points");
   cmd->add_option("--ratio-weights", options->fit.ratio_weights, "weights of the scored strategies, e.g. cpu=1,memory=2");
   cmd->add_option("--stream", options->streams, "replay only the streams with these ids (repeatable)");
+  cmd->add_flag("--first-refusals", options->first_refusals,
+                "after the table, say per stream which request our strategy refused first and why");
   cmd->add_flag("--json", options->json,
                 "one JSON object a line per stream: id, admitted_before_first_refusal, admitted_total, "
                 "mean_intercell_distance");

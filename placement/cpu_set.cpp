@@ -31,14 +31,18 @@ void CpuSet::erase(std::uint32_t id) {
 
 bool CpuSet::contains(std::uint32_t id) const { return std::binary_search(ids_.begin(), ids_.end(), id); }
 
+// The results reserve their largest possible size first: these run inside every fit, where
+// growing a vector one doubling at a time was a fifth of a host ranking's time.
 CpuSet CpuSet::united(const CpuSet& other) const {
   CpuSet out;
+  out.ids_.reserve(ids_.size() + other.ids_.size());
   std::set_union(ids_.begin(), ids_.end(), other.ids_.begin(), other.ids_.end(), std::back_inserter(out.ids_));
   return out;
 }
 
 CpuSet CpuSet::intersected(const CpuSet& other) const {
   CpuSet out;
+  out.ids_.reserve(std::min(ids_.size(), other.ids_.size()));
   std::set_intersection(ids_.begin(), ids_.end(), other.ids_.begin(), other.ids_.end(),
                         std::back_inserter(out.ids_));
   return out;
@@ -46,6 +50,7 @@ CpuSet CpuSet::intersected(const CpuSet& other) const {
 
 CpuSet CpuSet::minus(const CpuSet& other) const {
   CpuSet out;
+  out.ids_.reserve(ids_.size());
   std::set_difference(ids_.begin(), ids_.end(), other.ids_.begin(), other.ids_.end(), std::back_inserter(out.ids_));
   return out;
 }

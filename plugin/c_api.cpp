@@ -218,12 +218,14 @@ Result<HostTopology> load_hwloc_text(const char* text) {
   Result<HostTopology> host = numaplace::make_error("HostUnavailable", "cannot write the hwloc XML to a temporary file");
   if (written == size) host = numaplace::plugin::load_hwloc_xml(path.data());
   std::remove(path.data());
-  if (!host && host.error().name == "HwlocLoadFailed") {
-    // The temporary path in hwloc's message means nothing to the caller.
+  if (!host) {
+    // The temporary path in the message means nothing to the caller.
     std::string message = host.error().message;
     const std::string quoted = "hwloc XML '" + std::string(path.data()) + "'";
-    if (auto at = message.find(quoted); at != std::string::npos) message.replace(at, quoted.size(), "the hwloc XML text");
-    return numaplace::make_error("InvalidHwlocXml", message);
+    for (auto at = message.find(quoted); at != std::string::npos; at = message.find(quoted, at)) {
+      message.replace(at, quoted.size(), "the hwloc XML text");
+    }
+    return numaplace::make_error(host.error().name == "HwlocLoadFailed" ? "InvalidHwlocXml" : host.error().name, message);
   }
   return host;
 }

@@ -215,6 +215,7 @@ Status check_export_shape(std::string text, const std::string& what) {
     text.replace(doctype, declared.size(), declared.size(), ' ');
   }
   auto doc = xml::parse_document(text, what);
+  if (!doc && doc.error().name == "XmlMalformed") doc = xml::parse_document(text, "the export");
   if (!doc && doc.error().name != "XmlMalformed") return doc.error();
   const xmlNode* root = doc ? xmlDocGetRootElement(doc->get()) : nullptr;
   if (!xml::is_named(root, "topology")) {

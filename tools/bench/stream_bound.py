@@ -93,6 +93,8 @@ def all_fit(requests, hosts, admitted, time_limit, placed=None):
     for index in admitted:
         for cell in guest_cells(requests[index]):
             cells.append((index, cell))
+    if not cells:
+        return True
     columns = {}
     for c, (_, cell) in enumerate(cells):
         for h, host in enumerate(hosts):

@@ -25,7 +25,8 @@
 
 namespace numaplace::plugin {
 
-// The machine this process runs on (hwloc honours HWLOC_XMLFILE / HWLOC_SYNTHETIC).
+// The machine this process runs on (hwloc honours HWLOC_SYNTHETIC; HWLOC_XMLFILE is read as
+// load_hwloc_xml reads any export, checks included).
 Result<HostTopology> load_hwloc_live();
 
 // An hwloc XML export; files above xml::kMaxXmlBytes are refused before hwloc reads them.

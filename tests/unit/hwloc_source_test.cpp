@@ -216,6 +216,21 @@ TEST(HwlocSource, RefusesObjectsHwlocWouldCrashOrStallOn) {
   }
 }
 
+// HWLOC_XMLFILE makes hwloc read an export instead of the machine; a crafted one is refused
+// by the same checks, not fed to hwloc.
+TEST(HwlocSource, LiveTopologyFromHwlocXmlFileIsCheckedLikeAnyExport) {
+  const std::string crash = numaplace::testing::source_path("tests/fuzz/regressions/hwloc-machine-without-nodeset-segv.xml");
+  ASSERT_EQ(setenv("HWLOC_XMLFILE", crash.c_str(), 1), 0);
+  auto refused = load_hwloc_live();
+  ASSERT_EQ(setenv("HWLOC_XMLFILE", shared_path("samples/hwloc/synth-2pkg-2numa.xml").c_str(), 1), 0);
+  auto sample = load_hwloc_live();
+  unsetenv("HWLOC_XMLFILE");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("a Machine object has no nodeset"), std::string::npos) << refused.error().message;
+  ASSERT_TRUE(sample.ok()) << sample.error().message;
+  EXPECT_EQ(sample->cells.size(), 2u);
+}
+
 TEST(HwlocSource, LoadsThisMachine) {
   auto host = load_hwloc_live();
   ASSERT_TRUE(host.ok()) << host.error().message;

@@ -52,7 +52,8 @@ CellLoad cell_load_after(const HostTopology& host, const HostCell& cell, const G
 
 std::int64_t score_cell_load(const CellLoad& load, Strategy strategy, const scoring::UtilizationShape* shape,
                              const ResourceWeights& weights) {
-  std::vector<scoring::ResourceLoad> loads;
+  thread_local std::vector<scoring::ResourceLoad> loads;  // reused: this runs for every pair of every fit
+  loads.clear();
   if (weights.cpu > 0 && load.cpu_capacity_milli > 0) {
     loads.push_back({"cpu", weights.cpu, load.cpu_used_milli, load.cpu_capacity_milli});
   }

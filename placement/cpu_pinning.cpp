@@ -25,14 +25,23 @@ struct Choice {
 
 // Core indexes in the order a style visits them: the host's sibling order, or (Compact)
 // the most used cores first, so that partly used cores fill before whole ones break.
-std::vector<std::size_t> visit_order(const FreeCores& cores, PinningStyle style) {
-  std::vector<std::size_t> order(cores.spans.size());
+void visit_order(const FreeCores& cores, PinningStyle style, std::vector<std::size_t>& order) {
+  order.resize(cores.spans.size());
   for (std::size_t c = 0; c < order.size(); ++c) order[c] = c;
   if (style == PinningStyle::Compact) {
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cores.size(a) < cores.size(b); });
   }
-  return order;
 }
+
+// Working buffers reused from call to call on a thread: a fit checks pinning for every pair of
+// guest cell and host cell, and a ranking does that for thousands of hosts.
+struct PinningScratch {
+  FreeCores cores;
+  FreeCores whole;
+  Choice choice;
+  std::vector<std::size_t> order;
+  std::vector<std::size_t> whole_order;
+};
 
 // The first `t` free threads of each core with at least `t`, visiting cores in `order`, one per vCPU.
 bool take_threads(const FreeCores& cores, std::uint32_t t, std::size_t wanted, const std::vector<std::size_t>& order,
@@ -120,14 +129,14 @@ std::optional<CpuPinning> pin_dedicated_cpus(const HostCell& cell, const CpuSet&
   const std::vector<CpuSet>& groups = cell.siblings.empty() ? fallback : cell.siblings;
   std::uint32_t threads_per_core = 1;
   for (const auto& g : groups) threads_per_core = std::max(threads_per_core, static_cast<std::uint32_t>(g.size()));
-  const CpuSet free = cell.dedicated_cpus.minus(cell.usage.pinned_cpus);
-  FreeCores cores;
-  cores.threads.reserve(free.size());
-  cores.spans.reserve(groups.size());
+  thread_local PinningScratch scratch;
+  FreeCores& cores = scratch.cores;
+  cores.threads.clear();
+  cores.spans.clear();
   for (const auto& g : groups) {
     const auto begin = static_cast<std::uint32_t>(cores.threads.size());
     for (auto cpu : g) {
-      if (free.contains(cpu)) cores.threads.push_back(cpu);
+      if (cell.dedicated_cpus.contains(cpu) && !cell.usage.pinned_cpus.contains(cpu)) cores.threads.push_back(cpu);
     }
     const auto end = static_cast<std::uint32_t>(cores.threads.size());
     if (end > begin) cores.spans.emplace_back(begin, end);
@@ -140,9 +149,10 @@ std::optional<CpuPinning> pin_dedicated_cpus(const HostCell& cell, const CpuSet&
     out.reserved = std::move(reserved);
     return out;
   };
-  Choice choice;
+  Choice& choice = scratch.choice;
   CpuSet reserved;
-  const std::vector<std::size_t> order = visit_order(cores, style);
+  std::vector<std::size_t>& order = scratch.order;
+  visit_order(cores, style, order);
 
   if (policy == ThreadPolicy::Isolate) {
     if (threads_per_core != 1 && cell.dedicated_cpus != cell.shared_cpus) {
@@ -152,12 +162,14 @@ std::optional<CpuPinning> pin_dedicated_cpus(const HostCell& cell, const CpuSet&
       });
     }
     // One thread of each fully free core.
-    FreeCores whole;
+    FreeCores& whole = scratch.whole;
+    whole.spans.clear();
     for (std::size_t c = 0; c < cores.spans.size(); ++c) {
       if (cores.size(c) == threads_per_core) whole.spans.push_back(cores.spans[c]);
     }
     whole.threads = cores.threads;
-    std::vector<std::size_t> whole_order(whole.spans.size());
+    std::vector<std::size_t>& whole_order = scratch.whole_order;
+    whole_order.resize(whole.spans.size());
     for (std::size_t c = 0; c < whole_order.size(); ++c) whole_order[c] = c;
     if (!take_threads(whole, 1, wanted, whole_order, &choice)) {
       return fail([&] {

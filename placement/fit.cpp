@@ -113,6 +113,27 @@ std::string verdict_for(const FitOptions& options, const AssignmentOutline& chos
   return "it ties with the runner-up on score and distance (" + mine + "); Nova's order of host cells decides";
 }
 
+// [guest cell][position] matrices of one fit.
+struct FitMatrices {
+  std::vector<std::vector<char>> fits;
+  std::vector<std::vector<std::string>> reasons;
+  std::vector<std::vector<std::int64_t>> scores;
+  std::vector<std::vector<CellLoad>> loads;
+  std::vector<std::size_t> shape_group;
+
+  void reset(std::size_t guests, std::size_t hosts, bool want_loads) {
+    fits.resize(guests);
+    reasons.resize(guests);
+    scores.resize(guests);
+    loads.resize(want_loads ? guests : 0);
+    for (auto& row : fits) row.assign(hosts, 0);
+    for (auto& row : reasons) row.assign(hosts, std::string());
+    for (auto& row : scores) row.assign(hosts, 0);
+    for (auto& row : loads) row.assign(hosts, CellLoad{});
+    shape_group.assign(guests, 0);
+  }
+};
+
 }  // namespace
 
 FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const FitOptions& options) {
@@ -155,11 +176,15 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
            reserves_emulator_cpu(guest, x) == reserves_emulator_cpu(guest, y);
   };
   const bool want_loads = scored || explain != nullptr;
-  std::vector<std::vector<char>> fits(guests, std::vector<char>(hosts, 0));
-  std::vector<std::vector<std::string>> reasons(guests, std::vector<std::string>(hosts));
-  std::vector<std::vector<std::int64_t>> scores(guests, std::vector<std::int64_t>(hosts, 0));
-  std::vector<std::vector<CellLoad>> loads(want_loads ? guests : 0, std::vector<CellLoad>(hosts));
-  std::vector<std::size_t> shape_group(guests);
+  // The pair matrices live on between calls on a thread (a ranking fits thousands of hosts);
+  // every cell is set again below before it is read.
+  thread_local FitMatrices matrices;
+  matrices.reset(guests, hosts, want_loads);
+  auto& fits = matrices.fits;
+  auto& reasons = matrices.reasons;
+  auto& scores = matrices.scores;
+  auto& loads = matrices.loads;
+  auto& shape_group = matrices.shape_group;
   for (std::size_t g = 0; g < guests; ++g) {
     std::size_t twin = g;
     for (std::size_t e = 0; e < g && twin == g; ++e) twin = same_shape(e, g) ? e : g;

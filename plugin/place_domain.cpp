@@ -65,6 +65,27 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
 
   auto topology = derive_guest_topology(guest);
   if (!topology) return topology.error();
+  // A guest the domain backs with huge pages (<memoryBacking><hugepages>) asks for that page
+  // size when the request names none; otherwise the fit would count small pages for it.
+  const auto names_page_size = [&] {
+    const auto flavor = guest.flavor_specs.find("hw:mem_page_size");
+    const auto image = guest.image_props.find("hw_mem_page_size");
+    return (flavor != guest.flavor_specs.end() && !flavor->second.empty()) ||
+           (image != guest.image_props.end() && !image->second.empty());
+  };
+  if (topology->has_value() && summary->hugepage_kib > 4 && !names_page_size() && summary->hugepages_per_cell) {
+    outcome.warnings.push_back("the domain's <memoryBacking><hugepages> gives guest cells their own page sizes; "
+                               "numaplace fits the cells on small pages and keeps those <page> elements (pages of "
+                               "guest cells the new topology lacks are dropped): ask with hw:mem_page_size to have "
+                               "huge pages checked");
+  } else if (topology->has_value() && summary->hugepage_kib > 4 && !names_page_size()) {
+    guest.flavor_specs["hw:mem_page_size"] = std::to_string(summary->hugepage_kib);
+    topology = derive_guest_topology(guest);
+    if (!topology) return topology.error();
+    outcome.warnings.push_back("the domain's <memoryBacking><hugepages> asks for " +
+                               std::to_string(summary->hugepage_kib) + " KiB pages: placed as hw:mem_page_size=" +
+                               std::to_string(summary->hugepage_kib));
+  }
 
   if (!topology->has_value()) {
     if (request.floating.policy != TopologyPolicy::None) {

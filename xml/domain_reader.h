@@ -23,6 +23,7 @@ struct DomainSummary {
   std::uint32_t vcpus = 0;
   std::uint64_t memory_kib = 0;
   std::uint64_t hugepage_kib = 0;              // <memoryBacking><hugepages>: its (first) page size, 0 without
+  bool hugepages_per_cell = false;             // some <page> names guest cells (nodeset) or sizes differ
   std::vector<std::string> pci_hostdevs;       // <hostdev type='pci'> source addresses, "dddd:bb:ss.f"
 };
 

@@ -142,6 +142,48 @@ void write_cpu_numa(xmlNode* root, const HostTopology& host, const Placement& pl
   for (auto& [id, node] : previous) xmlFreeNode(node);
 }
 
+// <memoryBacking><hugepages> as the placement chose pages: one <page> per huge page size with
+// the guest cells it backs. When the placement chose only small pages, the operator's <page>
+// elements stay, less the guest cells the placement does not have (a <page> naming a guest
+// cell that no longer exists makes libvirt refuse the domain; one left naming none goes).
+// The other children of <memoryBacking> (locked, source, access, ...) always stay.
+void write_memory_backing(xmlNode* root, const Placement& placement) {
+  std::map<std::int64_t, CpuSet> cells_by_size;
+  CpuSet guest_cells;
+  for (const auto& cell : placement.cells) {
+    guest_cells.insert(cell.guest_cell);
+    if (cell.pagesize_kib > 4) cells_by_size[cell.pagesize_kib].insert(cell.guest_cell);
+  }
+  xmlNode* backing = first_child(root, "memoryBacking");
+  if (cells_by_size.empty()) {
+    for (xmlNode* page : child_elements(first_child(backing, "hugepages"), "page")) {
+      const auto nodeset = attribute(page, "nodeset");
+      if (!nodeset) continue;
+      const auto cells = parse_cpu_list(*nodeset, "<hugepages><page nodeset>");
+      if (!cells) continue;  // not a list: left for libvirt to refuse, as it was
+      const CpuSet kept = cells->intersected(guest_cells);
+      if (kept == *cells) continue;
+      if (kept.empty()) {
+        xmlUnlinkNode(page);
+        xmlFreeNode(page);
+      } else {
+        set_attr(page, "nodeset", to_cpu_list(kept));
+      }
+    }
+    return;
+  }
+  if (backing == nullptr) backing = ensure_child(root, "memoryBacking", {"memory", "currentMemory", "maxMemory"});
+  remove_children(backing, "hugepages");
+  xmlNode* hugepages = xmlNewDocNode(root->doc, nullptr, X("hugepages"), nullptr);
+  if (backing->children != nullptr) xmlAddPrevSibling(backing->children, hugepages); else xmlAddChild(backing, hugepages);
+  for (const auto& [size, cells] : cells_by_size) {
+    xmlNode* page = new_child(hugepages, "page");
+    set_attr(page, "size", std::to_string(size));
+    set_attr(page, "unit", "KiB");
+    set_attr(page, "nodeset", to_cpu_list(cells));
+  }
+}
+
 }  // namespace
 
 void write_confinement(xmlDoc* doc, const std::string& nodeset, const CpuSet& cpus) {
@@ -162,6 +204,7 @@ void write_placement(xmlDoc* doc, const HostTopology& host, const Placement& pla
   write_vcpu_and_cputune(root, placement);
   write_numatune(root, placement);
   write_cpu_numa(root, host, placement);
+  write_memory_backing(root, placement);
 }
 
 }  // namespace numaplace::xml

@@ -1,9 +1,11 @@
 // Writes a placement into a libvirt domain document, owning exactly these parts:
 // <vcpu cpuset>, <cputune><vcpupin>/<emulatorpin>, <numatune> (memory + one
-// memnode per guest cell, strict), and <cpu><numa> cells with distances
-// mirrored from the host. Everything else is left as it was, including extra
-// attributes of existing guest cells (memAccess, discard). Applying the same
-// placement to its own output yields the same document.
+// memnode per guest cell, strict), <cpu><numa> cells with distances mirrored
+// from the host, and <memoryBacking><hugepages> (one <page> per huge page size
+// the placement chose, with its guest cells; none when it chose only small
+// pages). Everything else is left as it was, including extra attributes of
+// existing guest cells (memAccess, discard). Applying the same placement to its
+// own output yields the same document.
 #pragma once
 
 #include <libxml/tree.h>

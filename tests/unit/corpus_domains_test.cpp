@@ -44,6 +44,10 @@ std::string without_owned_parts(const std::string& text) {
     if (xml::child_elements(cputune).empty()) drop(cputune);
   }
   drop(xml::first_child(root, "numatune"));
+  if (xmlNode* backing = xml::first_child(root, "memoryBacking")) {
+    drop(xml::first_child(backing, "hugepages"));
+    if (xml::child_elements(backing).empty()) drop(backing);
+  }
   if (xmlNode* cpu = xml::first_child(root, "cpu")) {
     drop(xml::first_child(cpu, "numa"));
     if (xml::child_elements(cpu).empty() && cpu->properties == nullptr) drop(cpu);

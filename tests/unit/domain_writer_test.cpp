@@ -65,6 +65,49 @@ TEST(DomainWriter, PlacingItsOwnOutputChangesNothing) {
   EXPECT_EQ(first->domain_xml, second->domain_xml);
 }
 
+std::string hugepage_guest(const std::string& memory_kib, const std::string& pages, const std::string& numa) {
+  return "<domain type='kvm'><name>hp</name><memory unit='KiB'>" + memory_kib +
+         "</memory><memoryBacking><hugepages>" + pages + "</hugepages><locked/></memoryBacking><vcpu>4</vcpu>"
+         "<os><type arch='x86_64' machine='pc'>hvm</type></os>" + numa + "</domain>";
+}
+
+// A domain backed by one huge page size for all its memory asks for that page size: the fit
+// counts the host's free pages of that size, and the output names the guest cells they back.
+TEST(DomainWriter, DomainHugePagesAreCheckedAndWrittenForEveryGuestCell) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");  // 1024 x 2 MiB pages per cell
+  const std::string pages = "<page size='2048' unit='KiB'/>";
+  auto placed = place(host, hugepage_guest("2097152", pages, ""), {{"hw:numa_nodes", "2"}});
+  ASSERT_TRUE(placed.ok()) << placed.error().message;
+  for (const auto& cell : placed->placement->cells) EXPECT_EQ(cell.pagesize_kib, 2048);
+  EXPECT_NE(placed->domain_xml.find("<page size=\"2048\" unit=\"KiB\" nodeset=\"0-1\"/>"), std::string::npos)
+      << placed->domain_xml;
+  EXPECT_NE(placed->domain_xml.find("<locked/>"), std::string::npos) << placed->domain_xml;
+  // 4 GiB a cell is more than the 2 GiB of 2 MiB pages a host cell has.
+  auto refused = place(host, hugepage_guest("8388608", pages, ""), {{"hw:numa_nodes", "2"}});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().name, "NoFit");
+  EXPECT_NE(refused.error().message.find("in 2048 KiB pages"), std::string::npos) << refused.error().message;
+}
+
+// Per-cell pages are the operator's: kept, less the guest cells the new topology lacks, which
+// libvirt would refuse ("hugepages: node 2 not found").
+TEST(DomainWriter, PerCellHugePagesLoseOnlyGuestCellsThatNoLongerExist) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  const std::string numa =
+      "<cpu><numa><cell id='0' cpus='0' memory='524288'/><cell id='1' cpus='1' memory='524288'/>"
+      "<cell id='2' cpus='2' memory='524288'/><cell id='3' cpus='3' memory='524288'/></numa></cpu>";
+  const std::string pages = "<page size='2048' unit='KiB' nodeset='0,2-3'/><page size='1048576' unit='KiB' nodeset='3'/>";
+  auto placed = place(host, hugepage_guest("2097152", pages, numa), {{"hw:numa_nodes", "2"}});
+  ASSERT_TRUE(placed.ok()) << placed.error().message;
+  const std::string& xml = placed->domain_xml;
+  EXPECT_NE(xml.find("<page size=\"2048\" unit=\"KiB\" nodeset=\"0\"/>"), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("<page size=\"1048576\""), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("<cell id=\"2\""), std::string::npos) << xml;
+  bool warned = false;
+  for (const auto& w : placed->warnings) warned = warned || w.find("their own page sizes") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
 TEST(DomainWriter, KeepsEverythingItDoesNotOwn) {
   HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
   auto outcome = place(host, read_file(shared_path("samples/libvirt/domain-testdriver-2cell.xml")),

@@ -40,7 +40,14 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
 
   GuestRequest guest;
   guest.vcpus = summary->vcpus;
-  guest.memory_kib = summary->memory_kib;
+  // <memory> includes the memory devices (DIMMs, NVDIMMs, virtio-mem); the guest's NUMA cells
+  // hold the rest, the boot memory, and libvirt adds the devices on top of them.
+  if (summary->memory_device_kib >= summary->memory_kib) {
+    return make_error("InvalidDomain", what + ": its memory devices (" + std::to_string(summary->memory_device_kib) +
+                                           " KiB) take all of <memory> (" + std::to_string(summary->memory_kib) +
+                                           " KiB), which includes them; leave memory for the guest to boot with");
+  }
+  guest.memory_kib = summary->memory_kib - summary->memory_device_kib;
   guest.flavor_specs = stored.flavor_specs;
   guest.image_props = stored.image_props;
 
@@ -127,7 +134,7 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
   outcome.rejections = fit.rejections;
   if (!fit.placement) {
     return make_error("NoFit", "guest '" + summary->name + "' (" + std::to_string(summary->vcpus) + " vCPUs, " +
-                                   std::to_string(summary->memory_kib / 1024) + " MiB) does not fit this host: " +
+                                   std::to_string(guest.memory_kib / 1024) + " MiB) does not fit this host: " +
                                    explain_no_fit(fit));
   }
   xml::write_placement(doc->get(), host, *fit.placement);

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstdio>
+#include <limits>
 
 #include "placement/memory_size.h"
 #include "xml/xml_document.h"
@@ -36,13 +37,37 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
   summary.vcpus = static_cast<std::uint32_t>(count);
 
   const xmlNode* memory = first_child(root, "memory");
-  if (memory == nullptr) {
-    return make_error("InvalidDomain", what + " has no <memory> element; say how much memory the guest has");
+  if (memory != nullptr) {
+    auto kib = memory_to_kib(text_of(memory), attribute(memory, "unit").value_or("KiB"), what + " <memory>");
+    if (!kib) return kib.error();
+    summary.memory_kib = *kib;
+  } else {
+    // libvirt takes a guest's memory from its NUMA cells when <memory> is left out.
+    for (const xmlNode* cell : child_elements(first_child(first_child(root, "cpu"), "numa"), "cell")) {
+      auto kib = memory_to_kib(attribute(cell, "memory").value_or(""), attribute(cell, "unit").value_or("KiB"),
+                               what + " <cpu><numa><cell memory>");
+      if (!kib) return kib.error();
+      if (*kib > std::numeric_limits<std::uint64_t>::max() - summary.memory_kib) {
+        return make_error("InvalidDomain", what + ": the <cpu><numa> cells add up to more KiB than 64 bits hold");
+      }
+      summary.memory_kib += *kib;
+    }
+    if (summary.memory_kib == 0) {
+      return make_error("InvalidDomain", what + " has no <memory> element and no <cpu><numa> cells with memory; "
+                                                "say how much memory the guest has");
+    }
   }
-  auto kib = memory_to_kib(text_of(memory), attribute(memory, "unit").value_or("KiB"), what + " <memory>");
-  if (!kib) return kib.error();
-  if (*kib == 0) return make_error("InvalidDomain", what + ": <memory> is 0; a guest needs memory");
-  summary.memory_kib = *kib;
+  if (summary.memory_kib == 0) return make_error("InvalidDomain", what + ": <memory> is 0; a guest needs memory");
+  for (const xmlNode* device : child_elements(first_child(root, "devices"), "memory")) {
+    const xmlNode* size = first_child(first_child(device, "target"), "size");
+    if (size == nullptr) continue;
+    auto kib = memory_to_kib(text_of(size), attribute(size, "unit").value_or("KiB"), what + " <memory><target><size>");
+    if (!kib) return kib.error();
+    if (*kib > std::numeric_limits<std::uint64_t>::max() - summary.memory_device_kib) {
+      return make_error("InvalidDomain", what + ": its memory devices add up to more KiB than 64 bits hold");
+    }
+    summary.memory_device_kib += *kib;
+  }
 
   if (const xmlNode* hugepages = first_child(first_child(root, "memoryBacking"), "hugepages")) {
     summary.hugepage_kib = 2048;  // libvirt leaves the size to the host's default; x86's is 2 MiB

@@ -1,5 +1,7 @@
 // Reads what placement needs from a libvirt domain XML: its name, type, vCPU
-// count (the maximum in <vcpu>) and memory (<memory>, in KiB). Refuses
+// count (the maximum in <vcpu>) and memory (<memory>, in KiB; without one, the
+// sum of the <cpu><numa> cells, as libvirt computes it) and the memory devices'
+// sizes, which <memory> includes. Refuses
 // documents that are not <domain>, and absent, zero or absurd sizes.
 #pragma once
 
@@ -21,7 +23,8 @@ struct DomainSummary {
   std::string uuid;  // empty when the domain has none yet
   std::string type;
   std::uint32_t vcpus = 0;
-  std::uint64_t memory_kib = 0;
+  std::uint64_t memory_kib = 0;                // <memory>, or the sum of <cpu><numa> cells without it
+  std::uint64_t memory_device_kib = 0;         // <devices><memory> (dimm, nvdimm, virtio-mem, ...) targets
   std::uint64_t hugepage_kib = 0;              // <memoryBacking><hugepages>: its (first) page size, 0 without
   bool hugepages_per_cell = false;             // some <page> names guest cells (nodeset) or sizes differ
   std::vector<std::string> pci_hostdevs;       // <hostdev type='pci'> source addresses, "dddd:bb:ss.f"

@@ -108,6 +108,37 @@ TEST(DomainWriter, PerCellHugePagesLoseOnlyGuestCellsThatNoLongerExist) {
   EXPECT_TRUE(warned);
 }
 
+// <memory> includes the memory devices; the guest cells hold the rest (libvirt adds the
+// devices on top of the cells). Without <memory>, libvirt sums the cells, and so does numaplace.
+TEST(DomainWriter, GuestCellsHoldTheMemoryLessItsMemoryDevices) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  const std::string with_dimm =
+      "<domain type='kvm'><name>dimm</name><maxMemory slots='4' unit='KiB'>8388608</maxMemory>"
+      "<memory unit='KiB'>3145728</memory><vcpu>2</vcpu><os><type arch='x86_64' machine='pc'>hvm</type></os>"
+      "<devices><memory model='dimm'><target><size unit='KiB'>1048576</size><node>0</node></target></memory>"
+      "</devices></domain>";
+  auto placed = place(host, with_dimm, {{"hw:numa_nodes", "2"}});
+  ASSERT_TRUE(placed.ok()) << placed.error().message;
+  ASSERT_EQ(placed->placement->cells.size(), 2u);
+  for (const auto& cell : placed->placement->cells) EXPECT_EQ(cell.memory_kib, 1048576u);
+  EXPECT_NE(placed->domain_xml.find("<memory unit=\"KiB\">3145728</memory>"), std::string::npos);
+
+  const std::string all_devices =
+      "<domain type='kvm'><name>d</name><memory unit='KiB'>1048576</memory><vcpu>2</vcpu>"
+      "<devices><memory model='dimm'><target><size unit='GiB'>1</size></target></memory></devices></domain>";
+  auto refused = place(host, all_devices, {{"hw:numa_nodes", "1"}});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().name, "InvalidDomain");
+  EXPECT_NE(refused.error().message.find("take all of <memory>"), std::string::npos) << refused.error().message;
+
+  const std::string cells_only =
+      "<domain type='kvm'><name>c</name><vcpu>2</vcpu><cpu><numa><cell id='0' cpus='0' memory='1' unit='GiB'/>"
+      "<cell id='1' cpus='1' memory='1048576'/></numa></cpu></domain>";
+  auto from_cells = place(host, cells_only, {{"hw:numa_nodes", "2"}});
+  ASSERT_TRUE(from_cells.ok()) << from_cells.error().message;
+  for (const auto& cell : from_cells->placement->cells) EXPECT_EQ(cell.memory_kib, 1048576u);
+}
+
 TEST(DomainWriter, KeepsEverythingItDoesNotOwn) {
   HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
   auto outcome = place(host, read_file(shared_path("samples/libvirt/domain-testdriver-2cell.xml")),

@@ -1,6 +1,7 @@
 // The host sources of the CLI, run as a user would: --hwloc (this machine or an
 // export), --nodedev files, and the PCI devices libvirt's test host reports.
 #include <gtest/gtest.h>
+#include <unistd.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
@@ -174,6 +175,8 @@ TEST(CliSources, NonPciNodeDevicesAddNothing) {
   CliRun r = run("topology --json --nodedev " + shared_path("corpus/libvirt/nodedev/pci_8086_27c5_scsi_host.xml"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(nlohmann::json::parse(r.out)["pci"].empty());
+  // ... and says so: a file that adds nothing was probably not the one meant.
+  EXPECT_NE(r.err.find("holds no PCI device (1 node device(s) of other kinds"), std::string::npos) << r.err;
 }
 
 TEST(CliSources, HwlocExcludesTheOtherSourcesAndWantsAnExistingFile) {

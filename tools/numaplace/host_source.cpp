@@ -39,6 +39,11 @@ Status add_nodedev_files(HostTopology& host, const std::vector<std::string>& fil
     auto scan = xml::read_node_devices(*text, what);
     if (!scan) return scan.error();
     if (!scan->refused.empty()) return scan->refused.front();
+    if (scan->pci.empty() && scan->skipped > 0) {
+      std::cerr << "numaplace: warning: " << what << " holds no PCI device (" << scan->skipped
+                << " node device(s) of other kinds: net, scsi, mdev, ...), so it adds nothing; --nodedev reads "
+                   "'virsh nodedev-dumpxml pci_DDDD_BB_SS_F' output\n";
+    }
     for (auto& dev : scan->pci) {
       if (dev.numa_node && host.find_cell(*dev.numa_node) == nullptr) {
         return make_error("InvalidNodeDevice", "PCI device " + dev.address + " in " + what + " is on NUMA node " +

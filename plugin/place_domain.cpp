@@ -101,7 +101,9 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
       if (confined->cells) {
         CpuSet nodes;  // libvirt's canonical range syntax, "0-1" rather than "0,1"
         for (std::uint32_t node : confined->cells->nodes()) nodes.insert(node);
-        xml::write_confinement(doc->get(), to_cpu_list(nodes), confined->cpus);
+        for (auto& note : xml::write_confinement(doc->get(), nodes, confined->cpus)) {
+          outcome.warnings.push_back("the domain's " + note + ", the host cells and pCPUs it is confined to");
+        }
       }
       outcome.confinement = std::move(*confined);
     }

@@ -186,7 +186,8 @@ void write_memory_backing(xmlNode* root, const Placement& placement) {
 
 }  // namespace
 
-void write_confinement(xmlDoc* doc, const std::string& nodeset, const CpuSet& cpus) {
+std::vector<std::string> write_confinement(xmlDoc* doc, const CpuSet& nodes, const CpuSet& cpus) {
+  const std::string nodeset = to_cpu_list(nodes);
   xmlNode* root = xmlDocGetRootElement(doc);
   xmlNode* vcpu = first_child(root, "vcpu");
   set_attr(vcpu, "placement", "static");
@@ -197,6 +198,34 @@ void write_confinement(xmlDoc* doc, const std::string& nodeset, const CpuSet& cp
   set_attr(memory, "mode", "strict");
   set_attr(memory, "nodeset", nodeset);
   if (numatune->children != nullptr) xmlAddPrevSibling(numatune->children, memory); else xmlAddChild(numatune, memory);
+
+  std::vector<std::string> narrowed;
+  // `attr` of `node` names a list inside `allowed` or is set to `allowed`; an unreadable list is
+  // left for libvirt to refuse, as it was.
+  auto narrow = [&](xmlNode* node, const char* attr, const CpuSet& allowed, const std::string& what) {
+    const auto text = attribute(node, attr);
+    if (!text) return;
+    const auto listed = parse_cpu_list(*text, what);
+    if (!listed || listed->is_subset_of(allowed)) return;
+    set_attr(node, attr, to_cpu_list(allowed));
+    narrowed.push_back(what + " " + *text + " narrowed to " + to_cpu_list(allowed));
+  };
+  if (xmlNode* cputune = first_child(root, "cputune")) {
+    for (const char* pin : {"vcpupin", "emulatorpin", "iothreadpin"}) {
+      for (xmlNode* node : child_elements(cputune, pin)) narrow(node, "cpuset", cpus, "<" + std::string(pin) + " cpuset>");
+    }
+  }
+  for (xmlNode* memnode : child_elements(numatune, "memnode")) narrow(memnode, "nodeset", nodes, "<memnode nodeset>");
+  for (xmlNode* device : child_elements(first_child(root, "devices"), "memory")) {
+    xmlNode* mask = first_child(first_child(device, "source"), "nodemask");
+    if (mask == nullptr) continue;
+    const std::string text = text_of(mask);
+    const auto listed = parse_cpu_list(text, "<memory><source><nodemask>");
+    if (!listed || listed->is_subset_of(nodes)) continue;
+    xmlNodeSetContent(mask, X(nodeset.c_str()));
+    narrowed.push_back("memory device <nodemask> " + text + " narrowed to " + nodeset);
+  }
+  return narrowed;
 }
 
 void write_placement(xmlDoc* doc, const HostTopology& host, const Placement& placement) {

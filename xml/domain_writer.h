@@ -11,6 +11,7 @@
 #include <libxml/tree.h>
 
 #include <string>
+#include <vector>
 
 #include "placement/fit.h"
 #include "placement/host_topology.h"
@@ -20,7 +21,10 @@ namespace numaplace::xml {
 void write_placement(xmlDoc* doc, const HostTopology& host, const Placement& placement);
 
 // Confines a guest without a NUMA topology: <vcpu placement='static' cpuset=cpus> and
-// <numatune><memory mode='strict' nodeset=nodeset>; everything else stays as it was.
-void write_confinement(xmlDoc* doc, const std::string& nodeset, const CpuSet& cpus);
+// <numatune><memory mode='strict' nodeset=nodeset>. Settings of the domain that would take it
+// outside again (a <vcpupin>, <emulatorpin> or <iothreadpin> onto other pCPUs, a <memnode> or
+// a memory device's <nodemask> onto other host nodes) are narrowed to the confinement; the
+// returned sentences say which, for the caller to warn. Everything else stays as it was.
+std::vector<std::string> write_confinement(xmlDoc* doc, const CpuSet& nodes, const CpuSet& cpus);
 
 }  // namespace numaplace::xml

@@ -44,6 +44,13 @@ std::string without_owned_parts(const std::string& text) {
     if (xml::child_elements(cputune).empty()) drop(cputune);
   }
   drop(xml::first_child(root, "numatune"));
+  // Memory devices' host nodemasks are narrowed to a confinement.
+  for (xmlNode* device : xml::child_elements(xml::first_child(root, "devices"), "memory")) {
+    drop(xml::first_child(xml::first_child(device, "source"), "nodemask"));
+  }
+  if (xmlNode* cputune = xml::first_child(root, "cputune")) {
+    for (xmlNode* pin : xml::child_elements(cputune, "iothreadpin")) xmlUnsetProp(pin, reinterpret_cast<const xmlChar*>("cpuset"));
+  }
   if (xmlNode* backing = xml::first_child(root, "memoryBacking")) {
     drop(xml::first_child(backing, "hugepages"));
     if (xml::child_elements(backing).empty()) drop(backing);

@@ -139,6 +139,27 @@ TEST(DomainWriter, GuestCellsHoldTheMemoryLessItsMemoryDevices) {
   for (const auto& cell : from_cells->placement->cells) EXPECT_EQ(cell.memory_kib, 1048576u);
 }
 
+// Confining a guest without NUMA keys narrows the domain's own pins and memory nodes that point
+// elsewhere (here a pCPU and a host node the host does not have), and says so.
+TEST(DomainWriter, ConfinementNarrowsPinsAndNodesThatPointElsewhere) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  const std::string xml =
+      "<domain type='kvm'><name>pins</name><memory unit='KiB'>1048576</memory><vcpu>2</vcpu>"
+      "<cputune><vcpupin vcpu='0' cpuset='4000'/><vcpupin vcpu='1' cpuset='1'/></cputune>"
+      "<numatune><memnode cellid='0' mode='strict' nodeset='3'/></numatune>"
+      "<cpu><numa><cell id='0' cpus='0-1' memory='1048576'/></numa></cpu></domain>";
+  auto placed = place(host, xml, {});
+  ASSERT_TRUE(placed.ok()) << placed.error().message;
+  ASSERT_TRUE(placed->confinement && placed->confinement->cells.has_value());
+  const std::string& out = placed->domain_xml;
+  EXPECT_EQ(out.find("4000"), std::string::npos) << out;
+  EXPECT_EQ(out.find("nodeset=\"3\""), std::string::npos) << out;
+  EXPECT_NE(out.find("<vcpupin vcpu=\"1\" cpuset=\"1\"/>"), std::string::npos) << out;  // inside: kept
+  std::size_t narrowed = 0;
+  for (const auto& w : placed->warnings) narrowed += w.find("narrowed to") != std::string::npos ? 1 : 0;
+  EXPECT_EQ(narrowed, 2u);
+}
+
 TEST(DomainWriter, KeepsEverythingItDoesNotOwn) {
   HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
   auto outcome = place(host, read_file(shared_path("samples/libvirt/domain-testdriver-2cell.xml")),

@@ -137,6 +137,10 @@ Result<PageSizeValue> parse_page_size(std::string_view text) {
     return PageSizeValue{static_cast<std::int64_t>(value), value != 0};
   }
   auto bytes = iec_bytes(text);
+  if (bytes && *bytes < 0) {
+    return make_error("MemoryPageSizeInvalid", "Invalid memory page size '" + std::string(text) +
+                                                   "': a page size cannot be negative");
+  }
   if (!bytes || *bytes > 1099511627776.0 * 1024) {
     return make_error("MemoryPageSizeInvalid", "Invalid memory page size '" + std::string(text) +
                                                    "'; use small, large, any, a size in KiB (2048) or with a unit (2MB, 1GB)");

@@ -147,7 +147,8 @@ Command register_place(CLI::App& app) {
       "  hw:pci_numa_affinity_policy: as in OpenStack Nova.\n"
       "Image properties (--image-prop hw_numa_nodes=2 ...) may set a key only where the flavor\n"
       "(--spec) did not. Without --spec/--image-prop the request stored in the domain's numaplace\n"
-      "metadata is used; without any NUMA key the guest is printed unchanged. Example:\n"
+      "metadata is used; without any NUMA key the guest gets no NUMA topology and is confined as a whole\n"
+      "to the host cells --policy chooses (best-effort by default; --policy none prints it unchanged). Example:\n"
       "  numaplace place examples/guest-8vcpu-4g.xml --spec hw:numa_nodes=2 \\\n"
       "      --spec hw:numa_cpus.0=0-5 --spec hw:numa_cpus.1=6,7 \\\n"
       "      --spec hw:numa_mem.0=3072 --spec hw:numa_mem.1=1024");

@@ -26,6 +26,11 @@ struct TopologyDestroy {
 };
 using Topology = std::unique_ptr<hwloc_topology, TopologyDestroy>;
 
+struct BitmapFree {
+  void operator()(hwloc_bitmap_s* bitmap) const { hwloc_bitmap_free(bitmap); }
+};
+using Bitmap = std::unique_ptr<hwloc_bitmap_s, BitmapFree>;
+
 Error load_failed(const std::string& what, const std::string& reason) {
   return make_error("HwlocLoadFailed", "hwloc could not load " + what + ": " + reason);
 }
@@ -265,6 +270,24 @@ Status check_export_shape(std::string text, const std::string& what) {
       if (value && !hwloc_bitmap_text(*value)) {
         return load_failed(what, "the " + std::string(name) + " '" + value->substr(0, 64) +
                                      "' is not an hwloc bitmap (comma-separated 0x words, as 'lstopo --of xml' writes)");
+      }
+    }
+    // An object's set lies within its complete set (hwloc 2.9 crashes on a Machine whose cpuset
+    // is infinite and whose complete_cpuset is not). The texts are bitmaps by now, which is what
+    // hwloc_bitmap_sscanf needs.
+    for (const auto& [set, complete] : {std::pair{"cpuset", "complete_cpuset"}, std::pair{"nodeset", "complete_nodeset"}}) {
+      const auto part = xml::attribute(node, set);
+      const auto whole = xml::attribute(node, complete);
+      if (!part || !whole) continue;
+      Bitmap part_bits(hwloc_bitmap_alloc());
+      Bitmap whole_bits(hwloc_bitmap_alloc());
+      if (!part_bits || !whole_bits) return make_error("OutOfMemory", "cannot allocate a bitmap to check " + what);
+      if (hwloc_bitmap_sscanf(part_bits.get(), part->c_str()) != 0 ||
+          hwloc_bitmap_sscanf(whole_bits.get(), whole->c_str()) != 0 ||
+          !hwloc_bitmap_isincluded(part_bits.get(), whole_bits.get())) {
+        return load_failed(what, "a " + type.value_or("typeless") + " object's " + set + " '" + part->substr(0, 64) +
+                                     "' is not within its " + complete + " '" + whole->substr(0, 64) +
+                                     "'; hwloc writes every set within its complete set");
       }
     }
   }

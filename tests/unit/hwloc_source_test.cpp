@@ -202,6 +202,8 @@ TEST(HwlocSource, RefusesObjectsHwlocWouldCrashOrStallOn) {
                         Case{"<object type=\"PU\" os_index=\"3\"", "<object type=\"PU\" os_index=\"4294967295\"",
                              "a PU object has the os_index '4294967295'"},
                         Case{"cpuset=\"0x0000ffff\"", "cpuset=\",0x0000ffff\"", "the cpuset ',0x0000ffff' is not an hwloc bitmap"},
+                        Case{"cpuset=\"0x0000ffff\"", "cpuset=\"0xf...f,0x0000ffff\"",
+                             "cpuset '0xf...f,0x0000ffff' is not within its complete_cpuset"},
                         Case{"<!DOCTYPE topology SYSTEM \"hwloc2.dtd\">", "<!DOCTYPE topology SYSTEM \"http://x/hwloc2.dtd\">",
                              "declares a DOCTYPE other than the one hwloc writes"}}) {
     std::string text = *sample;

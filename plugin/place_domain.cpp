@@ -80,18 +80,39 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
     return (flavor != guest.flavor_specs.end() && !flavor->second.empty()) ||
            (image != guest.image_props.end() && !image->second.empty());
   };
-  if (topology->has_value() && summary->hugepage_kib > 4 && !names_page_size() && summary->hugepages_per_cell) {
-    outcome.warnings.push_back("the domain's <memoryBacking><hugepages> gives guest cells their own page sizes; "
-                               "numaplace fits the cells on small pages and keeps those <page> elements (pages of "
-                               "guest cells the new topology lacks are dropped): ask with hw:mem_page_size to have "
-                               "huge pages checked");
-  } else if (topology->has_value() && summary->hugepage_kib > 4 && !names_page_size()) {
-    guest.flavor_specs["hw:mem_page_size"] = std::to_string(summary->hugepage_kib);
-    topology = derive_guest_topology(guest);
-    if (!topology) return topology.error();
-    outcome.warnings.push_back("the domain's <memoryBacking><hugepages> asks for " +
-                               std::to_string(summary->hugepage_kib) + " KiB pages: placed as hw:mem_page_size=" +
-                               std::to_string(summary->hugepage_kib));
+  // The page size of every guest cell of the topology, when the domain gives them all one: no
+  // <page>, or pages that, restricted to the guest cells the topology has (the writer drops the
+  // others), are of one size and together name every cell. nullopt: cells differ, or some have none.
+  const auto one_size_for_all = [&]() -> std::optional<std::uint64_t> {
+    if (summary->hugepage_pages.empty()) return summary->hugepage_kib;
+    const auto cells = static_cast<std::uint32_t>((**topology).cells.size());
+    const CpuSet all = CpuSet::range(0, cells - 1);
+    std::optional<std::uint64_t> size;
+    CpuSet named;
+    for (const auto& page : summary->hugepage_pages) {
+      const CpuSet here = page.guest_cells ? page.guest_cells->intersected(all) : all;
+      if (here.empty()) continue;
+      if (size && *size != page.size_kib) return std::nullopt;
+      size = page.size_kib;
+      named = named.united(here);
+    }
+    if (!size || named != all) return std::nullopt;
+    return size;
+  };
+  const bool has_hugepages = summary->hugepage_kib > 0 || !summary->hugepage_pages.empty();
+  if (topology->has_value() && has_hugepages && !names_page_size()) {
+    if (const auto size = one_size_for_all(); size && *size > 4) {
+      guest.flavor_specs["hw:mem_page_size"] = std::to_string(*size);
+      topology = derive_guest_topology(guest);
+      if (!topology) return topology.error();
+      outcome.warnings.push_back("the domain's <memoryBacking><hugepages> asks for " + std::to_string(*size) +
+                                 " KiB pages: placed as hw:mem_page_size=" + std::to_string(*size));
+    } else if (!size) {
+      outcome.warnings.push_back("the domain's <memoryBacking><hugepages> gives guest cells their own page sizes; "
+                                 "numaplace fits the cells on small pages and keeps those <page> elements (pages "
+                                 "of guest cells the new topology lacks are dropped): ask with hw:mem_page_size to "
+                                 "have huge pages checked");
+    }
   }
 
   if (!topology->has_value()) {

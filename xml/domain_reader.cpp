@@ -71,14 +71,18 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
 
   if (const xmlNode* hugepages = first_child(first_child(root, "memoryBacking"), "hugepages")) {
     summary.hugepage_kib = 2048;  // libvirt leaves the size to the host's default; x86's is 2 MiB
-    bool first = true;
     for (const xmlNode* page : child_elements(hugepages, "page")) {
       auto size = memory_to_kib(attribute(page, "size").value_or(""), attribute(page, "unit").value_or("KiB"),
                                 what + " <hugepages><page size>");
       if (!size) return size.error();
-      if (attribute(page, "nodeset") || (!first && *size != summary.hugepage_kib)) summary.hugepages_per_cell = true;
-      if (first) summary.hugepage_kib = *size;
-      first = false;
+      DomainSummary::HugePage spec{*size, std::nullopt};
+      if (const auto nodeset = attribute(page, "nodeset")) {
+        auto cells = parse_cpu_list(*nodeset, what + " <hugepages><page nodeset>");
+        if (!cells) return cells.error();
+        spec.guest_cells = std::move(*cells);
+      }
+      if (summary.hugepage_pages.empty()) summary.hugepage_kib = *size;
+      summary.hugepage_pages.push_back(std::move(spec));
     }
   }
   for (const xmlNode* hostdev : child_elements(first_child(root, "devices"), "hostdev")) {

@@ -8,9 +8,11 @@
 #include <libxml/tree.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "placement/cpu_set.h"
 #include "placement/error.h"
 
 namespace numaplace::xml {
@@ -26,7 +28,11 @@ struct DomainSummary {
   std::uint64_t memory_kib = 0;                // <memory>, or the sum of <cpu><numa> cells without it
   std::uint64_t memory_device_kib = 0;         // <devices><memory> (dimm, nvdimm, virtio-mem, ...) targets
   std::uint64_t hugepage_kib = 0;              // <memoryBacking><hugepages>: its (first) page size, 0 without
-  bool hugepages_per_cell = false;             // some <page> names guest cells (nodeset) or sizes differ
+  struct HugePage {
+    std::uint64_t size_kib = 0;
+    std::optional<CpuSet> guest_cells;         // <page nodeset>; nullopt: every guest cell
+  };
+  std::vector<HugePage> hugepage_pages;        // the <page> elements, in document order
   std::vector<std::string> pci_hostdevs;       // <hostdev type='pci'> source addresses, "dddd:bb:ss.f"
 };
 

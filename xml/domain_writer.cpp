@@ -156,7 +156,9 @@ void write_memory_backing(xmlNode* root, const Placement& placement) {
   }
   xmlNode* backing = first_child(root, "memoryBacking");
   if (cells_by_size.empty()) {
-    for (xmlNode* page : child_elements(first_child(backing, "hugepages"), "page")) {
+    xmlNode* hugepages = first_child(backing, "hugepages");
+    const bool had_pages = !child_elements(hugepages, "page").empty();
+    for (xmlNode* page : child_elements(hugepages, "page")) {
       const auto nodeset = attribute(page, "nodeset");
       if (!nodeset) continue;
       const auto cells = parse_cpu_list(*nodeset, "<hugepages><page nodeset>");
@@ -169,6 +171,11 @@ void write_memory_backing(xmlNode* root, const Placement& placement) {
       } else {
         set_attr(page, "nodeset", to_cpu_list(kept));
       }
+    }
+    // An emptied <hugepages/> would mean huge pages for every cell: the cells that had them are gone.
+    if (had_pages && child_elements(hugepages, "page").empty()) {
+      xmlUnlinkNode(hugepages);
+      xmlFreeNode(hugepages);
     }
     return;
   }

@@ -108,6 +108,22 @@ TEST(DomainWriter, PerCellHugePagesLoseOnlyGuestCellsThatNoLongerExist) {
   EXPECT_TRUE(warned);
 }
 
+// Per-cell pages are read for the cells the new topology has: here only guest cell 0 remains,
+// and the page naming it (1 GiB) backs it; placing the output again changes nothing.
+TEST(DomainWriter, PagesOfTheCellsThatRemainDecideThePageSize) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");  // 4 x 1 GiB pages per cell
+  const std::string numa =
+      "<cpu><numa><cell id='0' cpus='0-1' memory='1048576'/><cell id='1' cpus='2-3' memory='1048576'/></numa></cpu>";
+  const std::string pages = "<page size='2048' unit='KiB' nodeset='1'/><page size='1048576' unit='KiB' nodeset='0'/>";
+  auto placed = place(host, hugepage_guest("2097152", pages, numa), {{"hw:numa_nodes", "1"}});
+  ASSERT_TRUE(placed.ok()) << placed.error().message;
+  ASSERT_EQ(placed->placement->cells.size(), 1u);
+  EXPECT_EQ(placed->placement->cells[0].pagesize_kib, 1048576);
+  auto again = place(host, placed->domain_xml, {{"hw:numa_nodes", "1"}});
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->domain_xml, placed->domain_xml);
+}
+
 // <memory> includes the memory devices; the guest cells hold the rest (libvirt adds the
 // devices on top of the cells). Without <memory>, libvirt sums the cells, and so does numaplace.
 TEST(DomainWriter, GuestCellsHoldTheMemoryLessItsMemoryDevices) {

@@ -8,10 +8,10 @@
 
 namespace numaplace::plugin {
 
-std::string explain_no_fit(const FitResult& result) {
+std::string explain_no_fit(const FitResult& result, std::string_view separator) {
   std::string text = result.summary;
   for (const auto& rejection : result.rejections) {
-    text += "\n  guest cell " + std::to_string(rejection.guest_cell) + " on host cell " +
+    text += std::string(separator) + "guest cell " + std::to_string(rejection.guest_cell) + " on host cell " +
             std::to_string(rejection.host_cell) + ": " + rejection.reason;
   }
   return text;

@@ -11,6 +11,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "placement/default_placement.h"
 #include "placement/error.h"
@@ -56,7 +57,8 @@ struct PlaceOutcome {
 // the request's (Nova's exception names, UnknownSpecKey ...) and "NoFit".
 Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& request);
 
-// A person-readable account of why nothing fit: one line per guest cell and host cell.
-std::string explain_no_fit(const FitResult& result);
+// A person-readable account of why nothing fit: the summary, then one entry per guest cell and
+// host cell, each after `separator` (a new indented line by default).
+std::string explain_no_fit(const FitResult& result, std::string_view separator = "\n  ");
 
 }  // namespace numaplace::plugin

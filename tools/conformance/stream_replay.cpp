@@ -8,6 +8,7 @@
 #include "placement/admission.h"
 #include "placement/cpu_pinning.h"
 #include "placement/guest_topology.h"
+#include "plugin/place_domain.h"
 
 namespace numaplace::conformance {
 namespace {
@@ -223,11 +224,7 @@ Result<StreamReplay> replay(const nlohmann::json& stream, const FitOptions& fit,
     if (!result.placement) {
       if (!refused) {
         out.first_refusal = i;
-        out.first_refusal_why = describe(guests[i]) + ": " + result.summary;
-        for (const auto& rejection : result.rejections) {
-          out.first_refusal_why += "; guest cell " + std::to_string(rejection.guest_cell) + " on host cell " +
-                                   std::to_string(rejection.host_cell) + ": " + rejection.reason;
-        }
+        out.first_refusal_why = describe(guests[i]) + ": " + plugin::explain_no_fit(result, "; ");
       }
       refused = true;
       continue;

@@ -9,6 +9,19 @@
 
 namespace numaplace::xml {
 
+namespace {
+
+// Adds `kib` to `total`, refusing a sum that 64 bits cannot hold; `summed` names what is summed.
+Status add_kib(std::uint64_t& total, std::uint64_t kib, const std::string& summed) {
+  if (kib > std::numeric_limits<std::uint64_t>::max() - total) {
+    return make_error("InvalidDomain", summed + " add up to more KiB than 64 bits hold");
+  }
+  total += kib;
+  return Done{};
+}
+
+}  // namespace
+
 Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& what) {
   const xmlNode* root = xmlDocGetRootElement(const_cast<xmlDoc*>(doc));
   if (!is_named(root, "domain")) {
@@ -47,10 +60,7 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
       auto kib = memory_to_kib(attribute(cell, "memory").value_or(""), attribute(cell, "unit").value_or("KiB"),
                                what + " <cpu><numa><cell memory>");
       if (!kib) return kib.error();
-      if (*kib > std::numeric_limits<std::uint64_t>::max() - summary.memory_kib) {
-        return make_error("InvalidDomain", what + ": the <cpu><numa> cells add up to more KiB than 64 bits hold");
-      }
-      summary.memory_kib += *kib;
+      if (auto added = add_kib(summary.memory_kib, *kib, what + ": the <cpu><numa> cells"); !added) return added.error();
     }
     if (summary.memory_kib == 0) {
       return make_error("InvalidDomain", what + " has no <memory> element and no <cpu><numa> cells with memory; "
@@ -63,10 +73,7 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
     if (size == nullptr) continue;
     auto kib = memory_to_kib(text_of(size), attribute(size, "unit").value_or("KiB"), what + " <memory><target><size>");
     if (!kib) return kib.error();
-    if (*kib > std::numeric_limits<std::uint64_t>::max() - summary.memory_device_kib) {
-      return make_error("InvalidDomain", what + ": its memory devices add up to more KiB than 64 bits hold");
-    }
-    summary.memory_device_kib += *kib;
+    if (auto added = add_kib(summary.memory_device_kib, *kib, what + ": its memory devices"); !added) return added.error();
   }
 
   if (const xmlNode* hugepages = first_child(first_child(root, "memoryBacking"), "hugepages")) {

@@ -207,30 +207,35 @@ std::vector<std::string> write_confinement(xmlDoc* doc, const CpuSet& nodes, con
   if (numatune->children != nullptr) xmlAddPrevSibling(numatune->children, memory); else xmlAddChild(numatune, memory);
 
   std::vector<std::string> narrowed;
-  // `attr` of `node` names a list inside `allowed` or is set to `allowed`; an unreadable list is
-  // left for libvirt to refuse, as it was.
-  auto narrow = [&](xmlNode* node, const char* attr, const CpuSet& allowed, const std::string& what) {
-    const auto text = attribute(node, attr);
-    if (!text) return;
-    const auto listed = parse_cpu_list(*text, what);
+  // A list `text` outside `allowed` is replaced by `allowed` through `write`; an unreadable list
+  // is left for libvirt to refuse, as it was.
+  auto narrow = [&](const std::string& text, const CpuSet& allowed, const std::string& what, auto&& write) {
+    const auto listed = parse_cpu_list(text, what);
     if (!listed || listed->is_subset_of(allowed)) return;
-    set_attr(node, attr, to_cpu_list(allowed));
-    narrowed.push_back(what + " " + *text + " narrowed to " + to_cpu_list(allowed));
+    const std::string list = to_cpu_list(allowed);
+    write(list);
+    narrowed.push_back(what + " " + text + " narrowed to " + list);
+  };
+  auto narrow_attribute = [&](xmlNode* node, const char* attr, const CpuSet& allowed, const std::string& what) {
+    if (const auto text = attribute(node, attr)) {
+      narrow(*text, allowed, what, [&](const std::string& list) { set_attr(node, attr, list); });
+    }
   };
   if (xmlNode* cputune = first_child(root, "cputune")) {
     for (const char* pin : {"vcpupin", "emulatorpin", "iothreadpin"}) {
-      for (xmlNode* node : child_elements(cputune, pin)) narrow(node, "cpuset", cpus, "<" + std::string(pin) + " cpuset>");
+      for (xmlNode* node : child_elements(cputune, pin)) {
+        narrow_attribute(node, "cpuset", cpus, "<" + std::string(pin) + " cpuset>");
+      }
     }
   }
-  for (xmlNode* memnode : child_elements(numatune, "memnode")) narrow(memnode, "nodeset", nodes, "<memnode nodeset>");
+  for (xmlNode* memnode : child_elements(numatune, "memnode")) {
+    narrow_attribute(memnode, "nodeset", nodes, "<memnode nodeset>");
+  }
   for (xmlNode* device : child_elements(first_child(root, "devices"), "memory")) {
-    xmlNode* mask = first_child(first_child(device, "source"), "nodemask");
-    if (mask == nullptr) continue;
-    const std::string text = text_of(mask);
-    const auto listed = parse_cpu_list(text, "<memory><source><nodemask>");
-    if (!listed || listed->is_subset_of(nodes)) continue;
-    xmlNodeSetContent(mask, X(nodeset.c_str()));
-    narrowed.push_back("memory device <nodemask> " + text + " narrowed to " + nodeset);
+    if (xmlNode* mask = first_child(first_child(device, "source"), "nodemask")) {
+      narrow(text_of(mask), nodes, "memory device <nodemask>",
+             [&](const std::string& list) { xmlNodeSetContent(mask, X(list.c_str())); });
+    }
   }
   return narrowed;
 }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "placement/fit_demands.h"
+#include "placement/count_words.h"
 #include "placement/page_size.h"
 
 namespace numaplace {
@@ -51,7 +52,7 @@ CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopo
   const std::size_t dedicated = guest_cell.dedicated_cpus.size() + reserve;
   const std::size_t shared_vcpus = guest_cell.cpus.size() - guest_cell.dedicated_cpus.size();
   const auto dedicated_text_of = [&] {
-    return std::to_string(guest_cell.dedicated_cpus.size()) + " dedicated vCPUs" + (reserve ? " + 1 emulator pCPU" : "");
+    return count_of(guest_cell.dedicated_cpus.size(), "dedicated vCPU") + (reserve ? " + 1 emulator pCPU" : "");
   };
 
   // A requested page size is a choice among the cell's pools (page_size.h), made first as Nova does.

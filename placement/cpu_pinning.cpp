@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "placement/count_words.h"
+
 namespace numaplace {
 namespace {
 
@@ -120,7 +122,7 @@ std::optional<CpuPinning> pin_dedicated_cpus(const HostCell& cell, const CpuSet&
     return std::nullopt;
   };
   auto name = [&] { return "host cell " + std::to_string(cell.id); };
-  auto asked = [&] { return std::to_string(wanted) + " dedicated vCPUs" + (reserve ? " + 1 emulator pCPU" : ""); };
+  auto asked = [&] { return count_of(wanted, "dedicated vCPU") + (reserve ? " + 1 emulator pCPU" : ""); };
   if (wanted == 0) return fail([] { return std::string("has no dedicated vCPUs to pin in a cell that needs pinning"); });
 
   // Sibling groups as the host reports them; each CPU alone when it reports none.

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <string_view>
 
+#include "placement/count_words.h"
 #include "placement/cpu_policy_constraints.h"
 #include "placement/image_properties.h"
 #include "placement/page_size.h"
@@ -236,11 +237,18 @@ Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& r
   if (cpu_map.empty() && mem_map.empty()) {
     // 7. Even split. Nova divides MiB; a size that is not whole MiB is divided in KiB.
     const std::uint64_t memory_unit = memory_kib % kMiB == 0 ? kMiB : 1;
+    if (vcpus != 0 && vcpus < count) {  // no explicit assignment can help: every node needs a vCPU of its own
+      return make_error("ImageNUMATopologyAsymmetric",
+                        "Instance CPUs cannot be distributed across instance NUMA nodes: " + count_of(vcpus, "vCPU") +
+                            " cannot be split over " + count_of(count, "node") +
+                            ", each node needs at least one; ask for at most " + count_of(vcpus, "node") +
+                            " (hw:numa_nodes) or give the guest more vCPUs");
+    }
     if (vcpus % count != 0 || (memory_kib / memory_unit) % count != 0) {
       return make_error("ImageNUMATopologyAsymmetric",
                         "Instance CPUs and/or memory cannot be evenly distributed across instance NUMA nodes: " +
-                            std::to_string(vcpus) + " vCPUs and " + std::to_string(memory_kib / 1024) + " MiB over " +
-                            std::to_string(count) + " nodes. Explicit assignment (hw:numa_cpus.N, hw:numa_mem.N) is required");
+                            count_of(vcpus, "vCPU") + " and " + std::to_string(memory_kib / 1024) + " MiB over " +
+                            count_of(count, "node") + ". Explicit assignment (hw:numa_cpus.N, hw:numa_mem.N) is required");
     }
     for (std::size_t i = 0; i < count; ++i) {
       GuestCell cell;
@@ -267,8 +275,8 @@ Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& r
         if (c >= vcpus) {
           return make_error("ImageNUMATopologyCPUOutOfRange",
                             "CPU number " + std::to_string(c) + " is larger than max " +
-                                std::to_string(vcpus == 0 ? 0 : vcpus - 1) + " (the guest has " + std::to_string(vcpus) +
-                                " vCPUs, numbered from 0)");
+                                std::to_string(vcpus == 0 ? 0 : vcpus - 1) + " (the guest has " + count_of(vcpus, "vCPU") +
+                                ", numbered from 0)");
         }
         if (seen.contains(c)) {
           return make_error("ImageNUMATopologyCPUDuplicates",

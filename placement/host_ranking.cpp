@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "placement/count_words.h"
+
 namespace numaplace {
 namespace {
 
@@ -23,7 +25,7 @@ std::optional<std::string> floating_misfit(const HostTopology& host, const Guest
     memory_used += static_cast<double>(cell.usage.memory_kib);
   }
   if (shared_load + request.vcpus > shared_capacity) {
-    return "needs " + std::to_string(request.vcpus) + " vCPUs; the host has room for " +
+    return "needs " + count_of(request.vcpus, "vCPU") + "; the host has room for " +
            std::to_string(static_cast<long long>(std::max(0.0, shared_capacity - shared_load))) +
            " more floating vCPUs";
   }

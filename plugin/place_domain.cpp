@@ -1,6 +1,7 @@
 #include "plugin/place_domain.h"
 
 #include "placement/guest_topology.h"
+#include "placement/count_words.h"
 #include "xml/domain_reader.h"
 #include "xml/domain_writer.h"
 #include "xml/placement_record.h"
@@ -156,7 +157,7 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
   }
   outcome.rejections = fit.rejections;
   if (!fit.placement) {
-    return make_error("NoFit", "guest '" + summary->name + "' (" + std::to_string(summary->vcpus) + " vCPUs, " +
+    return make_error("NoFit", "guest '" + summary->name + "' (" + count_of(summary->vcpus, "vCPU") + ", " +
                                    std::to_string(guest.memory_kib / 1024) + " MiB) does not fit this host: " +
                                    explain_no_fit(fit));
   }

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "placement/memory_size.h"
+#include "placement/count_words.h"
 #include "xml/domain_reader.h"
 #include "xml/placement_record.h"
 #include "xml/xml_document.h"
@@ -132,7 +133,7 @@ Result<GuestClaim> read_guest_claim(const xmlDoc* doc, const HostTopology& host,
       const std::uint32_t v = *index;
       if (v >= summary->vcpus) {
         return make_error("InvalidDomain", what + ": <vcpupin vcpu='" + std::to_string(v) + "'> but the guest has " +
-                                               std::to_string(summary->vcpus) + " vCPUs");
+                                               count_of(summary->vcpus, "vCPU"));
       }
       if (!cpus->is_subset_of(anywhere)) {  // never let a pin onto a missing pCPU count as anything else
         return make_error("PinBeyondHost", what + ": <vcpupin vcpu='" + std::to_string(v) + "' cpuset='" +

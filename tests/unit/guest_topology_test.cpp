@@ -47,6 +47,21 @@ TEST(GuestTopology, UnevenSplitIsAsymmetric) {
   EXPECT_EQ(error_name(request(8, 4097, {{"hw:numa_nodes", "2"}})), "ImageNUMATopologyAsymmetric");
 }
 
+TEST(GuestTopology, FewerVcpusThanNodesSaysNoAssignmentCanSplitThem) {
+  auto topology = derive_guest_topology(request(1, 2048, {{"hw:numa_nodes", "2"}}));
+  ASSERT_FALSE(topology.ok());
+  EXPECT_EQ(topology.error().name, "ImageNUMATopologyAsymmetric");
+  const std::string& message = topology.error().message;
+  EXPECT_NE(message.find("1 vCPU cannot be split over 2 nodes"), std::string::npos) << message;
+  EXPECT_NE(message.find("at most 1 node "), std::string::npos) << message;
+  EXPECT_EQ(message.find("Explicit assignment"), std::string::npos) << message;
+
+  auto uneven = derive_guest_topology(request(3, 3072, {{"hw:numa_nodes", "2"}}));
+  ASSERT_FALSE(uneven.ok());
+  EXPECT_NE(uneven.error().message.find("3 vCPUs and 3072 MiB over 2 nodes. Explicit assignment"), std::string::npos)
+      << uneven.error().message;
+}
+
 TEST(GuestTopology, ExplicitAsymmetricCells) {
   auto topology = derive_guest_topology(request(8, 4096,
                                                 {{"hw:numa_nodes", "2"},

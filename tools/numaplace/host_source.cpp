@@ -4,6 +4,7 @@
 
 #include "plugin/free_memory.h"
 #include "plugin/hwloc_source.h"
+#include "plugin/isolated_host_load.h"
 #include "plugin/libnuma_source.h"
 #include "plugin/libvirt_connection.h"
 #include "xml/capabilities_reader.h"
@@ -103,6 +104,15 @@ std::string libvirt_uri(const HostSourceOptions& options) {
   return options.connect_uri.empty() ? std::string(plugin::kDefaultUri) : options.connect_uri;
 }
 
+Result<HostTopology> load_hwloc_isolated(const std::string& hwloc_file) {
+  if (hwloc_file.empty()) {
+    return plugin::load_host_in_child([] { return plugin::load_hwloc_live(); }, "this machine's topology (hwloc)",
+                                      "HwlocLoadFailed");
+  }
+  return plugin::load_host_in_child([&] { return plugin::load_hwloc_xml(hwloc_file); },
+                                    "hwloc export '" + hwloc_file + "'", "HwlocLoadFailed");
+}
+
 Result<HostTopology> load_host(const HostSourceOptions& options) {
   Result<HostTopology> host = make_error("Unreachable", "no host source");
   const bool live = options.hwloc ? options.hwloc_file.empty() : options.capabilities_file.empty();
@@ -111,7 +121,7 @@ Result<HostTopology> load_host(const HostSourceOptions& options) {
                                                "machine); " + describe_source(options) + " reports no free memory");
   }
   if (options.hwloc) {
-    host = options.hwloc_file.empty() ? plugin::load_hwloc_live() : plugin::load_hwloc_xml(options.hwloc_file);
+    host = load_hwloc_isolated(options.hwloc_file);
     if (host && options.free_memory) {
       if (auto applied = plugin::apply_live_free_memory(*host); !applied) return applied.error();
     }

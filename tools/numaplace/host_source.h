@@ -5,7 +5,8 @@
 // included). Node device XML files (--nodedev FILE, repeatable) add or update
 // PCI devices on any of them; a file's device on a NUMA node the host does not
 // have is refused ("InvalidNodeDevice"). PCI devices libvirt describes badly are
-// left out with a warning on stderr.
+// left out with a warning on stderr. hwloc reads in a child process
+// (plugin/isolated_host_load.h): a crash or stall inside hwloc is "HwlocLoadFailed".
 #pragma once
 
 #include <cstdint>
@@ -30,6 +31,8 @@ struct HostSourceOptions {
 };
 
 Result<HostTopology> load_host(const HostSourceOptions& options);
+// hwloc's view, read in a child process: this machine when `hwloc_file` is empty, else that export.
+Result<HostTopology> load_hwloc_isolated(const std::string& hwloc_file);
 // The libvirt URI the host comes from, or empty when it comes from a file or hwloc.
 std::string libvirt_uri(const HostSourceOptions& options);
 std::string describe_source(const HostSourceOptions& options);

@@ -12,10 +12,10 @@
 
 #include "numaplace/cli_common.h"
 #include "numaplace/command.h"
+#include "numaplace/host_source.h"
 #include "numaplace/json_output.h"
 #include "placement/host_ranking.h"
 #include "plugin/host_json.h"
-#include "plugin/hwloc_source.h"
 #include "xml/capabilities_reader.h"
 #include "xml/domain_reader.h"
 #include "xml/xml_document.h"
@@ -115,7 +115,7 @@ Status load_file(NamedHosts& out, const fs::path& path, bool in_directory) {
                                              ">; a host is virsh capabilities XML, an hwloc export or JSON");
   }
   if (root == "topology") {
-    auto host = plugin::load_hwloc_xml(path.string());
+    auto host = load_hwloc_isolated(path.string());
     if (!host) return host.error();
     out.names.push_back(path.stem().string());
     out.hosts.push_back(std::move(*host));

@@ -7,6 +7,7 @@
 #include "numaplace/cli_common.h"
 #include "numaplace/command.h"
 #include "numaplace/json_output.h"
+#include "placement/count_words.h"
 
 namespace numaplace::cli {
 namespace {
@@ -94,7 +95,7 @@ int run_topology(const TopologyOptions& o) {
     doc["guests"] = to_json(*claims);
     std::cout << doc.dump(2) << '\n';
   } else {
-    std::cout << "host: " << describe_source(o.host) << ", " << host->cells.size() << " NUMA cells\n";
+    std::cout << "host: " << describe_source(o.host) << ", " << count_of(host->cells.size(), "NUMA cell") << "\n";
     print_topology_table(*host);
     print_holders(*host, *claims);
   }

@@ -1,0 +1,120 @@
+#include "plugin/isolated_host_load.h"
+
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <nlohmann/json.hpp>
+
+#include "plugin/host_json.h"
+
+namespace numaplace::plugin {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The child's whole life: load, answer on `fd`, leave without running the parent's atexit handlers.
+[[noreturn]] void answer_in_child(const std::function<Result<HostTopology>()>& load, int fd) {
+  // A crash must end the child by its signal, whatever handlers the parent installed (a sanitizer's).
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);
+  std::string text;
+  try {
+    Result<HostTopology> host = load();
+    nlohmann::json answer = host ? nlohmann::json{{"host", host_to_json(*host)}}
+                                 : nlohmann::json{{"error", host.error().name}, {"message", host.error().message}};
+    text = answer.dump();
+  } catch (...) {
+    _exit(3);
+  }
+  std::size_t sent = 0;
+  while (sent < text.size()) {
+    ssize_t n = ::write(fd, text.data() + sent, text.size() - sent);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) _exit(4);
+    sent += static_cast<std::size_t>(n);
+  }
+  _exit(0);
+}
+
+// Everything the child writes until it closes the pipe, or nullopt-like `timed_out` at the deadline.
+std::string read_answer(int fd, Clock::time_point deadline, bool* timed_out) {
+  std::string text;
+  char buffer[65536];
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) {
+      *timed_out = true;
+      return text;
+    }
+    pollfd p{fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) continue;
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return text;
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
+}  // namespace
+
+Result<HostTopology> load_host_in_child(const std::function<Result<HostTopology>()>& load, const std::string& what,
+                                        const std::string& failure_name, std::chrono::milliseconds limit) {
+  int fds[2];
+  if (::pipe(fds) != 0) {
+    return make_error(failure_name, "cannot read " + what + ": no pipe for the reading process (" +
+                                        std::strerror(errno) + ")");
+  }
+  const pid_t child = ::fork();
+  if (child < 0) {
+    const int err = errno;
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return make_error(failure_name, "cannot read " + what + ": cannot start the reading process (" +
+                                        std::strerror(err) + ")");
+  }
+  if (child == 0) {
+    ::close(fds[0]);
+    answer_in_child(load, fds[1]);
+  }
+  ::close(fds[1]);
+  bool timed_out = false;
+  const std::string text = read_answer(fds[0], Clock::now() + limit, &timed_out);
+  ::close(fds[0]);
+  if (timed_out) ::kill(child, SIGKILL);
+  int status = 0;
+  while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+  }
+
+  if (timed_out) {
+    return make_error(failure_name, "reading " + what + " did not finish within " + std::to_string(limit.count()) +
+                                        " ms and was stopped; the input is likely malformed (an hwloc export: "
+                                        "re-create it with 'lstopo --of xml')");
+  }
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    return make_error(failure_name, "reading " + what + " crashed (signal " + std::to_string(sig) + ", " +
+                                        strsignal(sig) + ") inside the library that reads it, so numaplace refuses it as "
+                                        "malformed (an hwloc export: re-create it with 'lstopo --of xml')");
+  }
+  nlohmann::json answer = nlohmann::json::parse(text, nullptr, false);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !answer.is_object()) {
+    return make_error(failure_name, "reading " + what + " ended without an answer (exit status " +
+                                        std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")");
+  }
+  const auto error = answer.find("error");
+  const auto message = answer.find("message");
+  if (error != answer.end() && error->is_string() && message != answer.end() && message->is_string()) {
+    return make_error(error->get<std::string>(), message->get<std::string>());
+  }
+  if (!answer.contains("host")) {
+    return make_error(failure_name, "reading " + what + " ended without an answer");
+  }
+  return host_from_json(answer["host"], what);
+}
+
+}  // namespace numaplace::plugin

@@ -1,0 +1,24 @@
+// Loading a host in a child process, so that a crash or a stall inside a C library reading
+// untrusted input (hwloc 2.9's XML importer trusts its input: fuzzing found five crash classes in
+// an hour) ends as a named error instead of taking the caller down. `load` runs in a forked
+// child; the host (or the error) comes back as host JSON (host_json.h) over a pipe. A child
+// killed by a signal, ending without an answer, or running past `limit` (it is then killed) is
+// `failure_name` with a sentence naming `what`. The CLI uses it for hwloc; the library's C ABI
+// loads in process (forking inside a compute driver's threads is not the library's call).
+// No exception escapes.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include "placement/error.h"
+#include "placement/host_topology.h"
+
+namespace numaplace::plugin {
+
+Result<HostTopology> load_host_in_child(const std::function<Result<HostTopology>()>& load, const std::string& what,
+                                        const std::string& failure_name,
+                                        std::chrono::milliseconds limit = std::chrono::seconds(60));
+
+}  // namespace numaplace::plugin

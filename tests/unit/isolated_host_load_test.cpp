@@ -1,0 +1,88 @@
+// Loading a host in a child process: the answer comes back whole (every hwloc sample equals its
+// in-process load), and a loader that crashes, stalls, exits or fails becomes a named error in the
+// parent, which carries on.
+#include "plugin/isolated_host_load.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <thread>
+
+#include "plugin/host_json.h"
+#include "plugin/hwloc_source.h"
+#include "test_paths.h"
+
+namespace numaplace::plugin {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(IsolatedHostLoad, EveryHwlocSampleComesBackAsLoadedInProcess) {
+  int samples = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(testing::shared_path("samples/hwloc"))) {
+    const std::string path = entry.path().string();
+    auto direct = load_hwloc_xml(path);
+    ASSERT_TRUE(direct.ok()) << path << ": " << direct.error().message;
+    auto isolated = load_host_in_child([&] { return load_hwloc_xml(path); }, "hwloc export '" + path + "'",
+                                       "HwlocLoadFailed");
+    ASSERT_TRUE(isolated.ok()) << path << ": " << isolated.error().name << ": " << isolated.error().message;
+    EXPECT_EQ(host_to_json(*isolated), host_to_json(*direct)) << path;
+    EXPECT_FALSE(isolated->cells.empty()) << path;
+    ++samples;
+  }
+  EXPECT_GE(samples, 5);
+}
+
+TEST(IsolatedHostLoad, ErrorsOfTheLoaderArriveUnchanged) {
+  auto host = load_host_in_child([] { return Result<HostTopology>(make_error("InvalidFoo", "the foo is bad")); },
+                                 "a test input", "HwlocLoadFailed");
+  ASSERT_FALSE(host.ok());
+  EXPECT_EQ(host.error().name, "InvalidFoo");
+  EXPECT_EQ(host.error().message, "the foo is bad");
+}
+
+TEST(IsolatedHostLoad, ACrashInTheLoaderIsANamedError) {
+  auto host = load_host_in_child(
+      []() -> Result<HostTopology> {
+        std::raise(SIGSEGV);
+        return HostTopology{};
+      },
+      "hwloc export 'x.xml'", "HwlocLoadFailed");
+  ASSERT_FALSE(host.ok());
+  EXPECT_EQ(host.error().name, "HwlocLoadFailed");
+  EXPECT_NE(host.error().message.find("reading hwloc export 'x.xml' crashed (signal 11"), std::string::npos)
+      << host.error().message;
+}
+
+TEST(IsolatedHostLoad, ALoaderPastItsTimeIsStopped) {
+  const auto start = std::chrono::steady_clock::now();
+  auto host = load_host_in_child(
+      []() -> Result<HostTopology> {
+        std::this_thread::sleep_for(30s);
+        return HostTopology{};
+      },
+      "a slow input", "HwlocLoadFailed", 300ms);
+  ASSERT_FALSE(host.ok());
+  EXPECT_EQ(host.error().name, "HwlocLoadFailed");
+  EXPECT_NE(host.error().message.find("a slow input did not finish within 300 ms"), std::string::npos)
+      << host.error().message;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 20s);  // killed, not waited for
+}
+
+TEST(IsolatedHostLoad, ALoaderThatExitsWithoutAnAnswerIsANamedError) {
+  auto host = load_host_in_child(
+      []() -> Result<HostTopology> {
+        _exit(7);
+      },
+      "a test input", "HwlocLoadFailed");
+  ASSERT_FALSE(host.ok());
+  EXPECT_EQ(host.error().name, "HwlocLoadFailed");
+  EXPECT_NE(host.error().message.find("ended without an answer (exit status 7)"), std::string::npos)
+      << host.error().message;
+}
+
+}  // namespace
+}  // namespace numaplace::plugin

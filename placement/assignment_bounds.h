@@ -94,15 +94,7 @@ class AssignmentBounds {
 
  private:
 
-  bool leaf_ok() {
-    for (const auto& d : demands_) {
-      if (!d.satisfied(host_, chosen_cells_)) {
-        last_pci_shortfall_ = &d;
-        return false;
-      }
-    }
-    return true;
-  }
+  bool leaf_ok() { return pci_demands_satisfied(host_, demands_, chosen_cells_, &last_pci_shortfall_); }
 
   // Matches guest cells next.. onto free positions, trying positions in `position_order`
   // (most devices first) so that the matched positions carry the most devices any

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "placement/fit_demands.h"
 
@@ -14,7 +15,121 @@ bool same_id(const std::string& a, const std::string& b) {
          });
 }
 
+bool matches(const PciDevice& dev, const PciRequest& request) {
+  return !dev.allocated && same_id(dev.vendor_id, request.vendor_id) && same_id(dev.product_id, request.product_id);
+}
+
+// Nova's pool of one device kind on one NUMA node (none: the device has no NUMA node).
+struct DevicePool {
+  std::optional<std::uint32_t> node;
+  std::uint32_t count = 0;
+};
+
+// The free devices `request` matches, pooled by NUMA node in the order the host lists them.
+std::vector<DevicePool> pools_of(const HostTopology& host, const PciRequest& request) {
+  std::vector<DevicePool> pools;
+  for (const auto& dev : host.pci) {
+    if (!matches(dev, request)) continue;
+    auto pool = std::find_if(pools.begin(), pools.end(), [&](const DevicePool& p) { return p.node == dev.numa_node; });
+    if (pool == pools.end()) pool = pools.insert(pools.end(), DevicePool{dev.numa_node, 0});
+    ++pool->count;
+  }
+  return pools;
+}
+
+std::uint32_t devices_in(const std::vector<DevicePool*>& pools) {
+  std::uint32_t n = 0;
+  for (const DevicePool* p : pools) n += p->count;
+  return n;
+}
+
+// The pools one request may draw from, in the order it draws from them, by Nova's policy rules:
+// the chosen cells' pools when they hold enough (always for required); socket: pools on any cell
+// sharing a socket with a chosen cell; legacy: chosen cells' and node-less pools; preferred:
+// those if enough, else every pool, the chosen cells' and node-less ones first.
+std::vector<DevicePool*> pools_allowed(const HostTopology& host, const PciDemand& demand,
+                                       std::vector<DevicePool>& pools, const std::vector<bool>& chosen) {
+  auto on_chosen_cell = [&](const DevicePool& p) {
+    if (!p.node) return false;
+    for (std::size_t i = 0; i < host.cells.size(); ++i) {
+      if (chosen[i] && host.cells[i].id == *p.node) return true;
+    }
+    return false;
+  };
+  std::vector<DevicePool*> local;
+  for (auto& p : pools) {
+    if (p.count > 0 && on_chosen_cell(p)) local.push_back(&p);
+  }
+  const std::uint32_t count = demand.request.count;
+  if (demand.policy == PciNumaPolicy::Required || devices_in(local) >= count) return local;
+  std::vector<DevicePool*> allowed;
+  if (demand.policy == PciNumaPolicy::Socket) {
+    for (const auto& cell : host.cells) {
+      if (!cell.socket) return allowed;
+    }
+    for (auto& p : pools) {
+      bool near = false;
+      for (std::size_t i = 0; i < host.cells.size() && p.node && p.count > 0; ++i) {
+        if (host.cells[i].id != *p.node) continue;
+        for (std::size_t j = 0; j < host.cells.size() && !near; ++j) {
+          near = chosen[j] && *host.cells[j].socket == *host.cells[i].socket;
+        }
+      }
+      if (near) allowed.push_back(&p);
+    }
+    return allowed;
+  }
+  for (auto& p : pools) {
+    if (p.count > 0 && (!p.node || on_chosen_cell(p))) allowed.push_back(&p);
+  }
+  if (demand.policy != PciNumaPolicy::Preferred || devices_in(allowed) >= count) return allowed;
+  for (auto& p : pools) {
+    if (p.count > 0 && p.node && !on_chosen_cell(p)) allowed.push_back(&p);
+  }
+  return allowed;
+}
+
 }  // namespace
+
+bool pci_demands_satisfied(const HostTopology& host, const std::vector<PciDemand>& demands,
+                           const std::vector<bool>& chosen, const PciDemand** shortfall) {
+  bool shared = false;
+  for (const auto& d : demands) {
+    if (!d.satisfied(host, chosen)) {
+      if (shortfall != nullptr) *shortfall = &d;
+      return false;
+    }
+    shared = shared || d.shares_devices;
+  }
+  if (!shared) return true;  // requests for different devices never compete
+  // Requests for the same devices: served one after another from one set of pools.
+  std::vector<std::vector<DevicePool>> pools_by_demand(demands.size());
+  std::vector<std::size_t> owner(demands.size());
+  for (std::size_t k = 0; k < demands.size(); ++k) {
+    owner[k] = k;
+    for (std::size_t e = 0; e < k && owner[k] == k; ++e) {
+      const PciRequest& a = demands[e].request;
+      const PciRequest& b = demands[k].request;
+      if (same_id(a.vendor_id, b.vendor_id) && same_id(a.product_id, b.product_id)) owner[k] = owner[e];
+    }
+    if (owner[k] == k) pools_by_demand[k] = pools_of(host, demands[k].request);
+  }
+  for (std::size_t k = 0; k < demands.size(); ++k) {
+    std::vector<DevicePool*> allowed = pools_allowed(host, demands[k], pools_by_demand[owner[k]], chosen);
+    std::uint32_t wanted = demands[k].request.count;
+    if (devices_in(allowed) < wanted) {
+      if (shortfall != nullptr) *shortfall = &demands[k];
+      return false;
+    }
+    for (DevicePool* p : allowed) {
+      const std::uint32_t taken = std::min(wanted, p->count);
+      p->count -= taken;
+      wanted -= taken;
+      if (wanted == 0) break;
+    }
+  }
+  return true;
+}
 
 std::uint32_t PciDemand::usable(const HostTopology& host, const std::vector<bool>& chosen) const {
   std::uint32_t local = 0;
@@ -56,10 +171,12 @@ std::vector<PciDemand> pci_demands(const HostTopology& host, const GuestTopology
     demand.request = request;
     demand.policy = guest.pci_numa_policy == PciNumaPolicy::Unset ? PciNumaPolicy::Legacy : guest.pci_numa_policy;
     demand.per_cell.assign(host.cells.size(), 0);
+    for (const auto& earlier : out) {
+      demand.shares_devices = demand.shares_devices || (same_id(earlier.request.vendor_id, request.vendor_id) &&
+                                                        same_id(earlier.request.product_id, request.product_id));
+    }
     for (const auto& dev : host.pci) {
-      if (dev.allocated || !same_id(dev.vendor_id, request.vendor_id) || !same_id(dev.product_id, request.product_id)) {
-        continue;
-      }
+      if (!matches(dev, request)) continue;
       ++demand.total;
       if (!dev.numa_node) {
         ++demand.without_node;

@@ -7,7 +7,9 @@
 //   cells if enough, else on any cell sharing a socket with a chosen cell (never when
 //   a cell's socket is unknown).
 // Every condition only grows with the set of chosen cells, which makes the search's
-// upper bounds (most devices any completion could reach) sound.
+// upper bounds (most devices any completion could reach) sound. Requests for the same
+// device share its pools: Nova applies them one after another, each taking its devices
+// from the pools its policy allows, in the order the host lists them (pci_demands_satisfied).
 #pragma once
 
 #include <cstdint>
@@ -26,6 +28,7 @@ struct PciDemand {
   std::vector<std::uint32_t> per_cell;          // matching free devices by host cell index
   std::uint32_t without_node = 0;               // matching free devices with no NUMA node
   std::uint32_t total = 0;                      // every matching free device
+  bool shares_devices = false;                  // an earlier request asks for the same devices
 
   // Devices usable when the guest's cells are exactly `chosen` (host cell indexes, flags).
   std::uint32_t usable(const HostTopology& host, const std::vector<bool>& chosen) const;
@@ -36,6 +39,12 @@ struct PciDemand {
 };
 
 std::vector<PciDemand> pci_demands(const HostTopology& host, const GuestTopology& guest);
+
+// Whether all the requests can be served at once when the guest's cells are exactly `chosen`:
+// each on its own (PciDemand::satisfied), and, where requests share devices, one after another
+// as Nova applies them. On false, `*shortfall` (when given) is the request that cannot be served.
+bool pci_demands_satisfied(const HostTopology& host, const std::vector<PciDemand>& demands,
+                           const std::vector<bool>& chosen, const PciDemand** shortfall);
 
 // Free PCI devices of every kind on host cell `cell_id` (Nova's third sort key).
 std::uint32_t free_pci_devices_on(const HostTopology& host, std::uint32_t cell_id);

@@ -127,46 +127,91 @@ TEST(PciFit, TheSearchSkipsAssignmentsThatMissTheDevices) {
 
 // ---- The fast search against brute force -------------------------------------------------
 
-// The PCI rule written again, plainly, from the policy definitions.
+// The PCI rule written again, plainly, from the policy definitions: the requests in order, each
+// taking its devices from what the earlier ones left, pool by pool (a pool: the free devices of one
+// NUMA node, in the order the host lists them).
 bool brute_pci_ok(const HostTopology& host, const GuestTopology& guest, const std::vector<std::uint32_t>& cells) {
+  struct Pool {
+    std::optional<std::uint32_t> node;
+    std::uint32_t count;
+  };
+  std::vector<Pool> pools;  // every request in these tests asks for the same NIC
+  for (const auto& d : host.pci) {
+    if (d.allocated || d.vendor_id != "8086" || d.product_id != "154d") continue;
+    auto p = std::find_if(pools.begin(), pools.end(), [&](const Pool& q) { return q.node == d.numa_node; });
+    if (p == pools.end()) pools.push_back({d.numa_node, 1});
+    else ++p->count;
+  }
+  auto chosen = [&](std::optional<std::uint32_t> node) {
+    return node && std::find(cells.begin(), cells.end(), *node) != cells.end();
+  };
+  const PciNumaPolicy policy =
+      guest.pci_numa_policy == PciNumaPolicy::Unset ? PciNumaPolicy::Legacy : guest.pci_numa_policy;
   for (const auto& req : guest.pci_requests) {
-    auto matches = [&](const PciDevice& d) {
-      return !d.allocated && d.vendor_id == req.vendor_id && d.product_id == req.product_id;
+    auto sum = [](const std::vector<Pool*>& ps) {
+      std::uint32_t n = 0;
+      for (auto* p : ps) n += p->count;
+      return n;
     };
-    auto chosen = [&](std::optional<std::uint32_t> node) {
-      return node && std::find(cells.begin(), cells.end(), *node) != cells.end();
-    };
-    std::uint32_t all = 0, local = 0, floating = 0;
-    for (const auto& d : host.pci) {
-      if (!matches(d)) continue;
-      ++all;
-      local += chosen(d.numa_node) ? 1 : 0;
-      floating += d.numa_node ? 0 : 1;
+    std::vector<Pool*> all, local, local_or_floating, near;
+    const bool sockets_known =
+        std::all_of(host.cells.begin(), host.cells.end(), [](const HostCell& c) { return c.socket.has_value(); });
+    for (auto& p : pools) {
+      all.push_back(&p);
+      if (chosen(p.node)) local.push_back(&p);
+      if (chosen(p.node) || !p.node) local_or_floating.push_back(&p);
+      const HostCell* home = p.node ? host.find_cell(*p.node) : nullptr;
+      bool is_near = false;
+      for (auto id : cells) is_near = is_near || (sockets_known && home != nullptr && host.find_cell(id)->socket == home->socket);
+      if (is_near) near.push_back(&p);
     }
-    if (all < req.count) return false;
-    PciNumaPolicy policy = guest.pci_numa_policy == PciNumaPolicy::Unset ? PciNumaPolicy::Legacy : guest.pci_numa_policy;
-    std::uint32_t usable = 0;
-    if (policy == PciNumaPolicy::Required || local >= req.count) {
+    if (sum(all) < req.count) return false;
+    std::vector<Pool*> usable;
+    if (policy == PciNumaPolicy::Required || sum(local) >= req.count) {
       usable = local;
     } else if (policy == PciNumaPolicy::Socket) {
-      bool known = std::all_of(host.cells.begin(), host.cells.end(), [](const HostCell& c) { return c.socket.has_value(); });
-      if (known) {
-        for (const auto& d : host.pci) {
-          if (!matches(d) || !d.numa_node) continue;
-          const HostCell* home = host.find_cell(*d.numa_node);
-          bool near = false;
-          for (auto id : cells) near = near || (home != nullptr && host.find_cell(id)->socket == home->socket);
-          usable += near ? 1 : 0;
-        }
-      }
-    } else if (policy == PciNumaPolicy::Legacy || local + floating >= req.count) {
-      usable = local + floating;
+      usable = near;
+    } else if (policy == PciNumaPolicy::Legacy || sum(local_or_floating) >= req.count) {
+      usable = local_or_floating;
     } else {
-      usable = all;
+      usable = local_or_floating;  // preferred: the closer pools first, then the rest
+      for (auto* p : all) {
+        if (std::find(usable.begin(), usable.end(), p) == usable.end()) usable.push_back(p);
+      }
     }
-    if (usable < req.count) return false;
+    if (sum(usable) < req.count) return false;
+    std::uint32_t wanted = req.count;
+    for (auto* p : usable) {
+      const std::uint32_t taken = std::min(wanted, p->count);
+      p->count -= taken;
+      wanted -= taken;
+    }
   }
   return true;
+}
+
+TEST(PciFit, RequestsForTheSameDeviceShareItsPools) {
+  // One NIC on cell 0 and one without a NUMA node; a one-cell guest asking for the NIC in two
+  // requests gets both devices; a third request finds none left (Nova: no fit), though each
+  // request alone would be served.
+  HostTopology host;
+  for (std::uint32_t i = 0; i < 2; ++i) host.cells.push_back(make_cell(i, 4, 4096, 0));
+  host.pci.push_back(nic(0));
+  host.pci.push_back(nic(std::nullopt));
+  GuestTopology guest = one_cell_guest(PciNumaPolicy::Legacy, 1);
+  guest.pci_requests.push_back({1, "8086", "154d"});
+  FitResult two = fit_guest(host, guest);
+  ASSERT_TRUE(two.placement.has_value()) << two.summary;
+  EXPECT_EQ(two.placement->cells[0].host_cell, 0u);
+
+  guest.pci_requests.push_back({1, "8086", "154d"});
+  FitResult three = fit_guest(host, guest);
+  EXPECT_FALSE(three.placement.has_value());
+
+  // Required: only cell 0's NIC counts, so even two requests are one too many.
+  GuestTopology required = one_cell_guest(PciNumaPolicy::Required, 1);
+  required.pci_requests.push_back({1, "8086", "154d"});
+  EXPECT_FALSE(fit_guest(host, required).placement.has_value());
 }
 
 TEST(PciFit, FastSearchMatchesTheFirstFittingPermutationOnRandomHosts) {
@@ -224,6 +269,7 @@ TEST(PciFit, FastSearchMatchesTheFirstFittingPermutationOnRandomHosts) {
                                         PciNumaPolicy::Preferred, PciNumaPolicy::Socket};
       guest.pci_numa_policy = policies[rng() % 5];
       guest.pci_requests.push_back({static_cast<std::uint32_t>(1 + rng() % 2), "8086", "154d"});
+      if (rng() % 3 == 0) guest.pci_requests.push_back({1, "8086", "154d"});  // a second request, same device
     }
     FitOptions options;
     options.pack_host_cells = rng() % 2 == 0;

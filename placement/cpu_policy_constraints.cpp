@@ -107,7 +107,9 @@ Result<CpuConstraints> derive_cpu_constraints(const GuestRequest& request, const
     return make_error("ImageCPUThreadPolicyForbidden", "Image property hw_cpu_thread_policy=" + *image.cpu_thread_policy +
                                                            " may not override the flavor's hw:cpu_thread_policy=" +
                                                            *flavor_threads);
-  } else if (!flavor_threads->empty()) {
+  } else if (flavor_threads->empty()) {
+    out.thread_policy_empty = true;
+  } else {
     out.thread_policy = thread_policy_of(*flavor_threads);
   }
 
@@ -200,6 +202,7 @@ Result<CpuConstraints> derive_cpu_constraints(const GuestRequest& request, const
   }
   if (hyperthreading == "forbidden") out.thread_policy = ThreadPolicy::Isolate;
   if (hyperthreading == "required") out.thread_policy = ThreadPolicy::Require;
+  if (out.thread_policy != ThreadPolicy::Unset) out.thread_policy_empty = false;
 
   // 7. What the final policy allows.
   switch (out.cpu_policy) {

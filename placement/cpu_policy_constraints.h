@@ -22,6 +22,9 @@ struct CpuConstraints {
   EmulatorThreadsPolicy emulator_threads_policy = EmulatorThreadsPolicy::Unset;
   CpuSet dedicated_vcpus;  // all vCPUs for dedicated; the mask (or realtime mask) for mixed
   CpuSet realtime_vcpus;   // hw:cpu_realtime: the realtime vCPUs; empty when off
+  // hw:cpu_thread_policy is the empty string and nothing replaced it: Nova accepts it here but
+  // cannot store it on a guest cell, so a guest that gets a NUMA topology is refused (ValueError).
+  bool thread_policy_empty = false;
 };
 
 Result<CpuConstraints> derive_cpu_constraints(const GuestRequest& request, const ImageProperties& image);

@@ -312,6 +312,12 @@ Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& r
     }
   }
 
+  // Nova stores the thread policy on every guest cell it built; an empty one is no policy it knows.
+  if (cpu->thread_policy_empty) {
+    return make_error("ValueError", "hw:cpu_thread_policy is empty: give prefer, isolate or require, or leave the "
+                                    "key out");
+  }
+
   // 10. The PCI NUMA affinity policy, after every NUMA constraint.
   auto pci = pci_numa_policy(flavor, *image);
   if (!pci) return pci.error();

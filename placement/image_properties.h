@@ -1,10 +1,13 @@
 // Image properties as Nova reads them when the image is loaded (ImageMeta.from_dict),
-// before any flavor key is looked at: hw_numa_cpus.N (CPU specs, "Invalid" on a bad
-// one), hw_numa_mem.N (integers, "ValueError"), then every other NUMA property coerced
-// by its type: integers (hw_numa_nodes), enums (hw_cpu_policy, hw_cpu_thread_policy,
-// hw_pci_numa_affinity_policy, hw_emulator_threads_policy: "ValueError" on an unknown
-// value), a flexible boolean (hw_locked_memory) and plain strings. A property that is
-// absent stays std::nullopt.
+// before any flavor key is looked at, each coerced by its type in the order Nova's
+// ImageMetaProps declares them (so with several bad ones the same one is named):
+// hw_cpu_cores, _sockets, _max_cores, _max_sockets, _max_threads (integers, only
+// checked), hw_cpu_policy, hw_cpu_thread_policy (enums), hw_cpu_realtime_mask (string),
+// hw_cpu_threads (integer, only checked), hw_locked_memory (a flexible boolean),
+// hw_mem_page_size (string), hw_numa_nodes (integer), hw_numa_cpus.N (CPU specs,
+// "Invalid" on a bad one), hw_numa_mem.N (integers), hw_pci_numa_affinity_policy (enum).
+// A bad integer or enum value is "ValueError". hw_emulator_threads_policy is not an image
+// property in Nova 26 and is ignored. A property that is absent stays std::nullopt.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +28,6 @@ struct ImageProperties {
   std::optional<std::string> cpu_policy;
   std::optional<std::string> cpu_thread_policy;
   std::optional<std::string> pci_numa_affinity_policy;
-  std::optional<std::string> emulator_threads_policy;  // read and checked; Nova 26 places by the flavor's only
   std::optional<std::string> mem_page_size;
   std::optional<std::string> cpu_realtime_mask;
   std::optional<bool> locked_memory;

@@ -149,3 +149,50 @@ TEST(GuestTopology, KeysOfOtherServicesAreLeftAlone) {
 
 }  // namespace
 }  // namespace numaplace
+
+namespace numaplace {
+namespace {
+
+// Cases where numaplace disagreed with Nova 26 in a differential run (tools/conformance/nova_differential.py).
+TEST(GuestTopologyLikeNova, BadImagePropertiesAreNamedInNovasFieldOrder) {
+  // hw_numa_nodes comes before hw_numa_cpus.N in ImageMetaProps: its ValueError wins over Invalid.
+  EXPECT_EQ(error_name(request(1, 1024, {}, {{"hw_numa_nodes", "x"}, {"hw_numa_cpus.0", "x"}})), "ValueError");
+  EXPECT_EQ(error_name(request(1, 1024, {}, {{"hw_numa_cpus.0", "x"}})), "Invalid");
+  // hw_cpu_policy comes before hw_numa_nodes; the CPU topology integers before both.
+  auto policy = derive_guest_topology(request(1, 1024, {}, {{"hw_numa_nodes", "x"}, {"hw_cpu_policy", "bogus"}}));
+  ASSERT_FALSE(policy.ok());
+  EXPECT_NE(policy.error().message.find("hw_cpu_policy"), std::string::npos) << policy.error().message;
+  auto cores = derive_guest_topology(request(1, 1024, {}, {{"hw_cpu_policy", "bogus"}, {"hw_cpu_cores", "two"}}));
+  ASSERT_FALSE(cores.ok());
+  EXPECT_EQ(cores.error().name, "ValueError");
+  EXPECT_NE(cores.error().message.find("hw_cpu_cores"), std::string::npos) << cores.error().message;
+  EXPECT_EQ(error_name(request(1, 1024, {{"hw:numa_nodes", "1"}}, {{"hw_cpu_cores", "2"}})), "ok");
+}
+
+TEST(GuestTopologyLikeNova, ImageEmulatorThreadsPolicyIsNoImagePropertyAndIsIgnored) {
+  auto topology = derive_guest_topology(request(1, 1024, {{"hw:numa_nodes", "1"}}, {{"hw_emulator_threads_policy", "bogus"}}));
+  ASSERT_TRUE(topology.ok()) << topology.error().message;
+  auto isolate = derive_guest_topology(
+      request(2, 1024, {{"hw:cpu_policy", "dedicated"}}, {{"hw_emulator_threads_policy", "isolate"}}));
+  ASSERT_TRUE(isolate.ok()) << isolate.error().message;
+  ASSERT_TRUE(isolate->has_value());
+  EXPECT_EQ((*isolate)->emulator_threads_policy, EmulatorThreadsPolicy::Unset);
+}
+
+TEST(GuestTopologyLikeNova, AnEmptyThreadPolicyIsRefusedOnlyWhenTheGuestGetsATopology) {
+  EXPECT_EQ(error_name(request(1, 1024, {{"hw:cpu_policy", "dedicated"}, {"hw:cpu_thread_policy", ""}})), "ValueError");
+  EXPECT_EQ(error_name(request(2, 2048, {{"hw:numa_nodes", "2"}, {"hw:cpu_thread_policy", ""}})), "ValueError");
+  // No topology, no error: Nova never stores the policy.
+  auto floating = derive_guest_topology(request(1, 1024, {{"hw:cpu_thread_policy", ""}}));
+  ASSERT_TRUE(floating.ok()) << floating.error().message;
+  EXPECT_FALSE(floating->has_value());
+  // The topology's own errors come first; a hyperthreading trait replaces the empty policy.
+  EXPECT_EQ(error_name(request(3, 2048, {{"hw:numa_nodes", "2"}, {"hw:cpu_thread_policy", ""}})),
+            "ImageNUMATopologyAsymmetric");
+  EXPECT_EQ(error_name(request(2, 2048, {{"hw:cpu_policy", "dedicated"}, {"hw:cpu_thread_policy", ""},
+                                         {"trait:HW_CPU_HYPERTHREADING", "required"}})),
+            "ok");
+}
+
+}  // namespace
+}  // namespace numaplace

@@ -16,8 +16,10 @@ std::string mib(std::uint64_t kib) {
 }
 
 std::string signed_mib(double kib) {
-  if (kib < 0) return "-" + mib(static_cast<std::uint64_t>(-kib));
-  return mib(static_cast<std::uint64_t>(kib));
+  // Appended rather than "-" + mib(...): g++ 12 at -O3 warns (-Wrestrict) on that insert.
+  std::string text = kib < 0 ? "-" : "";
+  text += mib(static_cast<std::uint64_t>(kib < 0 ? -kib : kib));
+  return text;
 }
 
 std::string format_ratio(double value) {
@@ -130,8 +132,8 @@ CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopo
   }
 
   // Stage 3, the floating part against the allocation ratios: shared vCPU load within CPU
-  // ratio x shared CPUs, memory within RAM ratio x cell memory.
-  if (floating) {
+  // ratio x shared CPUs, memory within RAM ratio x cell memory; none when the host sets no limits.
+  if (floating && host.ratio.enforced) {
     const double cpu_limit = static_cast<double>(cell.shared_cpus.size()) * host.ratio.cpu;
     const double memory_limit = static_cast<double>(cell.memory_kib) * host.ratio.ram;
     Demands limits;
@@ -139,7 +141,7 @@ CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopo
     limits.add("memory", static_cast<double>(cell.usage.memory_kib) + static_cast<double>(want_kib), memory_limit);
     if (const Demand* short_of = first_shortfall(limits)) {
       if (std::string(short_of->dimension) == "shared-vcpus") {
-        return misfit("needs " + std::to_string(shared_vcpus) + " shared vCPUs, " + name_of(cell) + " carries " +
+        return misfit("needs " + count_of(shared_vcpus, "shared vCPU") + ", " + name_of(cell) + " carries " +
                       format_ratio(cell.usage.shared_cpus) + " vCPUs already, limit " + format_ratio(cpu_limit) + " (" +
                       std::to_string(cell.shared_cpus.size()) + " CPUs x CPU ratio " + format_ratio(host.ratio.cpu) +
                       ")");

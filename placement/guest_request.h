@@ -16,6 +16,9 @@ struct PciRequest {
   std::uint32_t count = 1;
   std::string vendor_id;
   std::string product_id;
+  // The PCI alias's own numa_policy ("required", "preferred", "legacy", "socket"; empty: none).
+  // The guest's hw:pci_numa_affinity_policy, when set, overrides it, as in Nova.
+  std::string alias_numa_policy;
 };
 
 struct GuestRequest {

@@ -14,6 +14,7 @@ std::int64_t milli_cpus(double cpus) { return static_cast<std::int64_t>(std::llr
 
 // Nova's CoreFilter/RamFilter view for a guest that floats over the whole host.
 std::optional<std::string> floating_misfit(const HostTopology& host, const GuestRequest& request) {
+  if (!host.ratio.enforced) return std::nullopt;  // no limits: nothing to exceed
   double shared_capacity = 0;
   double shared_load = 0;
   double memory_capacity = 0;

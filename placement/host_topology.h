@@ -57,6 +57,9 @@ struct PciDevice {
 struct AllocationRatio {
   double cpu = 16.0;  // Nova's defaults
   double ram = 1.5;
+  // false: the host sets no limits (Nova's limits=None, a JSON host's "allocation_ratio": null), so
+  // floating cells are not checked against the ratios at all; the ratios above still weigh scores.
+  bool enforced = true;
 };
 
 struct HostTopology {

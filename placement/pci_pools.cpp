@@ -15,6 +15,13 @@ bool same_id(const std::string& a, const std::string& b) {
          });
 }
 
+PciNumaPolicy alias_policy(const std::string& name) {
+  if (name == "required") return PciNumaPolicy::Required;
+  if (name == "preferred") return PciNumaPolicy::Preferred;
+  if (name == "socket") return PciNumaPolicy::Socket;
+  return PciNumaPolicy::Legacy;
+}
+
 bool matches(const PciDevice& dev, const PciRequest& request) {
   return !dev.allocated && same_id(dev.vendor_id, request.vendor_id) && same_id(dev.product_id, request.product_id);
 }
@@ -169,7 +176,8 @@ std::vector<PciDemand> pci_demands(const HostTopology& host, const GuestTopology
   for (const auto& request : guest.pci_requests) {
     PciDemand demand;
     demand.request = request;
-    demand.policy = guest.pci_numa_policy == PciNumaPolicy::Unset ? PciNumaPolicy::Legacy : guest.pci_numa_policy;
+    demand.policy = guest.pci_numa_policy != PciNumaPolicy::Unset ? guest.pci_numa_policy
+                                                                  : alias_policy(request.alias_numa_policy);
     demand.per_cell.assign(host.cells.size(), 0);
     for (const auto& earlier : out) {
       demand.shares_devices = demand.shares_devices || (same_id(earlier.request.vendor_id, request.vendor_id) &&

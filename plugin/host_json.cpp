@@ -176,6 +176,9 @@ HostTopology parse(const json& host, const std::string& what) {
     if (!pci->is_array()) bad(what + ".pci", "must be a list");
     for (std::size_t i = 0; i < pci->size(); ++i) topology.pci.push_back(pci_of((*pci)[i], what + ".pci[" + std::to_string(i) + "]"));
   }
+  if (auto limits = host.find("allocation_ratio"); limits != host.end() && limits->is_null()) {
+    topology.ratio.enforced = false;  // the vectors' null: no limits, as Nova's limits=None
+  }
   if (const json* ratio = field(host, "allocation_ratio")) {
     if (!ratio->is_object()) bad(what + ".allocation_ratio", "must be {\"cpu\", \"ram\"}");
     if (const json* cpu = field(*ratio, "cpu")) topology.ratio.cpu = ratio_of(*cpu, what + ".allocation_ratio.cpu");
@@ -239,7 +242,8 @@ nlohmann::json host_to_json(const HostTopology& host) {
                    {"parent_pf", dev.parent_pf.empty() ? json() : json(dev.parent_pf)},
                    {"allocated", dev.allocated}});
   }
-  return {{"cells", cells}, {"pci", pci}, {"allocation_ratio", {{"cpu", host.ratio.cpu}, {"ram", host.ratio.ram}}}};
+  json ratio = host.ratio.enforced ? json{{"cpu", host.ratio.cpu}, {"ram", host.ratio.ram}} : json(nullptr);
+  return {{"cells", cells}, {"pci", pci}, {"allocation_ratio", ratio}};
 }
 
 }  // namespace numaplace::plugin

@@ -68,7 +68,7 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
       continue;
     }
     floating.pci_device_nodes.push_back(device->numa_node);
-    guest.pci.push_back({1, device->vendor_id, device->product_id});
+    guest.pci.push_back({1, device->vendor_id, device->product_id, ""});
   }
 
   auto topology = derive_guest_topology(guest);

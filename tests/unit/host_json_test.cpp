@@ -33,6 +33,21 @@ TEST(HostJson, ReadsTheNovaSchemaWithUsage) {
   EXPECT_EQ(host->ratio.cpu, 4.0);
 }
 
+TEST(HostJson, NullAllocationRatioMeansNoLimitsAndSurvivesTheRoundTrip) {
+  auto host = plugin::host_from_json_text(R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1024,
+       "usage": {"shared_cpus": 0, "memory_mib": 1000}}], "allocation_ratio": null})");
+  ASSERT_TRUE(host) << host.error().message;
+  EXPECT_FALSE(host->ratio.enforced);
+  EXPECT_TRUE(plugin::host_to_json(*host)["allocation_ratio"].is_null());
+  auto back = plugin::host_from_json(plugin::host_to_json(*host));
+  ASSERT_TRUE(back) << back.error().message;
+  EXPECT_FALSE(back->ratio.enforced);
+
+  auto limited = plugin::host_from_json_text(R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1024}]})");
+  ASSERT_TRUE(limited) << limited.error().message;
+  EXPECT_TRUE(limited->ratio.enforced);  // absent: Nova's default ratios, checked
+}
+
 TEST(HostJson, RoundTripsACapabilitiesHost) {
   std::ifstream in(testing::shared_path("samples/libvirt/caps-4cell.xml"));
   std::stringstream text;

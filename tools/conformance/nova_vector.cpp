@@ -64,6 +64,8 @@ HostTopology host_from_nova_json(const nlohmann::json& host) {
     dev.allocated = d.value("allocated", false);
     topology.pci.push_back(std::move(dev));
   }
+  // null: Nova ran with limits=None, so no ratio is checked (nova/README.md "Extensions").
+  if (host.contains("allocation_ratio") && host["allocation_ratio"].is_null()) topology.ratio.enforced = false;
   if (host.contains("allocation_ratio") && host["allocation_ratio"].is_object()) {
     topology.ratio.cpu = host["allocation_ratio"].value("cpu", topology.ratio.cpu);
     topology.ratio.ram = host["allocation_ratio"].value("ram", topology.ratio.ram);
@@ -79,7 +81,10 @@ GuestRequest request_from_nova_json(const nlohmann::json& request) {
   out.flavor_specs = spec_map(flavor.value("extra_specs", nlohmann::json::object()));
   if (request.contains("image")) out.image_props = spec_map(request["image"].value("properties", nlohmann::json::object()));
   for (const auto& p : request.value("pci", nlohmann::json::array())) {
-    out.pci.push_back({whole_or<std::uint32_t>(p, "count", 1u), p.value("vendor_id", ""), p.value("product_id", "")});
+    out.pci.push_back({whole_or<std::uint32_t>(p, "count", 1u), p.value("vendor_id", ""), p.value("product_id", ""),
+                       p.contains("alias_numa_policy") && p["alias_numa_policy"].is_string()
+                           ? p["alias_numa_policy"].get<std::string>()
+                           : std::string()});
   }
   return out;
 }

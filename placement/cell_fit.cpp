@@ -101,7 +101,7 @@ CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopo
       return misfit("needs " + dedicated_text_of() + ", " + name_of(cell) + " has " +
                     std::to_string(cell.dedicated_cpus.size()) + " dedicated CPUs in all");
     }
-    return misfit("needs " + std::to_string(shared_vcpus) + " shared vCPUs, " + name_of(cell) + " has " +
+    return misfit("needs " + count_of(shared_vcpus, "shared vCPU") + ", " + name_of(cell) + " has " +
                   std::to_string(cell.shared_cpus.size()) + " CPUs for shared guests");
   }
 

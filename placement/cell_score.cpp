@@ -65,6 +65,7 @@ std::int64_t score_cell_load(const CellLoad& load, Strategy strategy, const scor
     case Strategy::Spread: return scoring::least_allocated_score(loads);
     case Strategy::Pack: return scoring::most_allocated_score(loads);
     case Strategy::Ratio: return shape != nullptr ? scoring::requested_to_capacity_ratio_score(*shape, loads) : 0;
+    case Strategy::Adaptive: break;  // resolved per host by cell_scoring_strategy before scoring
   }
   return 0;
 }

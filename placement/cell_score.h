@@ -31,6 +31,7 @@ CellLoad cell_load_after(const HostTopology& host, const HostCell& cell, const G
                          const GuestCell& guest_cell, std::uint64_t pagesize_kib, bool reserve_emulator);
 
 // The strategy's score of that load; `shape` is used by Strategy::Ratio only, Nova scores 0.
+// Strategy::Adaptive is resolved first (cell_scoring_strategy); unresolved it scores 0.
 std::int64_t score_cell_load(const CellLoad& load, Strategy strategy, const scoring::UtilizationShape* shape,
                              const ResourceWeights& weights);
 

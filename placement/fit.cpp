@@ -90,7 +90,7 @@ AssignmentOutline outline(const HostTopology& host, const GuestTopology& guest, 
 
 std::string verdict_for(const FitOptions& options, const AssignmentOutline& chosen,
                         const std::optional<AssignmentOutline>& runner_up, const std::vector<std::uint32_t>& host_order) {
-  const std::string name = to_string(options.strategy);
+  const std::string name = to_string(cell_scoring_strategy(options.strategy, host_order.size()));
   if (options.strategy == Strategy::Nova) {
     std::string ids;
     for (auto id : host_order) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
@@ -143,6 +143,7 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
     *explain = FitExplanation{};
     explain->filled = true;
     explain->strategy = options.strategy;
+    explain->scoring = cell_scoring_strategy(options.strategy, host.cells.size());
   }
   auto refuse = [&](std::string summary) {
     result.summary = std::move(summary);
@@ -157,6 +158,7 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
                   std::to_string(hosts) + "; each guest cell needs a host cell of its own");
   }
   const bool scored = options.strategy != Strategy::Nova;
+  const Strategy scoring = cell_scoring_strategy(options.strategy, host.cells.size());
   std::optional<scoring::UtilizationShape> shape;
   if (options.strategy == Strategy::Ratio) {
     auto made = scoring::make_utilization_shape(options.ratio_shape);
@@ -203,7 +205,7 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
         reasons[g][p] = std::move(fit.reason);
         if (fit.fits && want_loads) {
           loads[g][p] = cell_load_after(host, cell, guest, guest.cells[g], fit.pagesize_kib, reserve);
-          scores[g][p] = score_cell_load(loads[g][p], options.strategy, shape ? &*shape : nullptr, options.weights);
+          scores[g][p] = score_cell_load(loads[g][p], scoring, shape ? &*shape : nullptr, options.weights);
         }
       }
       if (!fits[g][p]) result.rejections.push_back({guest.cells[g].id, cell.id, reasons[g][p]});

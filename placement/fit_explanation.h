@@ -39,6 +39,7 @@ struct AssignmentOutline {
 struct FitExplanation {
   bool filled = false;  // false: fit_guest was not called (no NUMA request, placement kept)
   Strategy strategy = Strategy::Nova;
+  Strategy scoring = Strategy::Nova;      // the strategy that scored the pairs (adaptive's choice)
   std::vector<std::uint32_t> host_order;  // host cell ids in the order Nova tries them
   std::vector<PairAssessment> pairs;      // guest cell major, host cells by id
   std::optional<AssignmentOutline> chosen;

@@ -38,7 +38,14 @@ Result<Strategy> strategy_from_name(std::string_view name) {
   if (name == "spread") return Strategy::Spread;
   if (name == "pack") return Strategy::Pack;
   if (name == "ratio") return Strategy::Ratio;
-  return make_error("UnknownStrategy", "unknown strategy '" + std::string(name) + "'; known: nova, spread, pack, ratio");
+  if (name == "adaptive") return Strategy::Adaptive;
+  return make_error("UnknownStrategy",
+                    "unknown strategy '" + std::string(name) + "'; known: nova, spread, pack, ratio, adaptive");
+}
+
+Strategy cell_scoring_strategy(Strategy strategy, std::size_t host_cells) {
+  if (strategy != Strategy::Adaptive) return strategy;
+  return host_cells <= 2 ? Strategy::Spread : Strategy::Pack;
 }
 
 std::string to_string(Strategy strategy) {
@@ -47,6 +54,7 @@ std::string to_string(Strategy strategy) {
     case Strategy::Spread: return "spread";
     case Strategy::Pack: return "pack";
     case Strategy::Ratio: return "ratio";
+    case Strategy::Adaptive: return "adaptive";
   }
   return "nova";
 }

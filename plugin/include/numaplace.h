@@ -101,7 +101,7 @@ NP_EXPORT np_status np_host_add_claims(np_host* host, const char* const* domain_
  * and `image_props` (image properties), or, when both are empty, from the request
  * recorded in the domain's numaplace metadata. `options` (may be NULL when
  * option_count is 0):
- *   "strategy"      = "nova" (default: Nova's first fit) | "spread" | "pack" | "ratio"
+ *   "strategy"      = "nova" (default: Nova's first fit) | "spread" | "pack" | "ratio" | "adaptive"
  *                     (how to choose among the assignments that fit; README "Choosing among fits")
  *   "cell_order"    = "spread" (default, Nova's order) | "pack" (fullest host cells first)
  *   "ratio_shape"   = "0:0,100:10" (with strategy=ratio: UTILIZATION:SCORE points)

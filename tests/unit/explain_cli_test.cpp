@@ -46,7 +46,8 @@ TEST(ExplainCli, JsonExplanationOfAnAcceptedPlacement) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = nlohmann::json::parse(r.out);
   const auto& e = doc["explanation"];
-  EXPECT_EQ(e["strategy"], "pack");
+  EXPECT_EQ(e["strategy"], "adaptive");  // the default: on this host of two cells it scores as spread
+  EXPECT_EQ(e["scoring"], "spread");
   EXPECT_EQ(e["pairs"].size(), 4u);  // 2 guest cells x 2 host cells
   ASSERT_EQ(e["rejections"].size(), 1u);
   EXPECT_EQ(e["rejections"][0]["guest_cell"], 0);

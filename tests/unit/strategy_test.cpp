@@ -86,6 +86,24 @@ TEST(Strategy, SpreadPicksTheEmptiestCellAndPackTheFullest) {
   EXPECT_EQ(hosts_of(fit_guest(host, guest)), std::vector<std::uint32_t>{1});
 }
 
+TEST(Strategy, AdaptivePacksHostsOfThreeCellsOrMoreAndSpreadsHostsOfTwo) {
+  const HostTopology three = three_cells_unevenly_used();
+  const GuestTopology guest = shared_guest({{1, 1}});
+  EXPECT_EQ(hosts_of(fit_guest(three, guest, with(Strategy::Adaptive))), std::vector<std::uint32_t>{0});  // fullest
+
+  HostTopology two = make_host(2);
+  two.cells[0].usage.memory_kib = 6 * kGiB;
+  two.cells[1].usage.memory_kib = 2 * kGiB;
+  EXPECT_EQ(hosts_of(fit_guest(two, guest, with(Strategy::Adaptive))), std::vector<std::uint32_t>{1});  // emptiest
+  EXPECT_EQ(hosts_of(fit_guest(two, guest, with(Strategy::Pack))), std::vector<std::uint32_t>{0});
+
+  EXPECT_EQ(cell_scoring_strategy(Strategy::Adaptive, 1), Strategy::Spread);
+  EXPECT_EQ(cell_scoring_strategy(Strategy::Adaptive, 2), Strategy::Spread);
+  EXPECT_EQ(cell_scoring_strategy(Strategy::Adaptive, 3), Strategy::Pack);
+  EXPECT_EQ(cell_scoring_strategy(Strategy::Pack, 2), Strategy::Pack);
+  EXPECT_EQ(cell_scoring_strategy(Strategy::Nova, 2), Strategy::Nova);
+}
+
 TEST(Strategy, PackNeverChoosesACellThatDoesNotFit) {
   HostTopology host = three_cells_unevenly_used();
   host.cells[0].usage.memory_kib = 12 * kGiB;  // at the limit: the fullest, but full
@@ -156,6 +174,8 @@ TEST(Strategy, InvalidRatioShapeFitsNothingAndSaysWhy) {
 
 TEST(Strategy, ParsesNamesShapesAndWeights) {
   EXPECT_EQ(*strategy_from_name("pack"), Strategy::Pack);
+  EXPECT_EQ(*strategy_from_name("adaptive"), Strategy::Adaptive);
+  EXPECT_EQ(to_string(Strategy::Adaptive), "adaptive");
   EXPECT_EQ(strategy_from_name("best").error().name, "UnknownStrategy");
   auto shape = parse_ratio_shape("0:0, 100:10");
   ASSERT_TRUE(shape.ok());

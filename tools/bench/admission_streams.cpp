@@ -103,7 +103,8 @@ void BM_AdmissionStreams(benchmark::State& state) {
 BENCHMARK(BM_AdmissionStreams)
     ->ArgNames({"strategy", "cells", "guest_cells"})
     ->ArgsProduct({{static_cast<std::int64_t>(Strategy::Nova), static_cast<std::int64_t>(Strategy::Spread),
-                    static_cast<std::int64_t>(Strategy::Pack), static_cast<std::int64_t>(Strategy::Ratio)},
+                    static_cast<std::int64_t>(Strategy::Pack), static_cast<std::int64_t>(Strategy::Ratio),
+                    static_cast<std::int64_t>(Strategy::Adaptive)},
                    {2, 4, 8},
                    {1, 2}})
     ->Iterations(1)

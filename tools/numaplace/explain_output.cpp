@@ -1,5 +1,6 @@
 #include "numaplace/explain_output.h"
 
+#include "placement/count_words.h"
 #include "placement/strategy.h"
 
 namespace numaplace::cli {
@@ -25,7 +26,7 @@ std::vector<std::string> holders_of(const std::vector<GuestClaim>& claims, std::
       std::string parts;
       auto add = [&](const std::string& part) { parts += (parts.empty() ? "" : ", ") + part; };
       if (!cell.pinned_cpus.empty()) add("pCPUs " + to_cpu_list(cell.pinned_cpus));
-      if (cell.shared_vcpus > 0) add(format_vcpus(cell.shared_vcpus) + " shared vCPUs");
+      if (cell.shared_vcpus > 0) add(format_vcpus(cell.shared_vcpus) + (cell.shared_vcpus == 1.0 ? " shared vCPU" : " shared vCPUs"));
       if (cell.memory_kib > 0) add(mib(cell.memory_kib));
       for (const auto& [size, count] : cell.pages) add(std::to_string(count) + " x " + std::to_string(size) + " KiB pages");
       out.push_back(claim.name + (parts.empty() ? "" : " (" + parts + ")"));
@@ -60,9 +61,10 @@ nlohmann::json outline_json(const std::optional<AssignmentOutline>& outline) {
 
 void add_strategy_options(CLI::App* cmd, StrategyCliOptions& options) {
   cmd->add_option("--strategy", options.strategy,
-                  "how to choose among assignments that fit: pack (default: fullest cells, closest together), "
-                  "spread (emptiest cells), ratio (--ratio-shape), nova (Nova's first fit)")
-      ->check(CLI::IsMember({"nova", "spread", "pack", "ratio"}));
+                  "how to choose among assignments that fit: adaptive (default: pack on hosts of three or more "
+                  "cells, spread on hosts of one or two), pack (fullest cells, closest together), spread (emptiest "
+                  "cells), ratio (--ratio-shape), nova (Nova's first fit)")
+      ->check(CLI::IsMember({"nova", "spread", "pack", "ratio", "adaptive"}));
   cmd->add_option("--ratio-shape", options.ratio_shape,
                   "with --strategy ratio: UTILIZATION:SCORE points, utilization 0..100 rising, score 0..10 "
                   "(default 0:0,100:10)");
@@ -74,7 +76,7 @@ void add_strategy_options(CLI::App* cmd, StrategyCliOptions& options) {
 }
 
 Status apply_strategy_options(const StrategyCliOptions& options, FitOptions& fit) {
-  auto strategy = strategy_from_name(options.strategy.empty() ? "pack" : options.strategy);
+  auto strategy = strategy_from_name(options.strategy.empty() ? "adaptive" : options.strategy);
   if (!strategy) return strategy.error();
   fit.strategy = *strategy;
   if (options.nova_pack) {
@@ -135,7 +137,11 @@ std::string explain_confinement_text(const DefaultPlacement& confinement, const 
 
 std::string explain_text(const FitExplanation& e, const std::vector<GuestClaim>& claims) {
   if (!e.filled) return "explain: no fit was computed (the guest asks for no NUMA topology, or kept its placement)\n";
-  std::string text = "explain: strategy " + to_string(e.strategy) + "; host cells in Nova's order:";
+  std::string text = "explain: strategy " + to_string(e.strategy);
+  if (e.scoring != e.strategy) {
+    text += " (" + to_string(e.scoring) + " on a host of " + count_of(e.host_order.size(), "cell") + ")";
+  }
+  text += "; host cells in Nova's order:";
   for (auto id : e.host_order) text += " " + std::to_string(id);
   text += "\n";
   std::int64_t current = -1;
@@ -188,6 +194,7 @@ nlohmann::json explain_json(const FitExplanation& e, const std::vector<GuestClai
   }
   return {{"computed", true},
           {"strategy", to_string(e.strategy)},
+          {"scoring", to_string(e.scoring)},
           {"host_order", e.host_order},
           {"pairs", pairs},
           {"rejections", rejections},

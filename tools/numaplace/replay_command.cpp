@@ -26,7 +26,7 @@ using conformance::StreamReplay;
 
 struct ReplayCliOptions {
   std::string file;
-  std::string strategy = "pack";
+  std::string strategy = "adaptive";
   StrategyCliOptions fit;
   std::vector<std::string> streams;
   bool json = false;
@@ -261,9 +261,10 @@ Command register_replay(CLI::App& app) {
       ->required()
       ->check(CLI::ExistingFile);
   cmd->add_option("--strategy", options->strategy,
-                  "pack (default), spread, ratio, or Nova's own choice: nova (spread order) or nova-pack "
-                  "(packing order); nova and nova-pack must reproduce the file's Nova figures")
-      ->check(CLI::IsMember({"nova", "nova-pack", "spread", "pack", "ratio"}));
+                  "adaptive (default: pack on hosts of three or more cells, spread on one or two), pack, spread, "
+                  "ratio, or Nova's own choice: nova (spread order) or nova-pack (packing order); nova and "
+                  "nova-pack must reproduce the file's Nova figures")
+      ->check(CLI::IsMember({"nova", "nova-pack", "spread", "pack", "ratio", "adaptive"}));
   cmd->add_option("--ratio-shape", options->fit.ratio_shape, "with --strategy ratio: UTILIZATION:SCORE points");
   cmd->add_option("--ratio-weights", options->fit.ratio_weights, "weights of the scored strategies, e.g. cpu=1,memory=2");
   cmd->add_option("--stream", options->streams, "replay only the streams with these ids (repeatable)");

@@ -229,10 +229,16 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
   }
 
   const std::vector<PciDemand> demands = pci_demands(host, guest);
-  for (const auto& d : demands) {
-    if (d.total < d.request.count) {
-      return refuse("the guest asks for " + d.describe() + " but the host has " + std::to_string(d.total) +
-                    " such free devices");
+  for (std::size_t k = 0; k < demands.size(); ++k) {
+    // Requests for the same device draw on the same devices (pci_pools.h): count them together.
+    std::uint64_t asked = 0;
+    for (std::size_t e = 0; e <= k; ++e) {
+      asked += same_device(demands[e].request, demands[k].request) ? demands[e].request.count : 0;
+    }
+    if (demands[k].total < asked) {
+      return refuse("the guest asks for " + demands[k].describe() +
+                    (asked > demands[k].request.count ? " (" + std::to_string(asked) + " in all its requests)" : "") +
+                    " but the host has " + std::to_string(demands[k].total) + " such free devices");
     }
   }
 

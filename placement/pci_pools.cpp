@@ -98,6 +98,10 @@ std::vector<DevicePool*> pools_allowed(const HostTopology& host, const PciDemand
 
 }  // namespace
 
+bool same_device(const PciRequest& a, const PciRequest& b) {
+  return same_id(a.vendor_id, b.vendor_id) && same_id(a.product_id, b.product_id);
+}
+
 bool pci_demands_satisfied(const HostTopology& host, const std::vector<PciDemand>& demands,
                            const std::vector<bool>& chosen, const PciDemand** shortfall) {
   bool shared = false;
@@ -115,9 +119,7 @@ bool pci_demands_satisfied(const HostTopology& host, const std::vector<PciDemand
   for (std::size_t k = 0; k < demands.size(); ++k) {
     owner[k] = k;
     for (std::size_t e = 0; e < k && owner[k] == k; ++e) {
-      const PciRequest& a = demands[e].request;
-      const PciRequest& b = demands[k].request;
-      if (same_id(a.vendor_id, b.vendor_id) && same_id(a.product_id, b.product_id)) owner[k] = owner[e];
+      if (same_device(demands[e].request, demands[k].request)) owner[k] = owner[e];
     }
     if (owner[k] == k) pools_by_demand[k] = pools_of(host, demands[k].request);
   }
@@ -179,10 +181,7 @@ std::vector<PciDemand> pci_demands(const HostTopology& host, const GuestTopology
     demand.policy = guest.pci_numa_policy != PciNumaPolicy::Unset ? guest.pci_numa_policy
                                                                   : alias_policy(request.alias_numa_policy);
     demand.per_cell.assign(host.cells.size(), 0);
-    for (const auto& earlier : out) {
-      demand.shares_devices = demand.shares_devices || (same_id(earlier.request.vendor_id, request.vendor_id) &&
-                                                        same_id(earlier.request.product_id, request.product_id));
-    }
+    for (const auto& earlier : out) demand.shares_devices = demand.shares_devices || same_device(earlier.request, request);
     for (const auto& dev : host.pci) {
       if (!matches(dev, request)) continue;
       ++demand.total;

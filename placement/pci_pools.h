@@ -40,6 +40,9 @@ struct PciDemand {
 
 std::vector<PciDemand> pci_demands(const HostTopology& host, const GuestTopology& guest);
 
+// Whether two requests ask for the same device (vendor and product, without regard to case).
+bool same_device(const PciRequest& a, const PciRequest& b);
+
 // Whether all the requests can be served at once when the guest's cells are exactly `chosen`:
 // each on its own (PciDemand::satisfied), and, where requests share devices, one after another
 // as Nova applies them. On false, `*shortfall` (when given) is the request that cannot be served.

@@ -207,6 +207,8 @@ TEST(PciFit, RequestsForTheSameDeviceShareItsPools) {
   guest.pci_requests.push_back({1, "8086", "154d", ""});
   FitResult three = fit_guest(host, guest);
   EXPECT_FALSE(three.placement.has_value());
+  EXPECT_NE(three.summary.find("(3 in all its requests) but the host has 2 such free devices"), std::string::npos)
+      << three.summary;
 
   // Required: only cell 0's NIC counts, so even two requests are one too many.
   GuestTopology required = one_cell_guest(PciNumaPolicy::Required, 1);

@@ -26,9 +26,14 @@ starts from the best figure a real run reached (Nova's spread or pack, or numapl
 --ours FILE, `numaplace replay --json` output) and climbs until k is infeasible. A solve that hits
 --time-limit leaves the stream's bound undecided (printed as ">= k, undecided").
 
+--total bounds admitted_total the same way: the most requests of the whole stream that can hold
+a place at once, every request optional, each checked at its own admission against those admitted
+before it (a planner that may refuse anything; what any strategy admitted holds its place at the
+end, so none admits more). A solve cut off by --time-limit reports HiGHS's proven bound.
+
 Needs Debian's python3-scipy (1.10: HiGHS inside). Run with /usr/bin/python3:
   /usr/bin/python3 tools/bench/stream_bound.py ../shared/conformance/nova/streams.jsonl \
-      [--ours replay.jsonl] [--time-limit 120] [--json]
+      [--ours replay.jsonl] [--time-limit 120] [--json] [--total]
 """
 import argparse
 import json
@@ -85,81 +90,131 @@ def eligible(cell, host):
     return vcpus <= len(host.shared) and memory <= host.small_mib
 
 
+class Model:
+    """The relaxed placement model of the requests with the indices in `admitted` (ascending):
+    one 0/1 column per (guest cell, eligible host cell) and, when `optional`, one 0/1 column per
+    request saying whether it is admitted (its guest cells are placed exactly when it is)."""
+
+    def __init__(self, requests, hosts, admitted, optional=False):
+        self.cells = []  # (request index, guest cell)
+        for index in admitted:
+            for cell in guest_cells(requests[index]):
+                self.cells.append((index, cell))
+        self.columns = {}
+        for c, (_, cell) in enumerate(self.cells):
+            for h, host in enumerate(hosts):
+                if eligible(cell, host):
+                    self.columns[(c, h)] = len(self.columns)
+        self.chosen = {}  # request index -> its "admitted" column (optional models)
+        if optional:
+            for index in admitted:
+                self.chosen[index] = len(self.columns) + len(self.chosen)
+        self.rows, self.lower, self.upper = [], [], []
+        self.placeable = all(any((c, h) in self.columns for h in range(len(hosts))) or optional
+                             for c in range(len(self.cells)))
+        if self.placeable:
+            self._constrain(hosts)
+
+    def add(self, coefficients, low, high):
+        self.rows.append(coefficients)
+        self.lower.append(low)
+        self.upper.append(high)
+
+    def _constrain(self, hosts):
+        cells, columns = self.cells, self.columns
+        for c in range(len(cells)):
+            row = {columns[(c, h)]: 1 for h in range(len(hosts)) if (c, h) in columns}
+            if self.chosen:
+                row[self.chosen[cells[c][0]]] = -1  # placed exactly when its request is admitted
+                self.add(row, 0, 0)
+            else:
+                self.add(row, 1, 1)
+        for c in range(1, len(cells)):
+            if cells[c][0] == cells[c - 1][0]:
+                for h in range(len(hosts)):
+                    if (c, h) in columns and (c - 1, h) in columns:
+                        self.add({columns[(c, h)]: 1, columns[(c - 1, h)]: 1}, 0, 1)
+        total_memory = sum(cell[1] for _, cell in cells)
+        for h, host in enumerate(hosts):
+            on = [(c, cells[c][1]) for c in range(len(cells)) if (c, h) in columns]
+            shared = {columns[(c, h)]: cell[0] for c, cell in on if cell[2] != "dedicated"}
+            self.add(shared, -math.inf, host.cpu_ratio * len(host.shared))
+            threads = {columns[(c, h)]: (2 if cell[3] == "isolate" else 1) * cell[0]
+                       for c, cell in on if cell[2] == "dedicated"}
+            self.add(threads, -math.inf, len(host.dedicated))
+            cores = {columns[(c, h)]: cell[0] if cell[3] == "isolate" else cell[0] // 2
+                     for c, cell in on if cell[2] == "dedicated" and cell[3] in ("isolate", "require")}
+            self.add(cores, -math.inf, host.whole_cores)
+            large = {columns[(c, h)]: cell[1] for c, cell in on if cell[2] == "large"}
+            self.add(large, -math.inf, host.huge_mib)
+            # Whatever came last here was checked against at most RAM ratio x memory; without big-M
+            # this row is what lets the LP relaxation see the cell's capacity.
+            self.add({columns[(c, h)]: cell[1] for c, cell in on}, -math.inf, max(1.0, host.ram_ratio) * host.memory)
+            # Memory at each admission: everything placed here so far (stream order) plus this cell,
+            # within the cell's memory (dedicated) or RAM ratio x memory (shared); big-M when elsewhere.
+            for c, cell in on:
+                limit = host.memory if cell[2] == "dedicated" else host.ram_ratio * host.memory
+                big = max(0.0, total_memory - limit)
+                if big == 0:
+                    continue
+                row = {columns[(d, h)]: cells[d][1][1] for d, _ in on if d <= c}
+                row[columns[(c, h)]] = row[columns[(c, h)]] + big
+                self.add(row, -math.inf, limit + big)
+
+    def solve(self, objective, lowest, time_limit):
+        width = len(self.columns) + len(self.chosen)
+        matrix = lil_matrix((len(self.rows), width))
+        for r, coefficients in enumerate(self.rows):
+            for column, value in coefficients.items():
+                matrix[r, column] = value
+        return milp(objective, integrality=np.ones(width), bounds=Bounds(lowest, 1),
+                    constraints=LinearConstraint(matrix.tocsr(), self.lower, self.upper),
+                    options={"time_limit": time_limit, "disp": False})
+
+
 def all_fit(requests, hosts, admitted, time_limit, placed=None):
     """True, False, or None (undecided within time_limit) for: the requests with the indices in
     `admitted` (ascending) all hold a place at once. `placed` (index -> host cell per guest cell)
     fixes where those requests are."""
-    cells = []  # (request index, guest cell)
-    for index in admitted:
-        for cell in guest_cells(requests[index]):
-            cells.append((index, cell))
-    if not cells:
+    model = Model(requests, hosts, admitted)
+    if not model.cells:
         return True
-    columns = {}
-    for c, (_, cell) in enumerate(cells):
-        for h, host in enumerate(hosts):
-            if eligible(cell, host):
-                columns[(c, h)] = len(columns)
-    if any(not any((c, h) in columns for h in range(len(hosts))) for c in range(len(cells))):
+    if not model.placeable:
         return False
-    rows, lower, upper = [], [], []
-
-    def add(coefficients, low, high):
-        rows.append(coefficients)
-        lower.append(low)
-        upper.append(high)
-
-    for c in range(len(cells)):
-        add({columns[(c, h)]: 1 for h in range(len(hosts)) if (c, h) in columns}, 1, 1)
-    for c in range(1, len(cells)):
-        if cells[c][0] == cells[c - 1][0]:
-            for h in range(len(hosts)):
-                if (c, h) in columns and (c - 1, h) in columns:
-                    add({columns[(c, h)]: 1, columns[(c - 1, h)]: 1}, 0, 1)
-    total_memory = sum(cell[1] for _, cell in cells)
-    for h, host in enumerate(hosts):
-        on = [(c, cells[c][1]) for c in range(len(cells)) if (c, h) in columns]
-        shared = {columns[(c, h)]: cell[0] for c, cell in on if cell[2] != "dedicated"}
-        add(shared, -math.inf, host.cpu_ratio * len(host.shared))
-        threads = {columns[(c, h)]: (2 if cell[3] == "isolate" else 1) * cell[0] for c, cell in on if cell[2] == "dedicated"}
-        add(threads, -math.inf, len(host.dedicated))
-        cores = {columns[(c, h)]: cell[0] if cell[3] == "isolate" else cell[0] // 2
-                 for c, cell in on if cell[2] == "dedicated" and cell[3] in ("isolate", "require")}
-        add(cores, -math.inf, host.whole_cores)
-        large = {columns[(c, h)]: cell[1] for c, cell in on if cell[2] == "large"}
-        add(large, -math.inf, host.huge_mib)
-        # Whatever came last here was checked against at most RAM ratio x memory; without big-M
-        # this row is what lets the LP relaxation see the cell's capacity.
-        add({columns[(c, h)]: cell[1] for c, cell in on}, -math.inf, max(1.0, host.ram_ratio) * host.memory)
-        # Memory at each admission: everything placed here so far (stream order) plus this cell,
-        # within the cell's memory (dedicated) or RAM ratio x memory (shared); big-M when elsewhere.
-        for c, cell in on:
-            limit = host.memory if cell[2] == "dedicated" else host.ram_ratio * host.memory
-            big = max(0.0, total_memory - limit)
-            if big == 0:
-                continue
-            row = {columns[(d, h)]: cells[d][1][1] for d, _ in on if d <= c}
-            row[columns[(c, h)]] = row[columns[(c, h)]] + big
-            add(row, -math.inf, limit + big)
-    matrix = lil_matrix((len(rows), len(columns)))
-    for r, coefficients in enumerate(rows):
-        for column, value in coefficients.items():
-            matrix[r, column] = value
-    lowest = np.zeros(len(columns))
+    lowest = np.zeros(len(model.columns))
     for index, host_cells in (placed or {}).items():
-        at = [c for c, (request, _) in enumerate(cells) if request == index]
+        at = [c for c, (request, _) in enumerate(model.cells) if request == index]
         for c, h in zip(at, host_cells):
-            if (c, h) not in columns:
+            if (c, h) not in model.columns:
                 return False
-            lowest[columns[(c, h)]] = 1
-    result = milp(np.zeros(len(columns)), integrality=np.ones(len(columns)), bounds=Bounds(lowest, 1),
-                  constraints=LinearConstraint(matrix.tocsr(), lower, upper),
-                  options={"time_limit": time_limit, "disp": False})
+            lowest[model.columns[(c, h)]] = 1
+    result = model.solve(np.zeros(len(model.columns)), lowest, time_limit)
     if result.status == 0:
         return True
     if result.status == 2:
         return False
     return None
+
+
+def most_admitted(requests, hosts, time_limit):
+    """(best, bound): the most requests of the whole stream that can hold a place at once, each
+    checked at its own admission against those admitted before it (the relaxed rules above), as
+    found and as proven by the solver; bound == best when solved to optimality. No strategy admits
+    more in total: what any strategy admitted holds its place at once at the end of the stream."""
+    model = Model(requests, hosts, range(len(requests)), optional=True)
+    objective = np.zeros(len(model.columns) + len(model.chosen))
+    for column in model.chosen.values():
+        objective[column] = -1  # milp minimises
+    result = model.solve(objective, np.zeros(len(objective)), time_limit)
+    if result.x is None:
+        return None, None
+    best = int(round(-result.fun))
+    proven = getattr(result, "mip_dual_bound", None)
+    if result.status == 0:
+        return best, best
+    if proven is None or not math.isfinite(proven):
+        return best, None
+    return best, int(math.floor(-proven + 1e-6))
 
 
 def main():
@@ -169,6 +224,8 @@ def main():
     parser.add_argument("--time-limit", type=float, default=120.0, help="seconds per solve (default 120)")
     parser.add_argument("--json", action="store_true", help="one JSON object a line per stream")
     parser.add_argument("--stream", help="only this stream id")
+    parser.add_argument("--total", action="store_true",
+                        help="bound admitted_total instead: the most requests of the stream that hold a place at once")
     parser.add_argument("--goal", type=float,
                         help="also say whether a mean ratio to the better Nova run of GOAL is within the bound")
     args = parser.parse_args()
@@ -177,7 +234,7 @@ def main():
         for line in open(args.ours):
             if line.strip():
                 record = json.loads(line)
-                ours[record["id"]] = record["admitted_before_first_refusal"]
+                ours[record["id"]] = record["admitted_total" if args.total else "admitted_before_first_refusal"]
     shapes = {}
     for line in open(args.streams):
         stream = json.loads(line)
@@ -185,8 +242,9 @@ def main():
             continue
         hosts = [HostCell(cell, stream["host"]["allocation_ratio"]) for cell in stream["host"]["cells"]]
         requests = stream["requests"]
-        spread = stream["nova"]["spread"]["admitted_before_first_refusal"]
-        pack = stream["nova"]["pack"]["admitted_before_first_refusal"]
+        figure = "admitted_total" if args.total else "admitted_before_first_refusal"
+        spread = stream["nova"]["spread"][figure]
+        pack = stream["nova"]["pack"][figure]
         k = max(spread, pack, ours.get(stream["id"], 0))
         # Every guest Nova admitted in either run, on the host cells Nova chose, must fit the model
         # together, or the model is stricter than Nova somewhere and would not be a bound.
@@ -196,10 +254,17 @@ def main():
             if all_fit(requests, hosts, sorted(placed), args.time_limit, placed) is not True:
                 raise SystemExit(f"{stream['id']}: the model refuses what Nova {run} admitted, where Nova put it; "
                                  "it is stricter than Nova's rules and would not be a bound")
-        if all_fit(requests, hosts, range(k), args.time_limit) is not True:
-            raise SystemExit(f"{stream['id']}: the model refuses the first {k} requests, which a real run admitted")
         decided = True
-        while k < len(requests):
+        if args.total:
+            best, bound = most_admitted(requests, hosts, args.time_limit)
+            if best is None or best < k:
+                raise SystemExit(f"{stream['id']}: the model admits fewer than {k} requests in all, which a real run "
+                                 "admitted; it is stricter than Nova's rules and would not be a bound")
+            decided = bound is not None
+            k = bound if decided else best
+        elif all_fit(requests, hosts, range(k), args.time_limit) is not True:
+            raise SystemExit(f"{stream['id']}: the model refuses the first {k} requests, which a real run admitted")
+        while not args.total and k < len(requests):
             fits = all_fit(requests, hosts, range(k + 1), args.time_limit)
             if fits is None:
                 decided = False
@@ -216,7 +281,7 @@ def main():
         if args.json:
             print(json.dumps(record), flush=True)
         else:
-            mark = "" if decided else " (undecided above: a solve ran out of time)"
+            mark = "" if decided else " (undecided: a solve ran out of time; the figure is what it found)"
             print(f"{record['id']:16} {record['shape']:8} spread {spread:3} pack {pack:3} "
                   f"ours {record.get('ours', '-'):>3}  bound {k:3}  bound / better Nova {record['ratio_to_better_nova']:.3f}{mark}",
                   flush=True)
@@ -229,7 +294,8 @@ def main():
         print(f"{name:8} {len(records):2} streams: mean bound / better Nova {mean:.3f}"
               + ("" if decided else " (some undecided: a lower figure than the true bound)"))
         if args.goal and decided and mean < args.goal:
-            print(f"{'':8} a mean ratio of {args.goal:.2f} before the first refusal is out of reach of any strategy here")
+            what = "in total" if args.total else "before the first refusal"
+            print(f"{'':8} a mean ratio of {args.goal:.2f} {what} is out of reach of any strategy here")
 
 
 if __name__ == "__main__":

@@ -26,14 +26,21 @@ std::vector<std::uint64_t> candidate_masks(std::size_t cells) {
 // What a set of cells can still give, per dimension: "cpu" (CPUs for shared vCPUs: a guest never
 // has more vCPUs than CPUs), "cpu-load" (vCPU room under the CPU ratio), "memory" (KiB under the RAM
 // ratio) and "hugepages-SIZE" (KiB in free pages of that size).
+constexpr double kNoLimit = 1e18;  // finite, so that sums stay exact comparisons
+
 ResourceVector available_in(const HostTopology& host, const std::vector<const HostCell*>& cells) {
   ResourceVector available;
   double cpus = 0, load_room = 0, memory_room = 0;
   std::map<std::uint64_t, double> pages;
   for (const HostCell* c : cells) {
     cpus += static_cast<double>(c->shared_cpus.size());
-    load_room += static_cast<double>(c->shared_cpus.size()) * host.ratio.cpu - c->usage.shared_cpus;
-    memory_room += static_cast<double>(c->memory_kib) * host.ratio.ram - static_cast<double>(c->usage.memory_kib);
+    // A host without limits (AllocationRatio::enforced) caps neither: any room is enough.
+    load_room += host.ratio.enforced
+                     ? static_cast<double>(c->shared_cpus.size()) * host.ratio.cpu - c->usage.shared_cpus
+                     : kNoLimit;
+    memory_room += host.ratio.enforced
+                       ? static_cast<double>(c->memory_kib) * host.ratio.ram - static_cast<double>(c->usage.memory_kib)
+                       : kNoLimit;
     for (const auto& pool : c->pages) pages[pool.size_kib] += static_cast<double>(pool.free() * pool.size_kib);
   }
   available.set("cpu", cpus);

@@ -96,7 +96,7 @@ std::string verdict_for(const FitOptions& options, const AssignmentOutline& chos
     for (auto id : host_order) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
     return "strategy nova takes the first assignment that fits, trying host cells in Nova's order (" + ids +
            ")" + (options.pack_host_cells ? ", fullest first" : "") +
-           "; it does not compare assignments (--strategy pack, spread or ratio score them)";
+           "; it does not compare assignments (--strategy adaptive, pack, spread or ratio score them)";
   }
   const std::string mine = "score " + std::to_string(chosen.score) + ", distance sum " + std::to_string(chosen.distance);
   if (!runner_up) return "the only assignment that fits (" + mine + ")";

@@ -10,7 +10,8 @@
 //               "usage": {"shared_cpus": 1.5, "pinned_cpus": [2,3] | "2-3",
 //                         "memory_mib": 1024 | "memory_kib": ...}}],
 //    "pci": [{"address", "numa_node", "vendor_id", "product_id", "allocated"}],
-//    "allocation_ratio": {"cpu": 16.0, "ram": 1.5} | null}   (null: no limits, as Nova's limits=None)
+//    "allocation_ratio": {"cpu": 16.0, "ram": 1.5} | null}   (null: no limits, as Nova's limits=None;
+//                                                              scores then use the default ratios)
 // Every field is checked (types, ranges, CPU ids up to kMaxCpuId, unique cell ids,
 // sizes that do not overflow KiB); a bad one is "InvalidHostJson" naming where it is.
 // host_to_json writes the same schema (memory in KiB, CPU lists as arrays), so a host

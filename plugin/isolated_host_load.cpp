@@ -1,6 +1,8 @@
 #include "plugin/isolated_host_load.h"
 
+#include <fcntl.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,7 +19,15 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // The child's whole life: load, answer on `fd`, leave without running the parent's atexit handlers.
-[[noreturn]] void answer_in_child(const std::function<Result<HostTopology>()>& load, int fd) {
+[[noreturn]] void answer_in_child(const std::function<Result<HostTopology>()>& load, int fd, pid_t parent) {
+  // The child must not outlive the parent (a hook's time limit _exits it while it waits here), nor
+  // hold the parent's stdout open after it: whoever reads that output waits for its end.
+  if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) _exit(5);
+  if (const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC); null >= 0) {
+    ::dup2(null, STDIN_FILENO);
+    ::dup2(null, STDOUT_FILENO);
+    ::close(null);
+  }
   // A crash must end the child by its signal, whatever handlers the parent installed (a sanitizer's).
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);
   std::string text;
@@ -25,7 +35,8 @@ using Clock = std::chrono::steady_clock;
     Result<HostTopology> host = load();
     nlohmann::json answer = host ? nlohmann::json{{"host", host_to_json(*host)}}
                                  : nlohmann::json{{"error", host.error().name}, {"message", host.error().message}};
-    text = answer.dump();
+    // A message may quote bytes that are not UTF-8 (a file name): replaced, not an exception.
+    text = answer.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   } catch (...) {
     _exit(3);
   }
@@ -63,12 +74,14 @@ std::string read_answer(int fd, Clock::time_point deadline, bool* timed_out) {
 }  // namespace
 
 Result<HostTopology> load_host_in_child(const std::function<Result<HostTopology>()>& load, const std::string& what,
-                                        const std::string& failure_name, std::chrono::milliseconds limit) {
+                                        const std::string& failure_name, const std::string& remedy,
+                                        std::chrono::milliseconds limit) {
   int fds[2];
-  if (::pipe(fds) != 0) {
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
     return make_error(failure_name, "cannot read " + what + ": no pipe for the reading process (" +
                                         std::strerror(errno) + ")");
   }
+  const pid_t parent = ::getpid();
   const pid_t child = ::fork();
   if (child < 0) {
     const int err = errno;
@@ -79,7 +92,7 @@ Result<HostTopology> load_host_in_child(const std::function<Result<HostTopology>
   }
   if (child == 0) {
     ::close(fds[0]);
-    answer_in_child(load, fds[1]);
+    answer_in_child(load, fds[1], parent);
   }
   ::close(fds[1]);
   bool timed_out = false;
@@ -92,14 +105,15 @@ Result<HostTopology> load_host_in_child(const std::function<Result<HostTopology>
 
   if (timed_out) {
     return make_error(failure_name, "reading " + what + " did not finish within " + std::to_string(limit.count()) +
-                                        " ms and was stopped; the input is likely malformed (an hwloc export: "
-                                        "re-create it with 'lstopo --of xml')");
+                                        " ms and was stopped" + (remedy.empty() ? "" : "; " + remedy));
   }
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
-    return make_error(failure_name, "reading " + what + " crashed (signal " + std::to_string(sig) + ", " +
-                                        strsignal(sig) + ") inside the library that reads it, so numaplace refuses it as "
-                                        "malformed (an hwloc export: re-create it with 'lstopo --of xml')");
+    const std::string how = sig == SIGKILL ? "was killed (signal 9, " + std::string(strsignal(sig)) +
+                                                 ": out of memory, or by someone else)"
+                                           : "crashed (signal " + std::to_string(sig) + ", " + strsignal(sig) +
+                                                 ") inside the library that reads it";
+    return make_error(failure_name, "reading " + what + " " + how + (remedy.empty() ? "" : "; " + remedy));
   }
   nlohmann::json answer = nlohmann::json::parse(text, nullptr, false);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !answer.is_object()) {

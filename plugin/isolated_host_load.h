@@ -3,8 +3,10 @@
 // an hour) ends as a named error instead of taking the caller down. `load` runs in a forked
 // child; the host (or the error) comes back as host JSON (host_json.h) over a pipe. A child
 // killed by a signal, ending without an answer, or running past `limit` (it is then killed) is
-// `failure_name` with a sentence naming `what`. The CLI uses it for hwloc; the library's C ABI
-// loads in process (forking inside a compute driver's threads is not the library's call).
+// `failure_name` with a sentence naming `what` and ending with `remedy` (what the user can do).
+// The child dies with the calling process (PR_SET_PDEATHSIG) and holds none of its standard
+// input or output. The CLI uses it for hwloc; the library's C ABI loads in process (forking
+// inside a compute driver's threads is not the library's call).
 // No exception escapes.
 #pragma once
 
@@ -18,7 +20,7 @@
 namespace numaplace::plugin {
 
 Result<HostTopology> load_host_in_child(const std::function<Result<HostTopology>()>& load, const std::string& what,
-                                        const std::string& failure_name,
+                                        const std::string& failure_name, const std::string& remedy,
                                         std::chrono::milliseconds limit = std::chrono::seconds(60));
 
 }  // namespace numaplace::plugin

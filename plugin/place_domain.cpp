@@ -1,5 +1,8 @@
 #include "plugin/place_domain.h"
 
+#include <algorithm>
+#include <utility>
+
 #include "placement/guest_topology.h"
 #include "placement/count_words.h"
 #include "xml/domain_reader.h"
@@ -54,8 +57,15 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
 
   // The domain's own PCI devices, located on the host.
   FloatingGuest floating{summary->vcpus, summary->memory_kib, summary->hugepage_kib, {}};
-  std::vector<std::string> pci_addresses = summary->pci_hostdevs;
-  pci_addresses.insert(pci_addresses.end(), request.pci_addresses.begin(), request.pci_addresses.end());
+  // Each device once: an address given as a <hostdev> and again with --pci (or twice) is one device.
+  std::vector<std::string> pci_addresses;
+  for (const std::vector<std::string>* list : {&std::as_const(summary->pci_hostdevs), &request.pci_addresses}) {
+    for (const auto& address : *list) {
+      if (std::find(pci_addresses.begin(), pci_addresses.end(), address) == pci_addresses.end()) {
+        pci_addresses.push_back(address);
+      }
+    }
+  }
   for (const auto& address : pci_addresses) {
     const PciDevice* device = nullptr;
     for (const auto& d : host.pci) {

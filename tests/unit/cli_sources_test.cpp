@@ -118,6 +118,23 @@ TEST(CliSources, PlacesAGuestOnAnHwlocHost) {
   EXPECT_EQ(doc["placement"]["cells"][1]["host_cpus"], "16-31");
 }
 
+TEST(CliSources, APciDeviceNamedTwiceIsOneDevice) {
+  // The GPU on cell 3 named twice (as a <hostdev> would be and again with --pci) is one device;
+  // two requests for the host's one GPU would not fit.
+  std::string domain = slurp(source_path("examples/guest-8vcpu-4g.xml"));
+  domain.replace(domain.find("<memory unit='GiB'>4</memory>"), 29, "<memory unit='MiB'>512</memory>");
+  const std::string path = std::filesystem::temp_directory_path() / ("numaplace-pci-twice-" + std::to_string(getpid()) + ".xml");
+  std::ofstream(path) << domain;
+  const std::string place = "place " + path + " --hwloc " + kHwloc4 + " --spec hw:numa_nodes=1 --json --pci 0000:d8:00.0";
+  CliRun once = run(place);
+  CliRun twice = run(place + " --pci 0000:d8:00.0");
+  std::filesystem::remove(path);
+  ASSERT_EQ(once.exit_code, 0) << once.err << once.out;
+  ASSERT_EQ(twice.exit_code, 0) << twice.err << twice.out;
+  EXPECT_EQ(nlohmann::json::parse(twice.out)["placement"], nlohmann::json::parse(once.out)["placement"]);
+  EXPECT_EQ(nlohmann::json::parse(twice.out)["placement"]["cells"][0]["host_cell"], 3);
+}
+
 TEST(CliSources, NodeDeviceFilesAddSriovDevicesToACapabilitiesHost) {
   CliRun r = run("topology --capabilities " + shared_path("samples/libvirt/caps-2cell.xml") + " --nodedev " +
                  shared_path("samples/libvirt/nodedev-pci-sriov-pf-numa1.xml") + " --nodedev " +

@@ -2,6 +2,7 @@
 // the XML on stdin, the exit code and the output checked for every operation and for
 // garbage; status directories built from placed guests.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -196,6 +197,25 @@ TEST_F(HookCli, OperatorSwitchAndTimeLimit) {
   EXPECT_EQ(WEXITSTATUS(status), 1);
   EXPECT_NE(slurp(dir / "err").find("timed out"), std::string::npos);
   EXPECT_GE(seconds, 0.9);
+}
+
+TEST_F(HookCli, TheTimeLimitAlsoEndsAStalledHwlocRead) {
+  // An hwloc export that never arrives (a FIFO nobody writes): hwloc is read in a child process,
+  // which must end with the hook and hold none of its output, since libvirtd reads the hook's
+  // output to its end. `timeout 60` only keeps a regression from hanging the test.
+  const fs::path fifo = dir / "topology.xml";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  write(dir / "in.xml", placed_guest("vm"));
+  const auto start = std::chrono::steady_clock::now();
+  const std::string command = "timeout 60 sh -c '" + cli_path() + " hook qemu --hwloc " + fifo.string() +
+                              " --status-dir " + (dir / "status").string() + " --disabled-file " +
+                              (dir / "disabled").string() + " --timeout 1 -- vm restore begin - < " +
+                              (dir / "in.xml").string() + " 2>" + (dir / "err").string() + " | cat >/dev/null'";
+  const int status = std::system(command.c_str());
+  const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(WEXITSTATUS(status), 0);  // cat's status; the hook's own refusal is in err
+  EXPECT_NE(slurp(dir / "err").find("timed out"), std::string::npos) << slurp(dir / "err");
+  EXPECT_LT(seconds, 20.0);
 }
 
 TEST_F(HookCli, RankOrdersHostsAndExplainsRefusals) {

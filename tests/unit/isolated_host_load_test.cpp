@@ -27,7 +27,7 @@ TEST(IsolatedHostLoad, EveryHwlocSampleComesBackAsLoadedInProcess) {
     auto direct = load_hwloc_xml(path);
     ASSERT_TRUE(direct.ok()) << path << ": " << direct.error().message;
     auto isolated = load_host_in_child([&] { return load_hwloc_xml(path); }, "hwloc export '" + path + "'",
-                                       "HwlocLoadFailed");
+                                       "HwlocLoadFailed", "");
     ASSERT_TRUE(isolated.ok()) << path << ": " << isolated.error().name << ": " << isolated.error().message;
     EXPECT_EQ(host_to_json(*isolated), host_to_json(*direct)) << path;
     EXPECT_FALSE(isolated->cells.empty()) << path;
@@ -38,10 +38,19 @@ TEST(IsolatedHostLoad, EveryHwlocSampleComesBackAsLoadedInProcess) {
 
 TEST(IsolatedHostLoad, ErrorsOfTheLoaderArriveUnchanged) {
   auto host = load_host_in_child([] { return Result<HostTopology>(make_error("InvalidFoo", "the foo is bad")); },
-                                 "a test input", "HwlocLoadFailed");
+                                 "a test input", "HwlocLoadFailed", "");
   ASSERT_FALSE(host.ok());
   EXPECT_EQ(host.error().name, "InvalidFoo");
   EXPECT_EQ(host.error().message, "the foo is bad");
+}
+
+TEST(IsolatedHostLoad, AMessageThatIsNotUtf8StillArrives) {
+  auto host = load_host_in_child(
+      [] { return Result<HostTopology>(make_error("HwlocLoadFailed", "cannot read '/tmp/\xff.xml': no such file")); },
+      "a test input", "HwlocLoadFailed", "");
+  ASSERT_FALSE(host.ok());
+  EXPECT_EQ(host.error().name, "HwlocLoadFailed");
+  EXPECT_NE(host.error().message.find(".xml': no such file"), std::string::npos) << host.error().message;
 }
 
 TEST(IsolatedHostLoad, ACrashInTheLoaderIsANamedError) {
@@ -50,11 +59,12 @@ TEST(IsolatedHostLoad, ACrashInTheLoaderIsANamedError) {
         std::raise(SIGSEGV);
         return HostTopology{};
       },
-      "hwloc export 'x.xml'", "HwlocLoadFailed");
+      "hwloc export 'x.xml'", "HwlocLoadFailed", "re-create it");
   ASSERT_FALSE(host.ok());
   EXPECT_EQ(host.error().name, "HwlocLoadFailed");
   EXPECT_NE(host.error().message.find("reading hwloc export 'x.xml' crashed (signal 11"), std::string::npos)
       << host.error().message;
+  EXPECT_NE(host.error().message.find("; re-create it"), std::string::npos) << host.error().message;
 }
 
 TEST(IsolatedHostLoad, ALoaderPastItsTimeIsStopped) {
@@ -64,7 +74,7 @@ TEST(IsolatedHostLoad, ALoaderPastItsTimeIsStopped) {
         std::this_thread::sleep_for(30s);
         return HostTopology{};
       },
-      "a slow input", "HwlocLoadFailed", 300ms);
+      "a slow input", "HwlocLoadFailed", "", 300ms);
   ASSERT_FALSE(host.ok());
   EXPECT_EQ(host.error().name, "HwlocLoadFailed");
   EXPECT_NE(host.error().message.find("a slow input did not finish within 300 ms"), std::string::npos)
@@ -77,7 +87,7 @@ TEST(IsolatedHostLoad, ALoaderThatExitsWithoutAnAnswerIsANamedError) {
       []() -> Result<HostTopology> {
         _exit(7);
       },
-      "a test input", "HwlocLoadFailed");
+      "a test input", "HwlocLoadFailed", "");
   ASSERT_FALSE(host.ok());
   EXPECT_EQ(host.error().name, "HwlocLoadFailed");
   EXPECT_NE(host.error().message.find("ended without an answer (exit status 7)"), std::string::npos)

@@ -1,4 +1,5 @@
-// Fit time per strategy (nova, spread, pack, ratio) on the fit benchmark's host shape
+// Fit time per strategy (nova, spread, pack, ratio; adaptive is pack on these hosts of 4 cells
+// or more) on the fit benchmark's host shape
 // (cells of 8 cores x 2 threads, 64 GiB), empty and half used unevenly, for 4/8/16 host
 // cells x 2/4/8 guest cells, shared and dedicated: what scoring the whole assignment
 // costs over Nova's first fit. Counters: nodes (search nodes visited) and allocs (heap

@@ -257,11 +257,11 @@ def main():
         decided = True
         if args.total:
             best, bound = most_admitted(requests, hosts, args.time_limit)
-            if best is None or best < k:
+            if bound is not None and bound < k:
                 raise SystemExit(f"{stream['id']}: the model admits fewer than {k} requests in all, which a real run "
                                  "admitted; it is stricter than Nova's rules and would not be a bound")
             decided = bound is not None
-            k = bound if decided else best
+            k = bound if decided else max(k, best or 0)
         elif all_fit(requests, hosts, range(k), args.time_limit) is not True:
             raise SystemExit(f"{stream['id']}: the model refuses the first {k} requests, which a real run admitted")
         while not args.total and k < len(requests):

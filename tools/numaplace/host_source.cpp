@@ -107,10 +107,12 @@ std::string libvirt_uri(const HostSourceOptions& options) {
 Result<HostTopology> load_hwloc_isolated(const std::string& hwloc_file) {
   if (hwloc_file.empty()) {
     return plugin::load_host_in_child([] { return plugin::load_hwloc_live(); }, "this machine's topology (hwloc)",
-                                      "HwlocLoadFailed");
+                                      "HwlocLoadFailed",
+                                      "check 'lstopo' on this machine, or give the host with --capabilities");
   }
   return plugin::load_host_in_child([&] { return plugin::load_hwloc_xml(hwloc_file); },
-                                    "hwloc export '" + hwloc_file + "'", "HwlocLoadFailed");
+                                    "hwloc export '" + hwloc_file + "'", "HwlocLoadFailed",
+                                    "the export is likely malformed: re-create it with 'lstopo --of xml'");
 }
 
 Result<HostTopology> load_host(const HostSourceOptions& options) {

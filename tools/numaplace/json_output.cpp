@@ -31,7 +31,9 @@ nlohmann::json to_json(const HostTopology& host) {
                    {"parent_pf", dev.parent_pf.empty() ? nlohmann::json() : nlohmann::json(dev.parent_pf)},
                    {"allocated", dev.allocated}});
   }
-  return {{"cells", cells}, {"pci", pci}, {"allocation_ratio", {{"cpu", host.ratio.cpu}, {"ram", host.ratio.ram}}}};
+  nlohmann::json ratio = host.ratio.enforced ? nlohmann::json{{"cpu", host.ratio.cpu}, {"ram", host.ratio.ram}}
+                                              : nlohmann::json(nullptr);  // no limits
+  return {{"cells", cells}, {"pci", pci}, {"allocation_ratio", ratio}};
 }
 
 nlohmann::json to_json(const Placement& placement) {

@@ -88,9 +88,10 @@ AssignmentOutline outline(const HostTopology& host, const GuestTopology& guest, 
   return out;
 }
 
-std::string verdict_for(const FitOptions& options, const AssignmentOutline& chosen,
+// `pair_scoring`: the strategy that scored the pairs (adaptive's choice for this host).
+std::string verdict_for(const FitOptions& options, Strategy pair_scoring, const AssignmentOutline& chosen,
                         const std::optional<AssignmentOutline>& runner_up, const std::vector<std::uint32_t>& host_order) {
-  const std::string name = to_string(cell_scoring_strategy(options.strategy, host_order.size()));
+  const std::string name = to_string(pair_scoring);
   if (options.strategy == Strategy::Nova) {
     std::string ids;
     for (auto id : host_order) ids += (ids.empty() ? "" : ", ") + std::to_string(id);
@@ -138,12 +139,13 @@ struct FitMatrices {
 
 FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const FitOptions& options) {
   FitResult result;
+  const Strategy pair_scoring = cell_scoring_strategy(options.strategy, host.cells.size());
   FitExplanation* explain = options.explanation;
   if (explain != nullptr) {
     *explain = FitExplanation{};
     explain->filled = true;
     explain->strategy = options.strategy;
-    explain->scoring = cell_scoring_strategy(options.strategy, host.cells.size());
+    explain->scoring = pair_scoring;
   }
   auto refuse = [&](std::string summary) {
     result.summary = std::move(summary);
@@ -158,7 +160,6 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
                   std::to_string(hosts) + "; each guest cell needs a host cell of its own");
   }
   const bool scored = options.strategy != Strategy::Nova;
-  const Strategy scoring = cell_scoring_strategy(options.strategy, host.cells.size());
   std::optional<scoring::UtilizationShape> shape;
   if (options.strategy == Strategy::Ratio) {
     auto made = scoring::make_utilization_shape(options.ratio_shape);
@@ -205,7 +206,7 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
         reasons[g][p] = std::move(fit.reason);
         if (fit.fits && want_loads) {
           loads[g][p] = cell_load_after(host, cell, guest, guest.cells[g], fit.pagesize_kib, reserve);
-          scores[g][p] = score_cell_load(loads[g][p], scoring, shape ? &*shape : nullptr, options.weights);
+          scores[g][p] = score_cell_load(loads[g][p], pair_scoring, shape ? &*shape : nullptr, options.weights);
         }
       }
       if (!fits[g][p]) result.rejections.push_back({guest.cells[g].id, cell.id, reasons[g][p]});
@@ -229,16 +230,13 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
   }
 
   const std::vector<PciDemand> demands = pci_demands(host, guest);
-  for (std::size_t k = 0; k < demands.size(); ++k) {
-    // Requests for the same device draw on the same devices (pci_pools.h): count them together.
-    std::uint64_t asked = 0;
-    for (std::size_t e = 0; e <= k; ++e) {
-      asked += same_device(demands[e].request, demands[k].request) ? demands[e].request.count : 0;
-    }
-    if (demands[k].total < asked) {
-      return refuse("the guest asks for " + demands[k].describe() +
-                    (asked > demands[k].request.count ? " (" + std::to_string(asked) + " in all its requests)" : "") +
-                    " but the host has " + std::to_string(demands[k].total) + " such free devices");
+  for (const auto& d : demands) {
+    // Requests for the same device draw on the same devices (pci_pools.h): counted together.
+    if (d.total < d.asked_so_far) {
+      return refuse("the guest asks for " + d.describe() +
+                    (d.asked_so_far > d.request.count ? " (" + std::to_string(d.asked_so_far) + " in all its requests)"
+                                                      : "") +
+                    " but the host has " + std::to_string(d.total) + " such free devices");
     }
   }
 
@@ -285,7 +283,7 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
       }
       if (second) explain->runner_up = outline(host, guest, order, second->positions, scores);
     }
-    explain->verdict = verdict_for(options, *explain->chosen, explain->runner_up, explain->host_order);
+    explain->verdict = verdict_for(options, explain->scoring, *explain->chosen, explain->runner_up, explain->host_order);
   }
 
   const PinningStyle style = scored ? PinningStyle::Compact : PinningStyle::NovaOrder;

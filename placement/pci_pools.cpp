@@ -98,33 +98,25 @@ std::vector<DevicePool*> pools_allowed(const HostTopology& host, const PciDemand
 
 }  // namespace
 
-bool same_device(const PciRequest& a, const PciRequest& b) {
-  return same_id(a.vendor_id, b.vendor_id) && same_id(a.product_id, b.product_id);
-}
-
 bool pci_demands_satisfied(const HostTopology& host, const std::vector<PciDemand>& demands,
                            const std::vector<bool>& chosen, const PciDemand** shortfall) {
   bool shared = false;
-  for (const auto& d : demands) {
-    if (!d.satisfied(host, chosen)) {
-      if (shortfall != nullptr) *shortfall = &d;
+  for (std::size_t k = 0; k < demands.size(); ++k) {
+    if (!demands[k].satisfied(host, chosen)) {
+      if (shortfall != nullptr) *shortfall = &demands[k];
       return false;
     }
-    shared = shared || d.shares_devices;
+    shared = shared || demands[k].first_for_device != k;
   }
   if (!shared) return true;  // requests for different devices never compete
   // Requests for the same devices: served one after another from one set of pools.
   std::vector<std::vector<DevicePool>> pools_by_demand(demands.size());
-  std::vector<std::size_t> owner(demands.size());
   for (std::size_t k = 0; k < demands.size(); ++k) {
-    owner[k] = k;
-    for (std::size_t e = 0; e < k && owner[k] == k; ++e) {
-      if (same_device(demands[e].request, demands[k].request)) owner[k] = owner[e];
-    }
-    if (owner[k] == k) pools_by_demand[k] = pools_of(host, demands[k].request);
+    if (demands[k].first_for_device == k) pools_by_demand[k] = pools_of(host, demands[k].request);
   }
   for (std::size_t k = 0; k < demands.size(); ++k) {
-    std::vector<DevicePool*> allowed = pools_allowed(host, demands[k], pools_by_demand[owner[k]], chosen);
+    std::vector<DevicePool*> allowed =
+        pools_allowed(host, demands[k], pools_by_demand[demands[k].first_for_device], chosen);
     std::uint32_t wanted = demands[k].request.count;
     if (devices_in(allowed) < wanted) {
       if (shortfall != nullptr) *shortfall = &demands[k];
@@ -181,7 +173,16 @@ std::vector<PciDemand> pci_demands(const HostTopology& host, const GuestTopology
     demand.policy = guest.pci_numa_policy != PciNumaPolicy::Unset ? guest.pci_numa_policy
                                                                   : alias_policy(request.alias_numa_policy);
     demand.per_cell.assign(host.cells.size(), 0);
-    for (const auto& earlier : out) demand.shares_devices = demand.shares_devices || same_device(earlier.request, request);
+    demand.first_for_device = out.size();
+    demand.asked_so_far = request.count;
+    for (std::size_t e = out.size(); e-- > 0;) {  // the latest earlier request for it carries the sum
+      const PciRequest& earlier = out[e].request;
+      if (same_id(earlier.vendor_id, request.vendor_id) && same_id(earlier.product_id, request.product_id)) {
+        demand.first_for_device = out[e].first_for_device;
+        demand.asked_so_far += out[e].asked_so_far;
+        break;
+      }
+    }
     for (const auto& dev : host.pci) {
       if (!matches(dev, request)) continue;
       ++demand.total;

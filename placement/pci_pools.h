@@ -28,7 +28,8 @@ struct PciDemand {
   std::vector<std::uint32_t> per_cell;          // matching free devices by host cell index
   std::uint32_t without_node = 0;               // matching free devices with no NUMA node
   std::uint32_t total = 0;                      // every matching free device
-  bool shares_devices = false;                  // an earlier request asks for the same devices
+  std::size_t first_for_device = 0;             // index of the guest's first request for this device
+  std::uint64_t asked_so_far = 0;               // devices this request and the earlier ones for it ask for
 
   // Devices usable when the guest's cells are exactly `chosen` (host cell indexes, flags).
   std::uint32_t usable(const HostTopology& host, const std::vector<bool>& chosen) const;
@@ -39,9 +40,6 @@ struct PciDemand {
 };
 
 std::vector<PciDemand> pci_demands(const HostTopology& host, const GuestTopology& guest);
-
-// Whether two requests ask for the same device (vendor and product, without regard to case).
-bool same_device(const PciRequest& a, const PciRequest& b);
 
 // Whether all the requests can be served at once when the guest's cells are exactly `chosen`:
 // each on its own (PciDemand::satisfied), and, where requests share devices, one after another

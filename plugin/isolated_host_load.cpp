@@ -3,11 +3,13 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
 
@@ -18,8 +20,35 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+constexpr int kOutOfMemoryStatus = 6;
+
+// AddressSanitizer reserves terabytes of address space for its shadow memory, so an address-space
+// limit would stop a sanitizer build's child before it starts.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSpaceCanBeLimited = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAddressSpaceCanBeLimited = false;
+#else
+constexpr bool kAddressSpaceCanBeLimited = true;
+#endif
+#else
+constexpr bool kAddressSpaceCanBeLimited = true;
+#endif
+
+// The address space the child has mapped already (the parent's libraries and heap, inherited).
+std::uint64_t mapped_bytes() {
+  std::uint64_t pages = 0;
+  if (std::FILE* statm = std::fopen("/proc/self/statm", "re")) {
+    if (std::fscanf(statm, "%lu", &pages) != 1) pages = 0;
+    std::fclose(statm);
+  }
+  return pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
 // The child's whole life: load, answer on `fd`, leave without running the parent's atexit handlers.
-[[noreturn]] void answer_in_child(const std::function<Result<HostTopology>()>& load, int fd, pid_t parent) {
+[[noreturn]] void answer_in_child(const std::function<Result<HostTopology>()>& load, int fd, pid_t parent,
+                                  std::uint64_t memory_limit_bytes) {
   // The child must not outlive the parent (a hook's time limit _exits it while it waits here), nor
   // hold the parent's stdout open after it: whoever reads that output waits for its end.
   if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) _exit(5);
@@ -27,6 +56,12 @@ using Clock = std::chrono::steady_clock;
     ::dup2(null, STDIN_FILENO);
     ::dup2(null, STDOUT_FILENO);
     ::close(null);
+  }
+  // A loader asking for more memory than any topology needs fails its allocation instead of
+  // leaving the machine to the OOM killer.
+  if (memory_limit_bytes > 0 && kAddressSpaceCanBeLimited) {
+    const rlimit cap{mapped_bytes() + memory_limit_bytes, mapped_bytes() + memory_limit_bytes};
+    ::setrlimit(RLIMIT_AS, &cap);
   }
   // A crash must end the child by its signal, whatever handlers the parent installed (a sanitizer's).
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);
@@ -37,6 +72,8 @@ using Clock = std::chrono::steady_clock;
                                  : nlohmann::json{{"error", host.error().name}, {"message", host.error().message}};
     // A message may quote bytes that are not UTF-8 (a file name): replaced, not an exception.
     text = answer.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  } catch (const std::bad_alloc&) {
+    _exit(kOutOfMemoryStatus);
   } catch (...) {
     _exit(3);
   }
@@ -73,9 +110,11 @@ std::string read_answer(int fd, Clock::time_point deadline, bool* timed_out) {
 
 }  // namespace
 
+bool child_memory_can_be_limited() { return kAddressSpaceCanBeLimited; }
+
 Result<HostTopology> load_host_in_child(const std::function<Result<HostTopology>()>& load, const std::string& what,
                                         const std::string& failure_name, const std::string& remedy,
-                                        std::chrono::milliseconds limit) {
+                                        std::chrono::milliseconds limit, std::uint64_t memory_limit_bytes) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
     return make_error(failure_name, "cannot read " + what + ": no pipe for the reading process (" +
@@ -92,7 +131,7 @@ Result<HostTopology> load_host_in_child(const std::function<Result<HostTopology>
   }
   if (child == 0) {
     ::close(fds[0]);
-    answer_in_child(load, fds[1], parent);
+    answer_in_child(load, fds[1], parent, memory_limit_bytes);
   }
   ::close(fds[1]);
   bool timed_out = false;
@@ -114,6 +153,11 @@ Result<HostTopology> load_host_in_child(const std::function<Result<HostTopology>
                                            : "crashed (signal " + std::to_string(sig) + ", " + strsignal(sig) +
                                                  ") inside the library that reads it";
     return make_error(failure_name, "reading " + what + " " + how + (remedy.empty() ? "" : "; " + remedy));
+  }
+  if (WIFEXITED(status) && WEXITSTATUS(status) == kOutOfMemoryStatus) {
+    return make_error(failure_name, "reading " + what + " needed more than its " +
+                                        std::to_string(memory_limit_bytes >> 20) + " MiB of memory and was stopped" +
+                                        (remedy.empty() ? "" : "; " + remedy));
   }
   nlohmann::json answer = nlohmann::json::parse(text, nullptr, false);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !answer.is_object()) {

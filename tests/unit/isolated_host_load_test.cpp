@@ -82,6 +82,35 @@ TEST(IsolatedHostLoad, ALoaderPastItsTimeIsStopped) {
   EXPECT_LT(std::chrono::steady_clock::now() - start, 20s);  // killed, not waited for
 }
 
+TEST(IsolatedHostLoad, ALoaderAskingForMoreThanItsMemoryIsStopped) {
+  if (!child_memory_can_be_limited()) GTEST_SKIP() << "an AddressSanitizer build cannot cap the address space";
+  auto host = load_host_in_child(
+      []() -> Result<HostTopology> {
+        std::vector<char> huge(std::size_t{2} << 30, 'x');
+        if (huge.back() != 'x') return make_error("Unexpected", "the memory did not hold");
+        return HostTopology{};
+      },
+      "a greedy input", "HwlocLoadFailed", "re-create it");
+  ASSERT_FALSE(host.ok());
+  EXPECT_EQ(host.error().name, "HwlocLoadFailed");
+  EXPECT_EQ(host.error().message, "reading a greedy input needed more than its 1024 MiB of memory and was stopped; re-create it");
+}
+
+TEST(IsolatedHostLoad, AMemoryLimitOfZeroLetsTheLoaderTakeWhatItNeeds) {
+  auto host = load_host_in_child(
+      []() -> Result<HostTopology> {
+        std::vector<char> large(std::size_t{2} << 30, 'x');
+        HostTopology topology;
+        topology.cells.push_back(HostCell{});
+        topology.cells.back().id = static_cast<std::uint32_t>(large[12345] - 'x' + 3);
+        return topology;
+      },
+      "a test input", "HwlocLoadFailed", "", std::chrono::seconds(60), 0);
+  ASSERT_TRUE(host.ok()) << host.error().message;
+  ASSERT_EQ(host->cells.size(), 1u);
+  EXPECT_EQ(host->cells[0].id, 3u);
+}
+
 TEST(IsolatedHostLoad, ALoaderThatExitsWithoutAnAnswerIsANamedError) {
   auto host = load_host_in_child(
       []() -> Result<HostTopology> {

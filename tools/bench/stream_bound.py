@@ -27,18 +27,27 @@ starts from the best figure a real run reached (Nova's spread or pack, or numapl
 --time-limit leaves the stream's bound undecided (printed as ">= k, undecided").
 
 --total bounds admitted_total the same way: the most requests of the whole stream that can hold
-a place at once, every request optional, each checked at its own admission against those admitted
-before it (a planner that may refuse anything; what any strategy admitted holds its place at the
-end, so none admits more). A solve cut off by --time-limit reports HiGHS's proven bound.
+a place at once, each checked at its own admission against those admitted before it, where a
+request may be refused only when it is blocked on every host cell by the usage of the requests
+admitted before it (Model._must_admit: the replay's rule that whatever fits is admitted, relaxed
+to conditions every refusal implies). Any strategy's run is a solution, so none admits more. A
+solve cut off by --time-limit reports HiGHS's proven bound. --any-refusal drops the must-admit
+rule (a planner that may refuse anything: much looser, since refusing large requests early
+leaves room for many small ones). Every refusal of both Nova runs is checked against the rule
+(and every admission against the placement rules) before anything is solved: a rule a real run
+breaks is no bound, and the script stops saying so.
 
 Needs Debian's python3-scipy (1.10: HiGHS inside). Run with /usr/bin/python3:
   /usr/bin/python3 tools/bench/stream_bound.py ../shared/conformance/nova/streams.jsonl \
-      [--ours replay.jsonl] [--time-limit 120] [--json] [--total]
+      [--ours replay.jsonl] [--time-limit 120] [--json] [--total [--any-refusal]]
 """
 import argparse
 import json
 import math
+import os
+import re
 import sys
+import tempfile
 
 import numpy as np
 from scipy.optimize import Bounds, LinearConstraint, milp
@@ -90,12 +99,53 @@ def eligible(cell, host):
     return vcpus <= len(host.shared) and memory <= host.small_mib
 
 
+def taken(cell, resource):
+    """What one guest cell adds to a host cell's usage (Nova's accounting, numaplace's admit_placement)."""
+    vcpus, memory, kind, policy = cell
+    if resource == "memory":
+        return memory
+    if resource == "shared":
+        return 0 if kind == "dedicated" else vcpus
+    if resource == "pinned":
+        return 0 if kind != "dedicated" else (2 * vcpus if policy == "isolate" else vcpus)
+    return memory if kind == "large" else 0
+
+
+def blocking_thresholds(cell, host):
+    """(resource, t): the guest cell cannot be fitted on the host cell once that usage is at least t
+    (usages are whole MiB and whole vCPUs); every way the fit can fail there implies one of them."""
+    vcpus, memory, kind, policy = cell
+    if kind == "dedicated":
+        yield "memory", math.floor(host.memory - memory) + 1
+        yield "pinned", len(host.dedicated) - vcpus + 1
+        if policy in ("isolate", "require"):
+            cores_needed = vcpus if policy == "isolate" else (vcpus + 1) // 2
+            yield "pinned", host.whole_cores - cores_needed + 1
+        return
+    yield "memory", math.floor(host.ram_ratio * host.memory - memory) + 1
+    yield "shared", math.floor(host.cpu_ratio * len(host.shared) - vcpus) + 1
+    if kind == "large":
+        yield "huge", host.huge_mib - memory + 1
+
+
+def blocked_everywhere(cells, hosts, usage):
+    """Whether the refusal rule of Model.must_admit holds for a request of these guest cells when
+    the host cells carry `usage` (per host cell: resource -> amount)."""
+    open_cells = 0
+    for h, host in enumerate(hosts):
+        if not eligible(cells[0], host):
+            continue
+        if not any(usage[h][resource] >= threshold for resource, threshold in blocking_thresholds(cells[0], host)):
+            open_cells += 1
+    return open_cells == 0 if len(cells) == 1 else open_cells <= 1
+
+
 class Model:
     """The relaxed placement model of the requests with the indices in `admitted` (ascending):
     one 0/1 column per (guest cell, eligible host cell) and, when `optional`, one 0/1 column per
     request saying whether it is admitted (its guest cells are placed exactly when it is)."""
 
-    def __init__(self, requests, hosts, admitted, optional=False):
+    def __init__(self, requests, hosts, admitted, optional=False, must_admit=False):
         self.cells = []  # (request index, guest cell)
         for index in admitted:
             for cell in guest_cells(requests[index]):
@@ -109,18 +159,29 @@ class Model:
         if optional:
             for index in admitted:
                 self.chosen[index] = len(self.columns) + len(self.chosen)
+        self.width = len(self.columns) + len(self.chosen)
+        self.integral = [1] * self.width
+        self.column_upper = [1.0] * self.width
         self.rows, self.lower, self.upper = [], [], []
         self.placeable = all(any((c, h) in self.columns for h in range(len(hosts))) or optional
                              for c in range(len(self.cells)))
         if self.placeable:
-            self._constrain(hosts)
+            self._constrain(hosts, dense_admissions=not must_admit)
+            if must_admit:
+                self._must_admit(hosts)
+
+    def new_column(self, integral=True, upper=1.0):
+        self.integral.append(1 if integral else 0)
+        self.column_upper.append(upper)
+        self.width += 1
+        return self.width - 1
 
     def add(self, coefficients, low, high):
         self.rows.append(coefficients)
         self.lower.append(low)
         self.upper.append(high)
 
-    def _constrain(self, hosts):
+    def _constrain(self, hosts, dense_admissions=True):
         cells, columns = self.cells, self.columns
         for c in range(len(cells)):
             row = {columns[(c, h)]: 1 for h in range(len(hosts)) if (c, h) in columns}
@@ -134,7 +195,7 @@ class Model:
                 for h in range(len(hosts)):
                     if (c, h) in columns and (c - 1, h) in columns:
                         self.add({columns[(c, h)]: 1, columns[(c - 1, h)]: 1}, 0, 1)
-        total_memory = sum(cell[1] for _, cell in cells)
+        total_memory = self.total_memory = sum(cell[1] for _, cell in cells)
         for h, host in enumerate(hosts):
             on = [(c, cells[c][1]) for c in range(len(cells)) if (c, h) in columns]
             shared = {columns[(c, h)]: cell[0] for c, cell in on if cell[2] != "dedicated"}
@@ -152,7 +213,7 @@ class Model:
             self.add({columns[(c, h)]: cell[1] for c, cell in on}, -math.inf, max(1.0, host.ram_ratio) * host.memory)
             # Memory at each admission: everything placed here so far (stream order) plus this cell,
             # within the cell's memory (dedicated) or RAM ratio x memory (shared); big-M when elsewhere.
-            for c, cell in on:
+            for c, cell in on if dense_admissions else []:
                 limit = host.memory if cell[2] == "dedicated" else host.ram_ratio * host.memory
                 big = max(0.0, total_memory - limit)
                 if big == 0:
@@ -161,15 +222,112 @@ class Model:
                 row[columns[(c, h)]] = row[columns[(c, h)]] + big
                 self.add(row, -math.inf, limit + big)
 
-    def solve(self, objective, lowest, time_limit):
-        width = len(self.columns) + len(self.chosen)
+    def _must_admit(self, hosts):
+        """The replay's rule that a request is refused only when it fits nowhere, relaxed so that
+        it stays a bound (optional models only; the memory-at-admission rows of _constrain are
+        written here from the same usage columns, sparsely). Usage only grows along a stream and every fit
+        check is monotone in it, so a refused request must be blocked, on every host cell it could
+        otherwise take, by the usage of the requests admitted before it. Blocked means one of
+        these, each implied by every way Nova's fit can fail there (a necessary condition of the
+        refusal, never a sufficient one):
+          * memory used + its memory > the cell's memory (dedicated) or RAM ratio x memory (shared);
+          * shared vCPUs carried + its vCPUs > CPU ratio x shared CPUs (shared, 1 GiB pages);
+          * 1 GiB-page memory used + its memory > the cell's 1 GiB pages;
+          * pinned pCPUs + its vCPUs > the dedicated set, or, for isolate (require), fewer than
+            its vCPUs (half its vCPUs, rounded up) cores left unpinned: the cell's whole
+            dedicated cores less its pinned pCPUs, since each pinned pCPU breaks at most one core.
+        A 2-cell guest is refused only when at most one cell is not blocked for one of its halves."""
+        requests = sorted(self.chosen)
+        cells_of = {}
+        for c, (index, cell) in enumerate(self.cells):
+            cells_of.setdefault(index, []).append(c)
+        resources = ("memory", "shared", "pinned", "huge")
+        # usage[(h, resource)]: the column holding that usage before the current request.
+        usage = {}
+        for h in range(len(hosts)):
+            for resource in resources:
+                usage[(h, resource)] = None  # nothing admitted yet: 0
+        for position, index in enumerate(requests):
+            if position > 0:
+                # Usage before `index` = usage before the previous request + what it took.
+                previous = requests[position - 1]
+                for h in range(len(hosts)):
+                    for resource in resources:
+                        row = {}
+                        for c in cells_of[previous]:
+                            if (c, h) in self.columns:
+                                amount = taken(self.cells[c][1], resource)
+                                if amount:
+                                    row[self.columns[(c, h)]] = -amount
+                        before = usage[(h, resource)]
+                        if not row and before is None:
+                            continue
+                        column = self.new_column(integral=False, upper=math.inf)
+                        row[column] = 1
+                        if before is not None:
+                            row[before] = -1
+                        self.add(row, 0, 0)
+                        usage[(h, resource)] = column
+            # Memory at this admission, as in _constrain but from the usage columns (sparse rows).
+            for c in cells_of[index]:
+                cell = self.cells[c][1]
+                for h, host in enumerate(hosts):
+                    before = usage[(h, "memory")]
+                    if (c, h) not in self.columns or before is None:
+                        continue
+                    limit = host.memory if cell[2] == "dedicated" else host.ram_ratio * host.memory
+                    big = max(0.0, self.total_memory - limit)
+                    if big == 0:
+                        continue
+                    self.add({before: 1, self.columns[(c, h)]: cell[1] + big}, -math.inf, limit + big)
+            halves = [self.cells[c][1] for c in cells_of[index]]
+            blocked_columns = []
+            open_cells = 0
+            for h, host in enumerate(hosts):
+                if not eligible(halves[0], host):
+                    continue  # never here: blocked whatever the usage
+                reasons = {}
+                for resource, threshold in blocking_thresholds(halves[0], host):
+                    if threshold <= 0:
+                        reasons = None  # blocked already: eligible() is looser than this
+                        break
+                    reasons[resource] = min(threshold, reasons.get(resource, threshold))
+                if reasons is None:
+                    continue
+                open_cells += 1
+                indicators = {}
+                for resource, threshold in reasons.items():
+                    column = usage[(h, resource)]
+                    if column is None:
+                        continue  # no usage yet: this reason cannot hold
+                    flag = self.new_column()
+                    self.add({column: 1, flag: -threshold}, 0, math.inf)  # flag => usage >= threshold
+                    indicators[flag] = 1
+                if len(halves) == 1:
+                    indicators[self.chosen[index]] = 1
+                    self.add(indicators, 1, math.inf)  # admitted, or blocked here
+                else:
+                    blocked = self.new_column()
+                    row = {flag: -1 for flag in indicators}
+                    row[blocked] = 1
+                    self.add(row, -math.inf, 0)  # blocked only for a reason
+                    blocked_columns.append(blocked)
+            if len(halves) > 1 and open_cells > 1:
+                row = {column: 1 for column in blocked_columns}
+                row[self.chosen[index]] = open_cells
+                self.add(row, open_cells - 1, math.inf)  # admitted, or at most one cell open
+
+    def solve(self, objective, lowest, time_limit, log=False):
+        width = self.width
+        objective = np.concatenate([objective, np.zeros(width - len(objective))])
+        lowest = np.concatenate([lowest, np.zeros(width - len(lowest))])
         matrix = lil_matrix((len(self.rows), width))
         for r, coefficients in enumerate(self.rows):
             for column, value in coefficients.items():
                 matrix[r, column] = value
-        return milp(objective, integrality=np.ones(width), bounds=Bounds(lowest, 1),
+        return milp(objective, integrality=np.array(self.integral), bounds=Bounds(lowest, np.array(self.column_upper)),
                     constraints=LinearConstraint(matrix.tocsr(), self.lower, self.upper),
-                    options={"time_limit": time_limit, "disp": False})
+                    options={"time_limit": time_limit, "disp": log})
 
 
 def all_fit(requests, hosts, admitted, time_limit, placed=None):
@@ -196,20 +354,56 @@ def all_fit(requests, hosts, admitted, time_limit, placed=None):
     return None
 
 
-def most_admitted(requests, hosts, time_limit):
+def with_stdout_captured(run):
+    """(run(), what the C library under it wrote to standard output)."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 1)
+        try:
+            result = run()
+        finally:
+            sys.stdout.flush()
+            os.dup2(saved, 1)
+            os.close(saved)
+        sink.seek(0)
+        return result, sink.read().decode(errors="replace")
+
+
+def refusals_blocked(requests, hosts, trace):
+    """The first request of a real run (trace: per request None or its host cells) refused while
+    Model.must_admit's rule says it was not blocked, or None: a rule a real run breaks is no bound."""
+    usage = [{resource: 0 for resource in ("memory", "shared", "pinned", "huge")} for _ in hosts]
+    for index, host_cells in enumerate(trace):
+        cells = guest_cells(requests[index])
+        if host_cells is None:
+            if not blocked_everywhere(cells, hosts, usage):
+                return index
+            continue
+        for cell, h in zip(cells, host_cells):
+            for resource in usage[h]:
+                usage[h][resource] += taken(cell, resource)
+    return None
+
+
+def most_admitted(requests, hosts, time_limit, must_admit=True):
     """(best, bound): the most requests of the whole stream that can hold a place at once, each
     checked at its own admission against those admitted before it (the relaxed rules above), as
     found and as proven by the solver; bound == best when solved to optimality. No strategy admits
     more in total: what any strategy admitted holds its place at once at the end of the stream."""
-    model = Model(requests, hosts, range(len(requests)), optional=True)
+    model = Model(requests, hosts, range(len(requests)), optional=True, must_admit=must_admit)
     objective = np.zeros(len(model.columns) + len(model.chosen))
     for column in model.chosen.values():
         objective[column] = -1  # milp minimises
-    result = model.solve(objective, np.zeros(len(objective)), time_limit)
+    # scipy reports HiGHS's proven bound only with a solution; HiGHS's own report always has it.
+    result, report = with_stdout_captured(lambda: model.solve(objective, np.zeros(len(objective)), time_limit, log=True))
+    logged = re.search(r"Dual bound\s+(\S+)", report)
+    proven = float(logged.group(1)) if logged else getattr(result, "mip_dual_bound", None)
     if result.x is None:
-        return None, None
+        if proven is None or not math.isfinite(proven):
+            return None, None
+        return None, int(math.floor(-proven + 1e-6))
     best = int(round(-result.fun))
-    proven = getattr(result, "mip_dual_bound", None)
     if result.status == 0:
         return best, best
     if proven is None or not math.isfinite(proven):
@@ -226,6 +420,8 @@ def main():
     parser.add_argument("--stream", help="only this stream id")
     parser.add_argument("--total", action="store_true",
                         help="bound admitted_total instead: the most requests of the stream that hold a place at once")
+    parser.add_argument("--any-refusal", action="store_true",
+                        help="with --total: let the planner refuse any request, even one that fits (the looser bound)")
     parser.add_argument("--goal", type=float,
                         help="also say whether a mean ratio to the better Nova run of GOAL is within the bound")
     args = parser.parse_args()
@@ -254,9 +450,14 @@ def main():
             if all_fit(requests, hosts, sorted(placed), args.time_limit, placed) is not True:
                 raise SystemExit(f"{stream['id']}: the model refuses what Nova {run} admitted, where Nova put it; "
                                  "it is stricter than Nova's rules and would not be a bound")
+            unblocked = refusals_blocked(requests, hosts, [None if t is None else [cell["host_cell"] for cell in t]
+                                                           for t in trace])
+            if unblocked is not None:
+                raise SystemExit(f"{stream['id']}: Nova {run} refused request {unblocked}, which the must-admit rule "
+                                 "says was not blocked; the rule is stricter than Nova's and would not be a bound")
         decided = True
         if args.total:
-            best, bound = most_admitted(requests, hosts, args.time_limit)
+            best, bound = most_admitted(requests, hosts, args.time_limit, must_admit=not args.any_refusal)
             if bound is not None and bound < k:
                 raise SystemExit(f"{stream['id']}: the model admits fewer than {k} requests in all, which a real run "
                                  "admitted; it is stricter than Nova's rules and would not be a bound")

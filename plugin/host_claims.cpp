@@ -8,11 +8,11 @@ namespace numaplace::plugin {
 HostClaims read_host_claims(const std::vector<DomainXml>& domains, const HostTopology& host,
                             const std::string& exclude_name, const std::string& exclude_uuid) {
   HostClaims out;
+  const auto excluded = [&](const std::string& name, const std::string& uuid) {
+    return (!exclude_name.empty() && name == exclude_name) || (!exclude_uuid.empty() && uuid == exclude_uuid);
+  };
   for (const auto& domain : domains) {
-    if ((!exclude_name.empty() && domain.name == exclude_name) ||
-        (!exclude_uuid.empty() && domain.uuid == exclude_uuid)) {
-      continue;
-    }
+    if (excluded(domain.name, domain.uuid)) continue;
     const std::string what = "domain '" + domain.name + "'";
     auto doc = xml::parse_document(domain.xml, what);
     if (!doc) {
@@ -24,6 +24,8 @@ HostClaims read_host_claims(const std::vector<DomainXml>& domains, const HostTop
       out.warnings.push_back(claim.error().message);
       continue;
     }
+    // A domain from a file is known by its path until read: its own name and uuid decide too.
+    if (excluded(claim->name, claim->uuid)) continue;
     claim->running = domain.running;
     if (claim->uuid.empty()) claim->uuid = domain.uuid;
     out.claims.push_back(std::move(*claim));

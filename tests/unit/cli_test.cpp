@@ -118,6 +118,33 @@ TEST(Cli, OutputFileIsWrittenWhole) {
   std::filesystem::remove(out_file);
 }
 
+// A --claim file of the guest being placed (its own <name> or <uuid>) does not count against it;
+// the same guest under another name does.
+TEST(Cli, AClaimFileOfTheGuestBeingPlacedIsNotCountedAgainstIt) {
+  const std::string dir = std::filesystem::temp_directory_path() / ("numaplace-self-claim-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string placed = dir + "/placed.xml", other = dir + "/other.xml";
+  const std::string host_and_specs = " --capabilities " + shared_path("samples/libvirt/caps-2cell.xml") +
+                                     " --spec hw:numa_nodes=1 --spec hw:cpu_policy=dedicated";
+  ASSERT_EQ(run("place " + kExample + host_and_specs + " -o " + placed).exit_code, 0);
+  std::string twin = slurp(placed);
+  const auto name_at = twin.find("<name>");
+  ASSERT_NE(name_at, std::string::npos);
+  twin.replace(name_at, twin.find("</name>") - name_at, "<name>someone-else");
+  if (const auto uuid_at = twin.find("<uuid>"); uuid_at != std::string::npos) {
+    twin.erase(uuid_at, twin.find("</uuid>") + 7 - uuid_at);
+  }
+  std::ofstream(other) << twin;
+
+  CliRun self = run("place " + placed + host_and_specs + " --claim " + placed + " --json");
+  ASSERT_EQ(self.exit_code, 0) << self.err;
+  EXPECT_EQ(nlohmann::json::parse(self.out)["replacement"]["kind"], "kept") << self.out;
+  CliRun crowded = run("place " + placed + host_and_specs + " --claim " + other + " --json");
+  ASSERT_EQ(crowded.exit_code, 0) << crowded.err;
+  EXPECT_NE(nlohmann::json::parse(crowded.out)["replacement"]["kind"], "kept") << crowded.out;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Cli, TopologyPrintsATableAndJson) {
   CliRun table = run("topology --capabilities " + shared_path("samples/libvirt/caps-4cell.xml"));
   EXPECT_EQ(table.exit_code, 0);

@@ -82,6 +82,16 @@ bool still_fits(const HostTopology& host, const GuestTopology& topology, const P
   return true;
 }
 
+// What a lifecycle call reports of a placement: the cells, the confinement, and how the
+// recorded placement was used.
+void take_placement(LifecycleOutcome& outcome, PlaceOutcome&& placed) {
+  outcome.placement = std::move(placed.placement);
+  outcome.confinement = std::move(placed.confinement);
+  outcome.replacement = placed.replacement;
+  outcome.repinned_cells = std::move(placed.repinned_cells);
+  outcome.replacement_why = std::move(placed.replacement_why);
+}
+
 }  // namespace
 
 Result<LifecycleOutcome> define_domain(const std::string& domain_xml, const std::string& what,
@@ -114,7 +124,7 @@ Result<LifecycleOutcome> define_domain(const std::string& domain_xml, const std:
   auto placed = place_domain(session->host, request);
   if (!placed) return placed.error();
   if (auto defined = define_xml(session->conn, placed->domain_xml, summary->name); !defined) return defined.error();
-  outcome.placement = std::move(placed->placement);
+  take_placement(outcome, std::move(*placed));
   return outcome;
 }
 
@@ -156,15 +166,20 @@ Result<LifecycleOutcome> start_domain(const std::string& name, const LifecycleOp
     GuestRequest guest{summary->vcpus, summary->memory_kib, (*stored)->flavor_specs, (*stored)->image_props, {}};
     auto topology = derive_guest_topology(guest);
     keep = topology.ok() && topology->has_value() && still_fits(session->host, **topology, **record);
-    if (keep) outcome.placement = **record;
+    if (keep) {
+      outcome.placement = **record;
+      outcome.replacement = ReplacementKind::Kept;
+    }
   }
   if (!keep) {
     PlaceRequest request{domain_xml, what, options.flavor_specs, options.image_props, options.fit, options.floating, {}};
     auto placed = place_domain(session->host, request);
     if (!placed) return placed.error();
-    outcome.placement = std::move(placed->placement);
-    if (placed->domain_xml != xml::serialize(doc->get())) {
-      if (auto defined = define_xml(session->conn, placed->domain_xml, name); !defined) return defined.error();
+    const bool rewritten = placed->domain_xml != xml::serialize(doc->get());
+    const std::string placed_xml = placed->domain_xml;
+    take_placement(outcome, std::move(*placed));
+    if (rewritten) {
+      if (auto defined = define_xml(session->conn, placed_xml, name); !defined) return defined.error();
       outcome.replaced = true;
       domain.reset(loaded_libvirt().virDomainLookupByName(session->conn.handle(), name.c_str()));
       if (!domain) return make_error("NoSuchDomain", "domain '" + name + "' vanished while it was being placed");

@@ -29,9 +29,11 @@ json placement_json(const PlaceOutcome& outcome) {
 }
 
 json replacement_json(const PlaceOutcome& outcome) {
-  return {{"kind", to_string(outcome.replacement)},
-          {"repinned_cells", outcome.repinned_cells},
-          {"why", outcome.replacement_why.empty() ? json() : json(outcome.replacement_why)}};
+  return replacement_json(outcome.replacement, outcome.repinned_cells, outcome.replacement_why);
+}
+
+json replacement_json(ReplacementKind kind, const std::vector<std::uint32_t>& repinned_cells, const std::string& why) {
+  return {{"kind", to_string(kind)}, {"repinned_cells", repinned_cells}, {"why", why.empty() ? json() : json(why)}};
 }
 
 json explanation_json(const PlaceOutcome& outcome, const SpecMap& flavor_specs, const SpecMap& image_props) {

@@ -68,6 +68,8 @@ TEST_F(Lifecycle, StartRunsTheGuestAndKeepsAPlacementThatStillFits) {
   auto started = start_domain("lc-start", from_metadata);
   ASSERT_TRUE(started.ok()) << started.error().message;
   EXPECT_FALSE(started->replaced);
+  EXPECT_EQ(defined->replacement, ReplacementKind::Fresh);
+  EXPECT_EQ(started->replacement, ReplacementKind::Kept);
   ASSERT_TRUE(started->placement.has_value());
   EXPECT_EQ(started->placement->cells[0].host_cell, defined->placement->cells[0].host_cell);
 
@@ -82,6 +84,22 @@ TEST_F(Lifecycle, StartRunsTheGuestAndKeepsAPlacementThatStillFits) {
   virDomainDestroy(domain);
   virDomainFree(domain);
   virConnectClose(conn);
+}
+
+// A guest without NUMA keys is confined under the policy (best-effort by default), and says so.
+TEST_F(Lifecycle, AGuestWithoutANumaRequestReportsItsConfinement) {
+  LifecycleOptions options = options_for_test_driver();
+  options.flavor_specs.clear();
+  auto defined = define_domain(guest("lc-floating", 1, 256), "lc-floating", options);
+  ASSERT_TRUE(defined.ok()) << defined.error().message;
+  EXPECT_FALSE(defined->placement.has_value());
+  ASSERT_TRUE(defined->confinement.has_value());
+  ASSERT_TRUE(defined->confinement->cells.has_value());
+  EXPECT_EQ(defined->confinement->cells->nodes().size(), 1u);
+  options.floating.policy = TopologyPolicy::None;
+  auto unconfined = define_domain(guest("lc-floating-none", 1, 256), "lc-floating-none", options);
+  ASSERT_TRUE(unconfined.ok()) << unconfined.error().message;
+  EXPECT_FALSE(unconfined->confinement.has_value() && unconfined->confinement->cells.has_value());
 }
 
 TEST_F(Lifecycle, UnknownDomainsAndRefusedXmlAreNamed) {

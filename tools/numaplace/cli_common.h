@@ -15,6 +15,7 @@
 #include "placement/error.h"
 #include "placement/guest_request.h"
 #include "placement/host_topology.h"
+#include "placement/replacement.h"
 
 namespace numaplace::cli {
 
@@ -54,5 +55,9 @@ struct PolicyCliOptions {
 };
 void add_policy_options(CLI::App* cmd, PolicyCliOptions& options);
 Result<DefaultPlacementOptions> parse_policy(const PolicyCliOptions& options);
+
+// How the placement recorded in the domain was used, for the person at the terminal (stderr;
+// nothing for a fresh placement).
+void report_replacement(ReplacementKind kind, const std::vector<std::uint32_t>& repinned_cells, const std::string& why);
 
 }  // namespace numaplace::cli

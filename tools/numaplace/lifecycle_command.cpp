@@ -8,6 +8,7 @@
 #include "numaplace/explain_output.h"
 #include "numaplace/json_output.h"
 #include "plugin/domain_lifecycle.h"
+#include "plugin/placement_json.h"
 
 namespace numaplace::cli {
 namespace {
@@ -27,11 +28,14 @@ struct LifecycleCliOptions {
 nlohmann::json lifecycle_json(const plugin::LifecycleOutcome& outcome) {
   return {{"name", outcome.name},
           {"placement", outcome.placement ? to_json(*outcome.placement) : nlohmann::json()},
+          {"confinement", outcome.confinement ? to_json(*outcome.confinement) : nlohmann::json()},
+          {"replacement", plugin::replacement_json(outcome.replacement, outcome.repinned_cells,
+                                                   outcome.replacement_why)},
           {"replaced", outcome.replaced},
           {"warnings", outcome.warnings}};
 }
 
-void print_lifecycle(const char* verb, const plugin::LifecycleOutcome& outcome) {
+void print_lifecycle(const char* verb, const plugin::LifecycleOutcome& outcome, const std::string& policy) {
   std::cout << verb << " '" << outcome.name << "'";
   if (outcome.placement) {
     std::cout << ":";
@@ -39,11 +43,15 @@ void print_lifecycle(const char* verb, const plugin::LifecycleOutcome& outcome) 
       std::cout << " guest cell " << cell.guest_cell << " -> host cell " << cell.host_cell << " (cpus "
                 << to_cpu_list(cell.host_cpus) << ")";
     }
+  } else if (outcome.confinement && outcome.confinement->cells) {
+    std::cout << " (no NUMA request: confined to host cells " << outcome.confinement->cells->to_nodeset() << ", "
+              << policy << ": " << outcome.confinement->reason << ")";
   } else {
     std::cout << " (no NUMA request: not confined)";
   }
   if (outcome.replaced) std::cout << " [placed again: its old placement no longer fit]";
   std::cout << '\n';
+  report_replacement(outcome.replacement, outcome.repinned_cells, outcome.replacement_why);
 }
 
 int run_lifecycle(const LifecycleCliOptions& o, bool define) {
@@ -87,7 +95,7 @@ int run_lifecycle(const LifecycleCliOptions& o, bool define) {
     if (o.explain) doc["explanation"] = explain_json(explanation, {});
     std::cout << doc.dump(2) << '\n';
   } else {
-    print_lifecycle(define ? "defined" : "started", *outcome);
+    print_lifecycle(define ? "defined" : "started", *outcome, o.policy.policy);
   }
   return 0;
 }

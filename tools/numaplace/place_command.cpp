@@ -30,27 +30,6 @@ struct PlaceOptions {
   bool fresh = false;
 };
 
-// How the placement recorded in the domain was used, for the person at the terminal.
-void report_replacement(const plugin::PlaceOutcome& outcome) {
-  switch (outcome.replacement) {
-    case ReplacementKind::Fresh: return;
-    case ReplacementKind::Kept:
-      std::cerr << "numaplace: the recorded placement still holds; kept it unchanged\n";
-      return;
-    case ReplacementKind::Repinned: {
-      std::string cells;
-      for (auto cell : outcome.repinned_cells) cells += (cells.empty() ? "" : ", ") + std::to_string(cell);
-      std::cerr << "numaplace: re-pinned guest cells " << cells << " on their recorded host cells ("
-                << outcome.replacement_why << "); the other cells kept their pins\n";
-      return;
-    }
-    case ReplacementKind::Moved:
-      std::cerr << "numaplace: the recorded placement no longer fits (" << outcome.replacement_why
-                << "); placed afresh\n";
-      return;
-  }
-}
-
 int run_place(const PlaceOptions& o) {
   auto flavor = parse_pairs(o.specs, "--spec");
   if (!flavor) return report(flavor.error(), o.json);
@@ -108,7 +87,7 @@ int run_place(const PlaceOptions& o) {
   }
 
   for (const auto& warning : outcome->warnings) std::cerr << "numaplace: warning: " << warning << '\n';
-  report_replacement(*outcome);
+  report_replacement(outcome->replacement, outcome->repinned_cells, outcome->replacement_why);
   if (!outcome->placement) {
     if (outcome->confinement && outcome->confinement->cells) {
       std::cerr << "numaplace: no NUMA topology requested; confined to host cells "

@@ -3,6 +3,7 @@
 #include <libxml/parser.h>
 #include <libxml/xmlsave.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -118,19 +119,30 @@ std::string text_of(const xmlNode* node) {
 }
 
 Result<std::string> read_text_file(const std::string& path, std::string_view what) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error("CannotRead", "cannot open " + std::string(what) + " '" + path + "'");
-  in.seekg(0, std::ios::end);
-  std::streamoff size = in.tellg();
-  if (size < 0) return make_error("CannotRead", "cannot read " + std::string(what) + " '" + path + "'");
-  if (static_cast<std::uint64_t>(size) > kMaxXmlBytes) {
-    return make_error("XmlTooLarge", std::string(what) + " '" + path + "' is " + std::to_string(size) +
-                                         " bytes; the limit is " + std::to_string(kMaxXmlBytes) + " bytes");
+  const std::string named = std::string(what) + " '" + path + "'";
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::is_directory(status)) {
+    return make_error("CannotRead", "cannot read " + named + ": it is a directory; give a file");
   }
-  in.seekg(0);
-  std::string text(static_cast<std::size_t>(size), '\0');
-  in.read(text.data(), size);
-  if (!in) return make_error("CannotRead", "cannot read " + std::string(what) + " '" + path + "'");
+  const auto too_large = [&](const std::string& size) {
+    return make_error("XmlTooLarge", named + " is " + size + " bytes; the limit is " + std::to_string(kMaxXmlBytes) +
+                                         " bytes");
+  };
+  if (!ec && std::filesystem::is_regular_file(status)) {
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec && size > kMaxXmlBytes) return too_large(std::to_string(size));
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error("CannotRead", "cannot open " + named);
+  // Read to the end rather than trusting a size: pipes, devices and /proc files report none.
+  std::string text;
+  char buffer[65536];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxXmlBytes) return too_large("more than " + std::to_string(kMaxXmlBytes));
+  }
+  if (in.bad()) return make_error("CannotRead", "cannot read " + named);
   return text;
 }
 

@@ -6,6 +6,7 @@
 // file sees no open, and its content appears in no output.
 #include <gtest/gtest.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <thread>
 
 #include "plugin/hwloc_source.h"
 #include "plugin/place_domain.h"
@@ -238,6 +240,36 @@ TEST_F(XmlHardening, HundredMegabyteDocumentIsRefusedBeforeParsing) {
     EXPECT_NE(run.output.find("XmlTooLarge"), std::string::npos) << run.output;
   });
   EXPECT_LT(from_file, 5.0);
+}
+
+// Files that report no size (pipes, /proc) are read to their end under the same limit, and a
+// directory is named as one rather than measured.
+TEST_F(XmlHardening, PipesAreReadToTheirEndAndDirectoriesAreNamed) {
+  auto directory = xml::read_text_file(dir_.string(), "domain XML");
+  ASSERT_FALSE(directory.ok());
+  EXPECT_EQ(directory.error().name, "CannotRead");
+  EXPECT_NE(directory.error().message.find("it is a directory"), std::string::npos) << directory.error().message;
+
+  const std::string fifo = (dir_ / "pipe.xml").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::size_t size : {std::size_t{100000}, xml::kMaxXmlBytes + 1}) {
+    std::thread writer([&] {
+      std::ofstream out(fifo, std::ios::binary);
+      const std::string block(4096, 'x');
+      for (std::size_t sent = 0; sent < size && out; sent += block.size()) {
+        out.write(block.data(), static_cast<std::streamsize>(std::min(block.size(), size - sent)));
+      }
+    });
+    auto text = xml::read_text_file(fifo, "domain XML");
+    writer.join();
+    if (size <= xml::kMaxXmlBytes) {
+      ASSERT_TRUE(text.ok()) << text.error().message;
+      EXPECT_EQ(text->size(), size);
+    } else {
+      ASSERT_FALSE(text.ok());
+      EXPECT_EQ(text.error().name, "XmlTooLarge");
+    }
+  }
 }
 
 TEST_F(XmlHardening, TenThousandDeepNestingIsRefusedQuickly) {

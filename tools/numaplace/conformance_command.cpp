@@ -20,7 +20,10 @@ Command register_conformance(CLI::App& app) {
   for (const auto& suite : conformance::all_suites()) suites += std::string("  ") + suite.name + ": " + suite.what + "\n";
   cmd->footer("Suites:\n" + suites +
               "Prints one line per failing vector and closes with 'N passed, M failed, K skipped';\n"
-              "exits 0 only when nothing failed.");
+              "exits 0 only when nothing failed.\n"
+              "Examples:\n"
+              "  numaplace conformance nova-fit ../shared/conformance/nova/edge.jsonl ../shared/conformance/nova/fit.jsonl\n"
+              "  numaplace conformance nova-fit ../shared/conformance/nova/perf.jsonl --repeat 101");
   cmd->add_option("SUITE", options->suite, "suite name, e.g. nova-fit")->required();
   cmd->add_option("FILE", options->files, "vector files (JSON lines)")->required()->check(CLI::ExistingFile);
   cmd->add_flag("--show-skips", options->run.show_skips, "print a line for every skipped vector too");

@@ -105,10 +105,19 @@ Command register_lifecycle(CLI::App& app, bool define) {
   auto* cmd = define ? app.add_subcommand("define", "Place a guest against the host's guests and define it in libvirt")
                      : app.add_subcommand("start", "Start a defined guest, placing it again first if its placement no longer fits");
   cmd->footer(
-      "Runs under a host-wide lock (/run/numaplace/host.lock, or NUMAPLACE_LOCK_FILE), so two numaplace\n"
-      "invocations never hand out the same pCPU; waits for it up to 60 s (or NUMAPLACE_LOCK_TIMEOUT s). Without --spec/--image-prop the request stored in the\n"
-      "domain's numaplace metadata is used. define counts running guests and defined guests placed by\n"
-      "numaplace; start counts running guests. Exit 5 when libvirt refuses the domain.");
+      std::string(
+          "Runs under a host-wide lock (/run/numaplace/host.lock, or NUMAPLACE_LOCK_FILE), so two numaplace\n"
+          "invocations never hand out the same pCPU; waits for it up to 60 s (or NUMAPLACE_LOCK_TIMEOUT s).\n"
+          "Without --spec/--image-prop the request stored in the domain's numaplace metadata is used. define\n"
+          "counts running guests and defined guests placed by numaplace; start counts running guests.\n"
+          "A guest without NUMA keys is confined under --policy (best-effort), as place does.\n"
+          "Exit codes: 0 done, 1 bad input, 2 usage or unreadable file, 3 does not fit, 4 host unavailable or lock\n"
+          "not taken, 5 libvirt refused the domain.\n"
+          "Examples:\n") +
+      (define ? "  numaplace define vm.xml --spec hw:numa_nodes=1 --spec hw:cpu_policy=dedicated\n"
+                "  numaplace define vm.xml -c test:///default --policy single-numa-node --json"
+              : "  numaplace start vm\n"
+                "  numaplace start vm -c qemu:///system --explain"));
   if (define) {
     cmd->add_option("DOMAIN", options->domain_path, "domain XML file, or - for standard input")->required();
   } else {

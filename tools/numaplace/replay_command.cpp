@@ -283,7 +283,11 @@ Command register_replay(CLI::App& app) {
       "figures from the file, and an upper bound; the closing lines give means per host shape and overall, and\n"
       "the mean per-stream ratio of ours to the better of Nova's two runs.\n"
       "Exit codes: 0 done; 1 bad input, a stream that does not reproduce Nova (nova, nova-pack) or a missed\n"
-      "goal (--goals); 2 usage.");
+      "goal (--goals); 2 usage.\n"
+      "Examples:\n"
+      "  numaplace replay ../shared/conformance/nova/streams.jsonl\n"
+      "  numaplace replay ../shared/conformance/nova/streams.jsonl --strategy nova      # must reproduce Nova\n"
+      "  numaplace replay ../shared/conformance/nova/streams.jsonl --stream nova-stream-09 --first-refusals");
   return {cmd, [options] { return run_replay(*options); }};
 }
 

@@ -1,6 +1,8 @@
 #include "plugin/place_domain.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdio>
 #include <utility>
 
 #include "placement/guest_topology.h"
@@ -11,6 +13,42 @@
 #include "xml/xml_document.h"
 
 namespace numaplace::plugin {
+
+std::optional<std::string> canonical_pci_address(std::string_view text) {
+  // Fields from the right: function after '.', then slot, bus and an optional domain after ':'.
+  const auto dot = text.rfind('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  std::vector<std::string_view> fields;
+  std::string_view head = text.substr(0, dot);
+  for (std::size_t colon; (colon = head.rfind(':')) != std::string_view::npos; head = head.substr(0, colon)) {
+    fields.insert(fields.begin(), head.substr(colon + 1));
+  }
+  fields.insert(fields.begin(), head);
+  if (fields.size() == 2) fields.insert(fields.begin(), "0000");
+  fields.push_back(text.substr(dot + 1));
+  if (fields.size() != 4) return std::nullopt;
+  const std::size_t widths[4] = {4, 2, 2, 1};
+  const unsigned long limits[4] = {0xffff, 0xff, 0x1f, 7};
+  std::string out;
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto field = fields[i];
+    if (field.empty() || field.size() > widths[i]) return std::nullopt;
+    unsigned long value = 0;
+    for (char c : field) {
+      const int digit = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
+                        : (c >= 'a' && c <= 'f')                   ? c - 'a' + 10
+                        : (c >= 'A' && c <= 'F')                   ? c - 'A' + 10
+                                                                   : -1;
+      if (digit < 0) return std::nullopt;
+      value = value * 16 + static_cast<unsigned long>(digit);
+    }
+    if (value > limits[i]) return std::nullopt;
+    char part[8];
+    std::snprintf(part, sizeof part, "%0*lx", static_cast<int>(widths[i]), value);
+    out += (i == 0 ? "" : i == 3 ? "." : ":") + std::string(part);
+  }
+  return out;
+}
 
 std::string explain_no_fit(const FitResult& result, std::string_view separator) {
   std::string text = result.summary;
@@ -58,8 +96,17 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
   // The domain's own PCI devices, located on the host.
   FloatingGuest floating{summary->vcpus, summary->memory_kib, summary->hugepage_kib, {}};
   // Each device once: an address given as a <hostdev> and again with --pci (or twice) is one device.
+  std::vector<std::string> given;
+  for (const auto& text : request.pci_addresses) {
+    auto address = canonical_pci_address(text);
+    if (!address) {
+      return make_error("InvalidPciAddress", "'" + text + "' is not a PCI address; write domain:bus:slot.function "
+                                             "in hex, e.g. 0000:3b:00.0 (or bus:slot.function, 3b:00.0)");
+    }
+    given.push_back(*address);
+  }
   std::vector<std::string> pci_addresses;
-  for (const std::vector<std::string>* list : {&std::as_const(summary->pci_hostdevs), &request.pci_addresses}) {
+  for (const std::vector<std::string>* list : {&std::as_const(summary->pci_hostdevs), &std::as_const(given)}) {
     for (const auto& address : *list) {
       if (std::find(pci_addresses.begin(), pci_addresses.end(), address) == pci_addresses.end()) {
         pci_addresses.push_back(address);

@@ -53,8 +53,13 @@ struct PlaceOutcome {
   std::string replacement_why;  // why pins or cells had to change
 };
 
+// "0000:3b:00.0" as the host's devices are named (lower-case hex, a 4-digit domain), from
+// domain:bus:slot.function or bus:slot.function in either case; nullopt when the text is not
+// one (bus above ff, slot above 1f, function above 7, anything else).
+std::optional<std::string> canonical_pci_address(std::string_view text);
+
 // Errors: the XML's (XmlMalformed, NotDomain, InvalidDomain, InvalidMemorySize ...),
-// the request's (Nova's exception names, UnknownSpecKey ...) and "NoFit".
+// the request's (Nova's exception names, UnknownSpecKey ...), InvalidPciAddress and "NoFit".
 Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& request);
 
 // A person-readable account of why nothing fit: the summary, then one entry per guest cell and

@@ -128,11 +128,22 @@ TEST(CliSources, APciDeviceNamedTwiceIsOneDevice) {
   const std::string place = "place " + path + " --hwloc " + kHwloc4 + " --spec hw:numa_nodes=1 --json --pci 0000:d8:00.0";
   CliRun once = run(place);
   CliRun twice = run(place + " --pci 0000:d8:00.0");
-  std::filesystem::remove(path);
   ASSERT_EQ(once.exit_code, 0) << once.err << once.out;
   ASSERT_EQ(twice.exit_code, 0) << twice.err << twice.out;
   EXPECT_EQ(nlohmann::json::parse(twice.out)["placement"], nlohmann::json::parse(once.out)["placement"]);
   EXPECT_EQ(nlohmann::json::parse(twice.out)["placement"]["cells"][0]["host_cell"], 3);
+  // The short form and upper case name the same device; text that is no address is refused.
+  CliRun short_form = run(place.substr(0, place.find(" --pci")) + " --pci D8:00.0");
+  ASSERT_EQ(short_form.exit_code, 0) << short_form.err << short_form.out;
+  EXPECT_EQ(nlohmann::json::parse(short_form.out)["placement"], nlohmann::json::parse(once.out)["placement"]);
+  std::ofstream(path) << domain;
+  for (const std::string bad : {"zz:zz", "0000:d8:00.8", "0000:d8:20.0", "0000:100:00.0", "00000:d8:00.0", "d8:00"}) {
+    CliRun refused = run(place.substr(0, place.find(" --pci")) + " --pci " + bad);
+    EXPECT_EQ(refused.exit_code, 1) << bad;
+    EXPECT_TRUE(refused.out.find("InvalidPciAddress") != std::string::npos) << bad << ": " << refused.out;
+    EXPECT_EQ(refused.out.find("\"xml\""), std::string::npos) << bad;
+  }
+  std::filesystem::remove(path);
 }
 
 TEST(CliSources, NodeDeviceFilesAddSriovDevicesToACapabilitiesHost) {

@@ -250,6 +250,13 @@ TEST_F(HookCli, RankOrdersHostsAndExplainsRefusals) {
   CliRun bad = run("rank --hosts " + hosts + " --vcpus 8 --memory 4096 --strategy Fastest");
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("UnknownScoringStrategy"), std::string::npos);
+  // The guest's size: --vcpus with --memory, or --domain; anything else is a usage error (exit 2).
+  for (const std::string& sizes : std::vector<std::string>{"", " --vcpus 8", " --memory 4096",
+                                  " --vcpus 8 --memory 4096 --domain " + source_path("examples/guest-8vcpu-4g.xml")}) {
+    CliRun usage = run("rank --hosts " + hosts + sizes);
+    EXPECT_EQ(usage.exit_code, 2) << sizes << ": " << usage.err;
+    EXPECT_TRUE(usage.out.empty()) << sizes;
+  }
   write(dir / "hosts" / "d-bad.json", R"({"cells": [{"id": 0, "cpus": [-3], "memory_mib": 1}]})");
   CliRun bad_host = run(request);
   EXPECT_EQ(bad_host.exit_code, 1);

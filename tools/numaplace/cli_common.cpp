@@ -20,7 +20,7 @@ int exit_code_for(const Error& error) {
   }
   if (error.name == "FreeMemoryUnavailable") return kExitUsage;
   if (error.name == "DefineFailed" || error.name == "StartFailed") return kExitLibvirtRefused;
-  if (error.name == "CannotRead") return kExitUsage;
+  if (error.name == "CannotRead" || error.name == "UsageError") return kExitUsage;
   return kExitBadInput;
 }
 

@@ -148,7 +148,7 @@ Command register_place(CLI::App& app) {
   place->add_flag("--explain", options->explain,
                   "say why each host cell can or cannot take each guest cell and why the chosen assignment won "
                   "(on stderr; with --json under \"explanation\")");
-  place->add_flag("--json", options->json, "print {placement, rejections, xml} as JSON (errors too) for programs");
+  place->add_flag("--json", options->json, "print {placement, confinement, rejections, replacement, xml} as JSON (errors too) for programs");
   return {place, [options] { return run_place(*options); }};
 }
 

@@ -202,7 +202,7 @@ Result<GuestRequest> guest_request(const RankCliOptions& o) {
   if (o.vcpus > 0) request.vcpus = o.vcpus;
   if (o.memory_mib > 0) request.memory_kib = o.memory_mib * 1024;
   if (request.vcpus == 0 || request.memory_kib == 0) {
-    return make_error("InvalidArgument", "say how big the guest is: --vcpus N --memory MIB, or --domain FILE");
+    return make_error("UsageError", "say how big the guest is: --vcpus N --memory MIB, or --domain FILE");
   }
   return request;
 }
@@ -302,9 +302,13 @@ Command register_rank(CLI::App& app) {
       ->required()
       ->allow_extra_args(false);
   add_request_options(rank, options->specs, options->image_props);
-  rank->add_option("--domain", options->domain_path, "take the guest's vCPUs and memory from this domain XML");
-  rank->add_option("--vcpus", options->vcpus, "the guest's vCPUs");
-  rank->add_option("--memory", options->memory_mib, "the guest's memory in MiB");
+  auto* domain = rank->add_option("--domain", options->domain_path,
+                                  "take the guest's vCPUs and memory from this domain XML (instead of --vcpus/--memory)");
+  auto* vcpus = rank->add_option("--vcpus", options->vcpus, "the guest's vCPUs (with --memory)");
+  auto* memory = rank->add_option("--memory", options->memory_mib, "the guest's memory in MiB (with --vcpus)");
+  vcpus->needs(memory);
+  memory->needs(vcpus);
+  domain->excludes(vcpus)->excludes(memory);
   rank->add_option("--strategy", options->strategy,
                    "LeastAllocated|MostAllocated|RequestedToCapacityRatio (or spread|pack|ratio)");
   rank->add_option("--shape", options->shape, "ratio strategy: UTILIZATION:SCORE points, e.g. 0:0,100:10");

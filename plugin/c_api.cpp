@@ -57,7 +57,7 @@ np_status status_for(const std::string& name) {
   if (name == "HostUnavailable" || name == "HwlocLoadFailed" || name == "CannotRead") return NP_ERR_HOST_UNAVAILABLE;
   if (name == "OutOfMemory") return NP_ERR_NO_MEMORY;
   if (name == "InvalidArgument" || name == "UnknownStrategy" || name == "InvalidScoringShape" ||
-      name == "InvalidResourceWeights" || name == "UnknownTopologyPolicy") {
+      name == "InvalidResourceWeights" || name == "UnknownTopologyPolicy" || name == "InvalidPciAddress") {
     return NP_ERR_INVALID_ARGUMENT;  // a placement option's value
   }
   return NP_ERR_INVALID_INPUT;
@@ -182,7 +182,17 @@ Result<PlacementOptions> placement_options(const numaplace::SpecMap& options) {
       std::size_t start = 0;
       while (start <= value.size()) {
         const std::size_t comma = std::min(value.find(',', start), value.size());
-        if (comma > start) out.pci_addresses.push_back(value.substr(start, comma - start));
+        std::string item = value.substr(start, comma - start);
+        item.erase(0, item.find_first_not_of(" \t"));
+        item.erase(item.find_last_not_of(" \t") + 1);
+        if (!item.empty()) {
+          if (!numaplace::plugin::canonical_pci_address(item)) {
+            return numaplace::make_error("InvalidPciAddress",
+                                         "option pci: '" + item + "' is not a PCI address; write domain:bus:slot.function "
+                                         "in hex, e.g. 0000:3b:00.0, several separated by commas");
+          }
+          out.pci_addresses.push_back(item);
+        }
         start = comma + 1;
       }
     } else {

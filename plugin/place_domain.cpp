@@ -27,24 +27,27 @@ std::optional<std::string> canonical_pci_address(std::string_view text) {
   if (fields.size() == 2) fields.insert(fields.begin(), "0000");
   fields.push_back(text.substr(dot + 1));
   if (fields.size() != 4) return std::nullopt;
-  const std::size_t widths[4] = {4, 2, 2, 1};
-  const unsigned long limits[4] = {0xffff, 0xff, 0x1f, 7};
+  // A PCI domain is 16 bits on most hosts and up to 32 (Intel VMD, hwloc and libvirt alike);
+  // it is written with at least four digits, as the host's devices are named.
+  const std::size_t widths[4] = {8, 2, 2, 1};
+  const int padding[4] = {4, 2, 2, 1};
+  const unsigned long long limits[4] = {0xffffffffULL, 0xff, 0x1f, 7};
   std::string out;
   for (std::size_t i = 0; i < 4; ++i) {
     const auto field = fields[i];
     if (field.empty() || field.size() > widths[i]) return std::nullopt;
-    unsigned long value = 0;
+    unsigned long long value = 0;
     for (char c : field) {
       const int digit = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
                         : (c >= 'a' && c <= 'f')                   ? c - 'a' + 10
                         : (c >= 'A' && c <= 'F')                   ? c - 'A' + 10
                                                                    : -1;
       if (digit < 0) return std::nullopt;
-      value = value * 16 + static_cast<unsigned long>(digit);
+      value = value * 16 + static_cast<unsigned long long>(digit);
     }
     if (value > limits[i]) return std::nullopt;
-    char part[8];
-    std::snprintf(part, sizeof part, "%0*lx", static_cast<int>(widths[i]), value);
+    char part[16];
+    std::snprintf(part, sizeof part, "%0*llx", padding[i], value);
     out += (i == 0 ? "" : i == 3 ? "." : ":") + std::string(part);
   }
   return out;
@@ -105,8 +108,10 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
     }
     given.push_back(*address);
   }
+  std::vector<std::string> hostdevs;
+  for (const auto& address : summary->pci_hostdevs) hostdevs.push_back(canonical_pci_address(address).value_or(address));
   std::vector<std::string> pci_addresses;
-  for (const std::vector<std::string>* list : {&std::as_const(summary->pci_hostdevs), &std::as_const(given)}) {
+  for (const std::vector<std::string>* list : {&std::as_const(hostdevs), &std::as_const(given)}) {
     for (const auto& address : *list) {
       if (std::find(pci_addresses.begin(), pci_addresses.end(), address) == pci_addresses.end()) {
         pci_addresses.push_back(address);
@@ -116,7 +121,7 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
   for (const auto& address : pci_addresses) {
     const PciDevice* device = nullptr;
     for (const auto& d : host.pci) {
-      if (d.address == address) device = &d;
+      if (canonical_pci_address(d.address).value_or(d.address) == address) device = &d;
     }
     if (device == nullptr) {
       outcome.warnings.push_back("PCI device " + address + " of the domain is not among the host's devices; "

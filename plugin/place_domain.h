@@ -53,7 +53,8 @@ struct PlaceOutcome {
   std::string replacement_why;  // why pins or cells had to change
 };
 
-// "0000:3b:00.0" as the host's devices are named (lower-case hex, a 4-digit domain), from
+// "0000:3b:00.0" as the host's devices are named (lower-case hex, a domain of 4 digits or
+// more, up to 32 bits), from
 // domain:bus:slot.function or bus:slot.function in either case; nullopt when the text is not
 // one (bus above ff, slot above 1f, function above 7, anything else).
 std::optional<std::string> canonical_pci_address(std::string_view text);

@@ -43,7 +43,10 @@ json explanation_json(const PlaceOutcome& outcome, const SpecMap& flavor_specs, 
   }
   std::string summary;
   if (!outcome.placement) {
-    summary = "the request names no NUMA topology; the domain is unchanged";
+    summary = outcome.confinement && outcome.confinement->cells
+                  ? "the request names no NUMA topology; confined to host cells " +
+                        outcome.confinement->cells->to_nodeset() + " (" + outcome.confinement->reason + ")"
+                  : "the request names no NUMA topology; the guest is left unconfined";
   } else {
     for (const auto& cell : outcome.placement->cells) {
       summary += (summary.empty() ? "" : "; ") + std::string("guest cell ") + std::to_string(cell.guest_cell) +
@@ -58,7 +61,8 @@ json explanation_json(const PlaceOutcome& outcome, const SpecMap& flavor_specs, 
   return {{"placed", outcome.placement.has_value()},
           {"summary", summary},
           {"request", request},
-          {"rejections", rejections}};
+          {"rejections", rejections},
+          {"warnings", outcome.warnings}};
 }
 
 }  // namespace numaplace::plugin

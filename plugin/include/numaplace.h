@@ -126,7 +126,8 @@ NP_EXPORT const char* np_result_xml(const np_result* result);
  *             "pagesize_kib", "pinning": {"VCPU": PCPU}, "cpuset_reserved"}]} */
 NP_EXPORT const char* np_result_placement_json(const np_result* result);
 /* {"placed": bool, "summary": TEXT, "request": {"flavor": {...}, "image": {...},
- *  "from_metadata": bool}, "rejections": [{"guest_cell", "host_cell", "reason"}]} */
+ *  "from_metadata": bool}, "rejections": [{"guest_cell", "host_cell", "reason"}],
+ *  "warnings": [TEXT, ...]   (e.g. a PCI device the host does not have)} */
 NP_EXPORT const char* np_result_explanation_json(const np_result* result);
 /* 1 when the guest got a NUMA placement, 0 when it asked for none. */
 NP_EXPORT int np_result_placed(const np_result* result);

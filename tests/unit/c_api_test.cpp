@@ -246,6 +246,19 @@ TEST_F(CApi, PolicyOptionConfinesAGuestWithoutTopology) {
   EXPECT_EQ(std::string(np_result_xml(result)).find("<memory mode=\"strict\""), std::string::npos);
 }
 
+// Addresses in the pci option may be spaced after their commas and written short or in upper
+// case; an address the host does not have is a warning, as for a <hostdev>.
+TEST_F(CApi, PciOptionTakesAddressesAsPeopleWriteThem) {
+  ASSERT_EQ(np_host_from_capabilities_xml(caps_2cell.c_str(), &host, &error), NP_OK);
+  const np_pair pci[] = {{"pci", "0000:3B:00.0, 3c:00.1 ,"}};
+  ASSERT_EQ(np_place(host, guest.c_str(), kWorked, 5, nullptr, 0, pci, 1, &result, &error), NP_OK)
+      << np_error_message(error);
+  const auto explanation = nlohmann::json::parse(np_result_explanation_json(result));
+  const std::string warnings = explanation.at("warnings").dump();
+  EXPECT_NE(warnings.find("0000:3b:00.0"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("0000:3c:00.1"), std::string::npos) << warnings;
+}
+
 TEST_F(CApi, BadOptionValuesAreNamedInvalidArguments) {
   ASSERT_EQ(np_host_from_capabilities_xml(caps_2cell.c_str(), &host, &error), NP_OK);
   const struct {
@@ -256,7 +269,8 @@ TEST_F(CApi, BadOptionValuesAreNamedInvalidArguments) {
                {{"ratio_weights", "cpu=-1"}, "InvalidResourceWeights"},
                {{"ratio_shape", "0:0,100:10"}, "InvalidArgument"},  // without strategy=ratio
                {{"prefer_closest", "maybe"}, "InvalidArgument"},
-               {{"colour", "blue"}, "InvalidArgument"}};
+               {{"colour", "blue"}, "InvalidArgument"},
+               {{"pci", "0000:3b:00.0,zz:zz"}, "InvalidPciAddress"}};
   for (const auto& c : cases) {
     EXPECT_EQ(np_place(host, guest.c_str(), kWorked, 5, nullptr, 0, &c.option, 1, &result, &error),
               NP_ERR_INVALID_ARGUMENT)

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <cctype>
 #include <fstream>
 #include <sstream>
 
@@ -142,6 +143,22 @@ TEST(Cli, AClaimFileOfTheGuestBeingPlacedIsNotCountedAgainstIt) {
   CliRun crowded = run("place " + placed + host_and_specs + " --claim " + other + " --json");
   ASSERT_EQ(crowded.exit_code, 0) << crowded.err;
   EXPECT_NE(nlohmann::json::parse(crowded.out)["replacement"]["kind"], "kept") << crowded.out;
+
+  // By uuid alone, in either case (libvirt reads both): the twin under another name but with the
+  // guest's uuid is the guest.
+  const std::string uuid = "4dea22b3-1d52-d8f3-2516-782e98ab3fa0";
+  std::string with_uuid = slurp(placed);
+  with_uuid.insert(with_uuid.find("</name>") + 7, "<uuid>" + uuid + "</uuid>");
+  const std::string placed_with_uuid = dir + "/placed-uuid.xml", same_uuid = dir + "/same-uuid.xml";
+  std::ofstream(placed_with_uuid) << with_uuid;
+  std::string upper = uuid;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  std::string renamed = twin;
+  renamed.insert(renamed.find("</name>") + 7, "<uuid>" + upper + "</uuid>");
+  std::ofstream(same_uuid) << renamed;
+  CliRun by_uuid = run("place " + placed_with_uuid + host_and_specs + " --claim " + same_uuid + " --json");
+  ASSERT_EQ(by_uuid.exit_code, 0) << by_uuid.err;
+  EXPECT_EQ(nlohmann::json::parse(by_uuid.out)["replacement"]["kind"], "kept") << by_uuid.out;
   std::filesystem::remove_all(dir);
 }
 

@@ -162,6 +162,30 @@ TEST(Cli, AClaimFileOfTheGuestBeingPlacedIsNotCountedAgainstIt) {
   std::filesystem::remove_all(dir);
 }
 
+// define on libvirt's test driver: a guest without NUMA keys says where it was confined.
+TEST(Cli, DefineSaysWhereAGuestWithoutNumaKeysWasConfined) {
+  const std::string dir = std::filesystem::temp_directory_path() / ("numaplace-define-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string vm = dir + "/vm.xml";
+  std::ofstream(vm) << "<domain type='test'><name>cli-floating</name><memory unit='MiB'>256</memory><vcpu>1</vcpu>"
+                       "<os><type arch='i686'>hvm</type></os><devices/></domain>";
+  const std::string env = "NUMAPLACE_LOCK_FILE=" + dir + "/lock";
+  CliRun confined = run("define " + vm + " -c test:///default", env);
+  ASSERT_EQ(confined.exit_code, 0) << confined.err;
+  EXPECT_NE(confined.out.find("defined 'cli-floating' (no NUMA request: confined to host cells "), std::string::npos)
+      << confined.out;
+  CliRun json = run("define " + vm + " -c test:///default --json", env);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto doc = nlohmann::json::parse(json.out);
+  EXPECT_TRUE(doc["placement"].is_null());
+  EXPECT_FALSE(doc["confinement"]["cells"].empty()) << json.out;
+  EXPECT_EQ(doc["replacement"]["kind"], "fresh");
+  CliRun unconfined = run("define " + vm + " -c test:///default --policy none", env);
+  ASSERT_EQ(unconfined.exit_code, 0) << unconfined.err;
+  EXPECT_NE(unconfined.out.find("(no NUMA request: not confined)"), std::string::npos) << unconfined.out;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Cli, TopologyPrintsATableAndJson) {
   CliRun table = run("topology --capabilities " + shared_path("samples/libvirt/caps-4cell.xml"));
   EXPECT_EQ(table.exit_code, 0);

@@ -49,7 +49,8 @@ void print_lifecycle(const char* verb, const plugin::LifecycleOutcome& outcome, 
   } else {
     std::cout << " (no NUMA request: not confined)";
   }
-  if (outcome.replaced) std::cout << " [placed again: its old placement no longer fit]";
+  // Why it changed (re-pinned, moved) is report_replacement's line; here only that it was redefined.
+  if (outcome.replaced) std::cout << " [redefined with this placement before starting]";
   std::cout << '\n';
   report_replacement(outcome.replacement, outcome.repinned_cells, outcome.replacement_why);
 }

@@ -38,13 +38,15 @@ constexpr bool kAddressSpaceCanBeLimited = true;
 
 // The address space the child has mapped already (the parent's libraries and heap, inherited).
 std::uint64_t mapped_bytes() {
-  std::uint64_t pages = 0;
+  unsigned long long pages = 0;
   if (std::FILE* statm = std::fopen("/proc/self/statm", "re")) {
-    if (std::fscanf(statm, "%lu", &pages) != 1) pages = 0;
+    if (std::fscanf(statm, "%llu", &pages) != 1) pages = 0;
     std::fclose(statm);
   }
-  return pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+  return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
 }
+
+bool limits_apply(std::uint64_t memory_limit_bytes) { return memory_limit_bytes > 0 && kAddressSpaceCanBeLimited; }
 
 // The child's whole life: load, answer on `fd`, leave without running the parent's atexit handlers.
 [[noreturn]] void answer_in_child(const std::function<Result<HostTopology>()>& load, int fd, pid_t parent,
@@ -59,9 +61,14 @@ std::uint64_t mapped_bytes() {
   }
   // A loader asking for more memory than any topology needs fails its allocation instead of
   // leaving the machine to the OOM killer.
-  if (memory_limit_bytes > 0 && kAddressSpaceCanBeLimited) {
-    const rlimit cap{mapped_bytes() + memory_limit_bytes, mapped_bytes() + memory_limit_bytes};
-    ::setrlimit(RLIMIT_AS, &cap);
+  // Never above a limit the caller already had (ulimit -v): only lower it.
+  if (limits_apply(memory_limit_bytes)) {
+    rlimit cap{};
+    if (::getrlimit(RLIMIT_AS, &cap) == 0) {
+      const rlim_t wanted = static_cast<rlim_t>(mapped_bytes() + memory_limit_bytes);
+      if (cap.rlim_cur == RLIM_INFINITY || wanted < cap.rlim_cur) cap.rlim_cur = wanted;
+      ::setrlimit(RLIMIT_AS, &cap);
+    }
   }
   // A crash must end the child by its signal, whatever handlers the parent installed (a sanitizer's).
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) std::signal(sig, SIG_DFL);
@@ -155,8 +162,10 @@ Result<HostTopology> load_host_in_child(const std::function<Result<HostTopology>
     return make_error(failure_name, "reading " + what + " " + how + (remedy.empty() ? "" : "; " + remedy));
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == kOutOfMemoryStatus) {
-    return make_error(failure_name, "reading " + what + " needed more than its " +
-                                        std::to_string(memory_limit_bytes >> 20) + " MiB of memory and was stopped" +
+    const std::string how = limits_apply(memory_limit_bytes)
+                                ? "needed more than its " + std::to_string(memory_limit_bytes >> 20) + " MiB of memory"
+                                : "ran out of memory";
+    return make_error(failure_name, "reading " + what + " " + how + " and was stopped" +
                                         (remedy.empty() ? "" : "; " + remedy));
   }
   nlohmann::json answer = nlohmann::json::parse(text, nullptr, false);

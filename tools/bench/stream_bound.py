@@ -76,8 +76,23 @@ def guest_cells(request):
 
 
 class HostCell:
+    """One host cell as the model sees it. Hosts outside what the model is written for are refused
+    (ValueError), since there its rules could be stricter than Nova's and no longer a bound: usage
+    already on the host, cores of other than two threads, page sizes other than 4 KiB and 1 GiB."""
+
     def __init__(self, cell, ratio):
         every = cell["cpus"]
+        usage = cell.get("usage", {})
+        if usage.get("shared_cpus", 0) or usage.get("pinned_cpus") or usage.get("memory_mib", 0) or \
+                any(p.get("used", 0) or p.get("reserved", 0) for p in cell["pages"]):
+            raise ValueError(f"host cell {cell['id']} starts with usage; the model counts from an empty host")
+        if any(len(core) != 2 for core in cell["siblings"]) or \
+                sorted(cpu for core in cell["siblings"] for cpu in core) != sorted(every):
+            raise ValueError(f"host cell {cell['id']} has cores of other than two threads; the model assumes two")
+        if any(p["size_kib"] not in (4, 1048576) for p in cell["pages"]):
+            raise ValueError(f"host cell {cell['id']} has pages other than 4 KiB and 1 GiB")
+        # Nova cannot isolate on an SMT host whose shared and dedicated sets differ.
+        self.can_isolate = set(cell.get("shared_cpuset", every)) == set(cell.get("dedicated_cpuset", every))
         self.shared = cell.get("shared_cpuset", every)
         self.dedicated = set(cell.get("dedicated_cpuset", every))
         self.whole_cores = sum(1 for core in cell["siblings"] if set(core) <= self.dedicated)
@@ -90,10 +105,15 @@ class HostCell:
 
 
 def eligible(cell, host):
+    """Whether the guest cell fits the empty host cell, exactly (for the hosts HostCell accepts):
+    the placement rules may not place it where this is false, and the must-admit rule may not
+    ask for a reason to refuse it where this is true but Nova never could place it."""
     vcpus, memory, kind, policy = cell
     if kind == "large":
-        return vcpus <= len(host.shared) and memory <= host.huge_mib
+        return vcpus <= len(host.shared) and memory <= host.huge_mib and memory % 1024 == 0
     if kind == "dedicated":
+        if policy == "isolate" and not host.can_isolate:
+            return False
         threads = 2 * vcpus if policy == "isolate" else vcpus
         return threads <= len(host.dedicated) and memory <= host.small_mib
     return vcpus <= len(host.shared) and memory <= host.small_mib
@@ -456,12 +476,14 @@ def main():
                 raise SystemExit(f"{stream['id']}: Nova {run} refused request {unblocked}, which the must-admit rule "
                                  "says was not blocked; the rule is stricter than Nova's and would not be a bound")
         decided = True
+        optimal = True
         if args.total:
             best, bound = most_admitted(requests, hosts, args.time_limit, must_admit=not args.any_refusal)
             if bound is not None and bound < k:
                 raise SystemExit(f"{stream['id']}: the model admits fewer than {k} requests in all, which a real run "
                                  "admitted; it is stricter than Nova's rules and would not be a bound")
             decided = bound is not None
+            optimal = decided and best == bound
             k = bound if decided else max(k, best or 0)
         elif all_fit(requests, hosts, range(k), args.time_limit) is not True:
             raise SystemExit(f"{stream['id']}: the model refuses the first {k} requests, which a real run admitted")
@@ -474,7 +496,7 @@ def main():
                 break
             k += 1
         better = max(spread, pack)
-        record = {"id": stream["id"], "shape": stream["shape"], "bound": k, "decided": decided,
+        record = {"id": stream["id"], "shape": stream["shape"], "bound": k, "decided": decided, "optimal": optimal,
                   "nova_spread": spread, "nova_pack": pack, "ratio_to_better_nova": k / better}
         if stream["id"] in ours:
             record["ours"] = ours[stream["id"]]
@@ -483,6 +505,9 @@ def main():
             print(json.dumps(record), flush=True)
         else:
             mark = "" if decided else " (undecided: a solve ran out of time; the figure is what it found)"
+            if decided and not optimal:
+                mark = (" (what the solver proved before its time ran out; a longer --time-limit may lower it"
+                        + ("; here no more than the request count" if k >= len(requests) else "") + ")")
             print(f"{record['id']:16} {record['shape']:8} spread {spread:3} pack {pack:3} "
                   f"ours {record.get('ours', '-'):>3}  bound {k:3}  bound / better Nova {record['ratio_to_better_nova']:.3f}{mark}",
                   flush=True)
@@ -493,7 +518,9 @@ def main():
         mean = sum(r["ratio_to_better_nova"] for r in records) / len(records)
         decided = all(r["decided"] for r in records)
         print(f"{name:8} {len(records):2} streams: mean bound / better Nova {mean:.3f}"
-              + ("" if decided else " (some undecided: a lower figure than the true bound)"))
+              + ("" if decided else " (some undecided: a lower figure than the true bound)")
+              + ("" if all(r.get("optimal", True) for r in records) else
+                 " (some solves cut off: still bounds, which a longer --time-limit may lower)"))
         if args.goal and decided and mean < args.goal:
             what = "in total" if args.total else "before the first refusal"
             print(f"{'':8} a mean ratio of {args.goal:.2f} {what} is out of reach of any strategy here")

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The cell-by-cell bound on admissions before the first refusal (tools/bench/stream_bound.py):
 # its model must accept every admission of both Nova runs where Nova put it and numaplace's own
-# first refusal-free prefixes (else it is stricter than Nova and no bound); prints the bound per
-# stream and shape. Skips (77) without Debian's python3-scipy.
+# first refusal-free prefixes (else it is stricter than Nova and no bound), and the must-admit
+# rule of the total bound must call no guest blocked that numaplace's fit takes, at the boundary of
+# every threshold; prints the bound per stream and shape. Skips (77) without Debian's python3-scipy.
 # Usage: stream_bound_test.sh NUMAPLACE STREAMS_JSONL
 set -euo pipefail
 numaplace=$1 streams=$2
@@ -14,4 +15,5 @@ fi
 ours=$(mktemp)
 trap 'rm -f "$ours"' EXIT
 "$numaplace" replay "$streams" --json >"$ours"
-"$python" "$(dirname "$0")/../../tools/bench/stream_bound.py" "$streams" --ours "$ours" --goal 1.15
+"$python" "$(dirname "$0")/../../tools/bench/stream_bound.py" "$streams" --ours "$ours" --goal 1.15 \
+    --numaplace "$numaplace"

@@ -374,6 +374,73 @@ def all_fit(requests, hosts, admitted, time_limit, placed=None):
     return None
 
 
+def boundary_host(raw_cell, ratio, cell, host):
+    """The host cell `raw_cell` loaded as far as Model._must_admit's rule allows while calling the
+    guest cell `cell` unblocked: every usage one below its threshold (usage that no threshold
+    counts, as far as the cell allows), pinned pCPUs spread one a core first (the layout that
+    leaves the fewest whole cores). A host Nova would refuse the guest on breaks the rule."""
+    thresholds = {}
+    for resource, threshold in blocking_thresholds(cell, host):
+        thresholds[resource] = min(threshold, thresholds.get(resource, threshold))
+    dedicated = [cpu for core in raw_cell["siblings"] for cpu in core if cpu in host.dedicated]
+    spread_first = [core[0] for core in raw_cell["siblings"] if core[0] in host.dedicated] + \
+                   [core[1] for core in raw_cell["siblings"] if core[1] in host.dedicated]
+    pinned = thresholds.get("pinned", len(dedicated) + 1) - 1
+    memory = thresholds.get("memory", math.floor(host.ram_ratio * host.memory) + 1) - 1
+    shared = thresholds.get("shared", math.floor(host.cpu_ratio * len(host.shared)) + 1) - 1
+    huge = thresholds.get("huge", host.huge_mib + 1) - 1
+    out = json.loads(json.dumps(raw_cell))
+    out["id"] = 0
+    out["distances"] = [10]
+    out["usage"] = {"pinned_cpus": sorted(spread_first[:max(0, min(pinned, len(dedicated)))]),
+                    "shared_cpus": max(0, shared), "memory_mib": max(0, memory)}
+    for pool in out["pages"]:
+        if pool["size_kib"] == 1048576:
+            pool["used"] = max(0, huge) // 1024
+    return {"cells": [out], "allocation_ratio": ratio}
+
+
+def check_thresholds(numaplace, stream):
+    """Every guest cell kind of the stream on every host cell it is eligible for, at the boundary
+    host of boundary_host: numaplace's fit (Nova's rules, conformance-tested) must take it.
+    Returns the first (request, host cell) it refuses, or None."""
+    import subprocess
+    ratio = stream["host"]["allocation_ratio"]
+    kinds = {}
+    for index, request in enumerate(stream["requests"]):
+        kinds.setdefault(guest_cells(request)[0], index)
+    with tempfile.TemporaryDirectory() as scratch:
+        for cell, index in kinds.items():
+            vcpus, memory, kind, policy = cell
+            lines = []
+            for raw in stream["host"]["cells"]:
+                host = HostCell(raw, ratio)
+                if eligible(cell, host):
+                    host_json = boundary_host(raw, ratio, cell, host)
+                    host_json["name"] = f"cell-{raw['id']}"
+                    lines.append(json.dumps(host_json))
+            if not lines:
+                continue
+            path = os.path.join(scratch, "hosts.jsonl")
+            with open(path, "w") as out:
+                out.write("\n".join(lines) + "\n")
+            specs = ["hw:numa_nodes=1"]
+            if kind == "dedicated":
+                specs += ["hw:cpu_policy=dedicated", f"hw:cpu_thread_policy={policy}"]
+            if kind == "large":
+                specs += ["hw:mem_page_size=large"]
+            command = [numaplace, "rank", "--hosts", path, "--vcpus", str(vcpus), "--memory", str(memory), "--json"]
+            for spec in specs:
+                command += ["--spec", spec]
+            answer = subprocess.run(command, capture_output=True, text=True)
+            if answer.returncode not in (0, 3):
+                raise SystemExit(f"check_thresholds: numaplace rank failed: {answer.stderr.strip()}")
+            refused = json.loads(answer.stdout)["refused"]
+            if refused:
+                return index, refused[0]
+    return None
+
+
 def with_stdout_captured(run):
     """(run(), what the C library under it wrote to standard output)."""
     sys.stdout.flush()
@@ -440,6 +507,8 @@ def main():
     parser.add_argument("--stream", help="only this stream id")
     parser.add_argument("--total", action="store_true",
                         help="bound admitted_total instead: the most requests of the stream that hold a place at once")
+    parser.add_argument("--numaplace", help="numaplace binary: check the must-admit rule's thresholds against its fit "
+                                            "(every guest cell kind at the boundary of every host cell)")
     parser.add_argument("--any-refusal", action="store_true",
                         help="with --total: let the planner refuse any request, even one that fits (the looser bound)")
     parser.add_argument("--goal", type=float,
@@ -475,6 +544,12 @@ def main():
             if unblocked is not None:
                 raise SystemExit(f"{stream['id']}: Nova {run} refused request {unblocked}, which the must-admit rule "
                                  "says was not blocked; the rule is stricter than Nova's and would not be a bound")
+        if args.numaplace and not args.any_refusal:
+            broken = check_thresholds(args.numaplace, stream)
+            if broken is not None:
+                raise SystemExit(f"{stream['id']}: numaplace refuses request {broken[0]} on {broken[1]['host']} at usage "
+                                 "the must-admit rule calls unblocked; the rule is stricter than Nova's and would not "
+                                 "be a bound")
         decided = True
         optimal = True
         if args.total:

@@ -87,9 +87,7 @@ bool still_fits(const HostTopology& host, const GuestTopology& topology, const P
 void take_placement(LifecycleOutcome& outcome, PlaceOutcome&& placed) {
   outcome.placement = std::move(placed.placement);
   outcome.confinement = std::move(placed.confinement);
-  outcome.replacement = placed.replacement;
-  outcome.repinned_cells = std::move(placed.repinned_cells);
-  outcome.replacement_why = std::move(placed.replacement_why);
+  outcome.replacement = std::move(placed.replacement);
 }
 
 }  // namespace
@@ -168,7 +166,7 @@ Result<LifecycleOutcome> start_domain(const std::string& name, const LifecycleOp
     keep = topology.ok() && topology->has_value() && still_fits(session->host, **topology, **record);
     if (keep) {
       outcome.placement = **record;
-      outcome.replacement = ReplacementKind::Kept;
+      outcome.replacement.kind = ReplacementKind::Kept;
     }
   }
   if (!keep) {

@@ -17,6 +17,7 @@
 #include "placement/fit.h"
 #include "placement/guest_request.h"
 #include "placement/replacement.h"
+#include "plugin/place_domain.h"
 
 namespace numaplace::plugin {
 
@@ -33,11 +34,8 @@ struct LifecycleOutcome {
   std::string name;
   std::optional<Placement> placement;  // nullopt: the guest asked for no NUMA topology
   std::optional<DefaultPlacement> confinement;  // set for a guest without a NUMA topology
-  // How the placement recorded in the domain was used (place_domain.h); start: kept when it
-  // still fits and the request is the recorded one.
-  ReplacementKind replacement = ReplacementKind::Fresh;
-  std::vector<std::uint32_t> repinned_cells;
-  std::string replacement_why;
+  // start: kept when the recorded placement still fits and the request is the recorded one.
+  RecordedPlacementUse replacement;
   bool replaced = false;               // start: the guest was placed again before starting
   std::vector<std::string> warnings;   // domains whose claims could not be read
 };

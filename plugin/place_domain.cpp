@@ -211,9 +211,7 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
   if (recorded) {
     Replacement again = place_again(host, **topology, *recorded, request.fit);
     fit = std::move(again.fit);
-    outcome.replacement = again.kind;
-    outcome.repinned_cells = std::move(again.repinned);
-    outcome.replacement_why = std::move(again.why);
+    outcome.replacement = {again.kind, std::move(again.repinned), std::move(again.why)};
   } else {
     fit = fit_guest(host, **topology, request.fit);
   }

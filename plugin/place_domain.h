@@ -38,6 +38,14 @@ struct PlaceRequest {
   bool keep_recorded = true;
 };
 
+// How the placement recorded in a domain was used: fresh (none, or not this request), kept,
+// repinned (the cells named re-pinned on their recorded host cells) or moved.
+struct RecordedPlacementUse {
+  ReplacementKind kind = ReplacementKind::Fresh;
+  std::vector<std::uint32_t> repinned_cells;
+  std::string why;  // why pins or cells had to change
+};
+
 struct PlaceOutcome {
   std::string domain_name;
   std::string domain_uuid;
@@ -47,10 +55,7 @@ struct PlaceOutcome {
   std::vector<CellRejection> rejections;
   std::vector<std::string> warnings;   // e.g. a <hostdev> the host does not have
   bool request_from_metadata = false;
-  // How the recorded placement was used: fresh (none, or not this request), kept, repinned, moved.
-  ReplacementKind replacement = ReplacementKind::Fresh;
-  std::vector<std::uint32_t> repinned_cells;
-  std::string replacement_why;  // why pins or cells had to change
+  RecordedPlacementUse replacement;
 };
 
 // "0000:3b:00.0" as the host's devices are named (lower-case hex, a domain of 4 digits or

@@ -24,16 +24,14 @@ json placement_json(const PlaceOutcome& outcome) {
           {"uuid", outcome.domain_uuid},
           {"placed", outcome.placement.has_value()},
           {"request_from_metadata", outcome.request_from_metadata},
-          {"replacement", replacement_json(outcome)},
+          {"replacement", replacement_json(outcome.replacement)},
           {"cells", cells}};
 }
 
-json replacement_json(const PlaceOutcome& outcome) {
-  return replacement_json(outcome.replacement, outcome.repinned_cells, outcome.replacement_why);
-}
-
-json replacement_json(ReplacementKind kind, const std::vector<std::uint32_t>& repinned_cells, const std::string& why) {
-  return {{"kind", to_string(kind)}, {"repinned_cells", repinned_cells}, {"why", why.empty() ? json() : json(why)}};
+json replacement_json(const RecordedPlacementUse& use) {
+  return {{"kind", to_string(use.kind)},
+          {"repinned_cells", use.repinned_cells},
+          {"why", use.why.empty() ? json() : json(use.why)}};
 }
 
 json explanation_json(const PlaceOutcome& outcome, const SpecMap& flavor_specs, const SpecMap& image_props) {

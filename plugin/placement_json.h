@@ -13,9 +13,7 @@ namespace numaplace::plugin {
 
 nlohmann::json placement_json(const PlaceOutcome& outcome);
 // {"kind": "fresh"|"kept"|"repinned"|"moved", "repinned_cells": [...], "why": TEXT|null}
-nlohmann::json replacement_json(const PlaceOutcome& outcome);
-nlohmann::json replacement_json(ReplacementKind kind, const std::vector<std::uint32_t>& repinned_cells,
-                                const std::string& why);
+nlohmann::json replacement_json(const RecordedPlacementUse& use);
 nlohmann::json explanation_json(const PlaceOutcome& outcome, const SpecMap& flavor_specs, const SpecMap& image_props);
 
 }  // namespace numaplace::plugin

@@ -68,8 +68,8 @@ TEST_F(Lifecycle, StartRunsTheGuestAndKeepsAPlacementThatStillFits) {
   auto started = start_domain("lc-start", from_metadata);
   ASSERT_TRUE(started.ok()) << started.error().message;
   EXPECT_FALSE(started->replaced);
-  EXPECT_EQ(defined->replacement, ReplacementKind::Fresh);
-  EXPECT_EQ(started->replacement, ReplacementKind::Kept);
+  EXPECT_EQ(defined->replacement.kind, ReplacementKind::Fresh);
+  EXPECT_EQ(started->replacement.kind, ReplacementKind::Kept);
   ASSERT_TRUE(started->placement.has_value());
   EXPECT_EQ(started->placement->cells[0].host_cell, defined->placement->cells[0].host_cell);
 

@@ -184,21 +184,21 @@ Result<DefaultPlacementOptions> parse_policy(const PolicyCliOptions& options) {
   return DefaultPlacementOptions{*policy, options.prefer_closest};
 }
 
-void report_replacement(ReplacementKind kind, const std::vector<std::uint32_t>& repinned_cells, const std::string& why) {
-  switch (kind) {
+void report_replacement(const plugin::RecordedPlacementUse& use) {
+  switch (use.kind) {
     case ReplacementKind::Fresh: return;
     case ReplacementKind::Kept:
       std::cerr << "numaplace: the recorded placement still holds; kept it unchanged\n";
       return;
     case ReplacementKind::Repinned: {
       std::string cells;
-      for (auto cell : repinned_cells) cells += (cells.empty() ? "" : ", ") + std::to_string(cell);
+      for (auto cell : use.repinned_cells) cells += (cells.empty() ? "" : ", ") + std::to_string(cell);
       std::cerr << "numaplace: re-pinned guest cells " << cells << " on their recorded host cells ("
-                << why << "); the other cells kept their pins\n";
+                << use.why << "); the other cells kept their pins\n";
       return;
     }
     case ReplacementKind::Moved:
-      std::cerr << "numaplace: the recorded placement no longer fits (" << why
+      std::cerr << "numaplace: the recorded placement no longer fits (" << use.why
                 << "); placed afresh\n";
       return;
   }

@@ -15,7 +15,7 @@
 #include "placement/error.h"
 #include "placement/guest_request.h"
 #include "placement/host_topology.h"
-#include "placement/replacement.h"
+#include "plugin/place_domain.h"
 
 namespace numaplace::cli {
 
@@ -58,6 +58,6 @@ Result<DefaultPlacementOptions> parse_policy(const PolicyCliOptions& options);
 
 // How the placement recorded in the domain was used, for the person at the terminal (stderr;
 // nothing for a fresh placement).
-void report_replacement(ReplacementKind kind, const std::vector<std::uint32_t>& repinned_cells, const std::string& why);
+void report_replacement(const plugin::RecordedPlacementUse& use);
 
 }  // namespace numaplace::cli

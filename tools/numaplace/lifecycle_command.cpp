@@ -29,8 +29,7 @@ nlohmann::json lifecycle_json(const plugin::LifecycleOutcome& outcome) {
   return {{"name", outcome.name},
           {"placement", outcome.placement ? to_json(*outcome.placement) : nlohmann::json()},
           {"confinement", outcome.confinement ? to_json(*outcome.confinement) : nlohmann::json()},
-          {"replacement", plugin::replacement_json(outcome.replacement, outcome.repinned_cells,
-                                                   outcome.replacement_why)},
+          {"replacement", plugin::replacement_json(outcome.replacement)},
           {"replaced", outcome.replaced},
           {"warnings", outcome.warnings}};
 }
@@ -52,7 +51,7 @@ void print_lifecycle(const char* verb, const plugin::LifecycleOutcome& outcome, 
   // Why it changed (re-pinned, moved) is report_replacement's line; here only that it was redefined.
   if (outcome.replaced) std::cout << " [redefined with this placement before starting]";
   std::cout << '\n';
-  report_replacement(outcome.replacement, outcome.repinned_cells, outcome.replacement_why);
+  report_replacement(outcome.replacement);
 }
 
 int run_lifecycle(const LifecycleCliOptions& o, bool define) {

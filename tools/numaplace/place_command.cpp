@@ -87,7 +87,7 @@ int run_place(const PlaceOptions& o) {
   }
 
   for (const auto& warning : outcome->warnings) std::cerr << "numaplace: warning: " << warning << '\n';
-  report_replacement(outcome->replacement, outcome->repinned_cells, outcome->replacement_why);
+  report_replacement(outcome->replacement);
   if (!outcome->placement) {
     if (outcome->confinement && outcome->confinement->cells) {
       std::cerr << "numaplace: no NUMA topology requested; confined to host cells "
@@ -102,7 +102,7 @@ int run_place(const PlaceOptions& o) {
     nlohmann::json doc{{"placement", outcome->placement ? to_json(*outcome->placement) : nlohmann::json()},
                        {"confinement", outcome->confinement ? to_json(*outcome->confinement) : nlohmann::json()},
                        {"rejections", to_json(outcome->rejections)},
-                       {"replacement", plugin::replacement_json(*outcome)},
+                       {"replacement", plugin::replacement_json(outcome->replacement)},
                        {"xml", outcome->domain_xml}};
     if (o.explain) doc["explanation"] = explain_json(explanation, claims);
     text = doc.dump(2) + "\n";

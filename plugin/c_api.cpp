@@ -186,12 +186,12 @@ Result<PlacementOptions> placement_options(const numaplace::SpecMap& options) {
         item.erase(0, item.find_first_not_of(" \t"));
         item.erase(item.find_last_not_of(" \t") + 1);
         if (!item.empty()) {
-          if (!numaplace::plugin::canonical_pci_address(item)) {
-            return numaplace::make_error("InvalidPciAddress",
-                                         "option pci: '" + item + "' is not a PCI address; write domain:bus:slot.function "
-                                         "in hex, e.g. 0000:3b:00.0, several separated by commas");
+          auto address = numaplace::plugin::pci_address(item);
+          if (!address) {
+            return numaplace::make_error(address.error().name, "option pci (addresses separated by commas): " +
+                                                                   address.error().message);
           }
-          out.pci_addresses.push_back(item);
+          out.pci_addresses.push_back(std::move(*address));
         }
         start = comma + 1;
       }

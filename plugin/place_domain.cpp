@@ -1,7 +1,7 @@
 #include "plugin/place_domain.h"
 
 #include <algorithm>
-#include <cctype>
+#include <charconv>
 #include <cstdio>
 #include <utility>
 
@@ -35,22 +35,24 @@ std::optional<std::string> canonical_pci_address(std::string_view text) {
   std::string out;
   for (std::size_t i = 0; i < 4; ++i) {
     const auto field = fields[i];
-    if (field.empty() || field.size() > widths[i]) return std::nullopt;
     unsigned long long value = 0;
-    for (char c : field) {
-      const int digit = std::isdigit(static_cast<unsigned char>(c)) ? c - '0'
-                        : (c >= 'a' && c <= 'f')                   ? c - 'a' + 10
-                        : (c >= 'A' && c <= 'F')                   ? c - 'A' + 10
-                                                                   : -1;
-      if (digit < 0) return std::nullopt;
-      value = value * 16 + static_cast<unsigned long long>(digit);
+    const auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), value, 16);
+    if (field.empty() || field.size() > widths[i] || error != std::errc() || end != field.data() + field.size() ||
+        value > limits[i]) {
+      return std::nullopt;
     }
-    if (value > limits[i]) return std::nullopt;
     char part[16];
     std::snprintf(part, sizeof part, "%0*llx", padding[i], value);
     out += (i == 0 ? "" : i == 3 ? "." : ":") + std::string(part);
   }
   return out;
+}
+
+Result<std::string> pci_address(std::string_view text) {
+  if (auto address = canonical_pci_address(text)) return *address;
+  return make_error("InvalidPciAddress", "'" + std::string(text) +
+                                             "' is not a PCI address; write domain:bus:slot.function in hex, "
+                                             "e.g. 0000:3b:00.0 (or bus:slot.function, 3b:00.0)");
 }
 
 std::string explain_no_fit(const FitResult& result, std::string_view separator) {
@@ -101,12 +103,9 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
   // Each device once: an address given as a <hostdev> and again with --pci (or twice) is one device.
   std::vector<std::string> given;
   for (const auto& text : request.pci_addresses) {
-    auto address = canonical_pci_address(text);
-    if (!address) {
-      return make_error("InvalidPciAddress", "'" + text + "' is not a PCI address; write domain:bus:slot.function "
-                                             "in hex, e.g. 0000:3b:00.0 (or bus:slot.function, 3b:00.0)");
-    }
-    given.push_back(*address);
+    auto address = pci_address(text);
+    if (!address) return address.error();
+    given.push_back(std::move(*address));
   }
   std::vector<std::string> hostdevs;
   for (const auto& address : summary->pci_hostdevs) hostdevs.push_back(canonical_pci_address(address).value_or(address));

@@ -63,6 +63,8 @@ struct PlaceOutcome {
 // domain:bus:slot.function or bus:slot.function in either case; nullopt when the text is not
 // one (bus above ff, slot above 1f, function above 7, anything else).
 std::optional<std::string> canonical_pci_address(std::string_view text);
+// The same, or InvalidPciAddress saying how to write one.
+Result<std::string> pci_address(std::string_view text);
 
 // Errors: the XML's (XmlMalformed, NotDomain, InvalidDomain, InvalidMemorySize ...),
 // the request's (Nova's exception names, UnknownSpecKey ...), InvalidPciAddress and "NoFit".

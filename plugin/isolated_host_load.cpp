@@ -122,6 +122,7 @@ bool child_memory_can_be_limited() { return kAddressSpaceCanBeLimited; }
 Result<HostTopology> load_host_in_child(const std::function<Result<HostTopology>()>& load, const std::string& what,
                                         const std::string& failure_name, const std::string& remedy,
                                         std::chrono::milliseconds limit, std::uint64_t memory_limit_bytes) {
+  const std::string then_remedy = remedy.empty() ? "" : "; " + remedy;
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
     return make_error(failure_name, "cannot read " + what + ": no pipe for the reading process (" +
@@ -151,7 +152,7 @@ Result<HostTopology> load_host_in_child(const std::function<Result<HostTopology>
 
   if (timed_out) {
     return make_error(failure_name, "reading " + what + " did not finish within " + std::to_string(limit.count()) +
-                                        " ms and was stopped" + (remedy.empty() ? "" : "; " + remedy));
+                                        " ms and was stopped" + then_remedy);
   }
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
@@ -159,14 +160,13 @@ Result<HostTopology> load_host_in_child(const std::function<Result<HostTopology>
                                                  ": out of memory, or by someone else)"
                                            : "crashed (signal " + std::to_string(sig) + ", " + strsignal(sig) +
                                                  ") inside the library that reads it";
-    return make_error(failure_name, "reading " + what + " " + how + (remedy.empty() ? "" : "; " + remedy));
+    return make_error(failure_name, "reading " + what + " " + how + then_remedy);
   }
   if (WIFEXITED(status) && WEXITSTATUS(status) == kOutOfMemoryStatus) {
     const std::string how = limits_apply(memory_limit_bytes)
                                 ? "needed more than its " + std::to_string(memory_limit_bytes >> 20) + " MiB of memory"
                                 : "ran out of memory";
-    return make_error(failure_name, "reading " + what + " " + how + " and was stopped" +
-                                        (remedy.empty() ? "" : "; " + remedy));
+    return make_error(failure_name, "reading " + what + " " + how + " and was stopped" + then_remedy);
   }
   nlohmann::json answer = nlohmann::json::parse(text, nullptr, false);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !answer.is_object()) {

@@ -132,8 +132,16 @@ def taken(cell, resource):
 
 
 def blocking_thresholds(cell, host):
-    """(resource, t): the guest cell cannot be fitted on the host cell once that usage is at least t
-    (usages are whole MiB and whole vCPUs); every way the fit can fail there implies one of them."""
+    """{resource: t}: the guest cell cannot be fitted on the host cell once that usage is at least
+    t (usages are whole MiB and whole vCPUs); every way the fit can fail there implies one of them.
+    Of two reasons on one resource the lower threshold stands for both."""
+    thresholds = {}
+    for resource, threshold in _blocking_reasons(cell, host):
+        thresholds[resource] = min(threshold, thresholds.get(resource, threshold))
+    return thresholds
+
+
+def _blocking_reasons(cell, host):
     vcpus, memory, kind, policy = cell
     if kind == "dedicated":
         yield "memory", math.floor(host.memory - memory) + 1
@@ -149,13 +157,14 @@ def blocking_thresholds(cell, host):
 
 
 def blocked_everywhere(cells, hosts, usage):
-    """Whether the refusal rule of Model.must_admit holds for a request of these guest cells when
+    """Whether the refusal rule of Model._must_admit holds for a request of these guest cells when
     the host cells carry `usage` (per host cell: resource -> amount)."""
     open_cells = 0
     for h, host in enumerate(hosts):
         if not eligible(cells[0], host):
             continue
-        if not any(usage[h][resource] >= threshold for resource, threshold in blocking_thresholds(cells[0], host)):
+        if not any(usage[h][resource] >= threshold
+                   for resource, threshold in blocking_thresholds(cells[0], host).items()):
             open_cells += 1
     return open_cells == 0 if len(cells) == 1 else open_cells <= 1
 
@@ -306,14 +315,9 @@ class Model:
             for h, host in enumerate(hosts):
                 if not eligible(halves[0], host):
                     continue  # never here: blocked whatever the usage
-                reasons = {}
-                for resource, threshold in blocking_thresholds(halves[0], host):
-                    if threshold <= 0:
-                        reasons = None  # blocked already: eligible() is looser than this
-                        break
-                    reasons[resource] = min(threshold, reasons.get(resource, threshold))
-                if reasons is None:
-                    continue
+                reasons = blocking_thresholds(halves[0], host)
+                if any(threshold <= 0 for threshold in reasons.values()):
+                    continue  # blocked already: eligible() is looser than this
                 open_cells += 1
                 indicators = {}
                 for resource, threshold in reasons.items():
@@ -379,9 +383,7 @@ def boundary_host(raw_cell, ratio, cell, host):
     guest cell `cell` unblocked: every usage one below its threshold (usage that no threshold
     counts, as far as the cell allows), pinned pCPUs spread one a core first (the layout that
     leaves the fewest whole cores). A host Nova would refuse the guest on breaks the rule."""
-    thresholds = {}
-    for resource, threshold in blocking_thresholds(cell, host):
-        thresholds[resource] = min(threshold, thresholds.get(resource, threshold))
+    thresholds = blocking_thresholds(cell, host)
     dedicated = [cpu for core in raw_cell["siblings"] for cpu in core if cpu in host.dedicated]
     spread_first = [core[0] for core in raw_cell["siblings"] if core[0] in host.dedicated] + \
                    [core[1] for core in raw_cell["siblings"] if core[1] in host.dedicated]
@@ -459,7 +461,7 @@ def with_stdout_captured(run):
 
 def refusals_blocked(requests, hosts, trace):
     """The first request of a real run (trace: per request None or its host cells) refused while
-    Model.must_admit's rule says it was not blocked, or None: a rule a real run breaks is no bound."""
+    Model._must_admit's rule says it was not blocked, or None: a rule a real run breaks is no bound."""
     usage = [{resource: 0 for resource in ("memory", "shared", "pinned", "huge")} for _ in hosts]
     for index, host_cells in enumerate(trace):
         cells = guest_cells(requests[index])

@@ -131,10 +131,43 @@ CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopo
     out.pinning = std::move(*pinning);
   }
 
+  // On a real host (Exclusive accounting) the pCPUs this cell takes leave the floating set: the
+  // floating guests already here and the cell's own shared vCPUs run on what is left, within the
+  // CPU ratio. The pinned part's memory is held within the RAM ratio too (stricter only below 1).
+  const bool exclusive = host.accounting == Accounting::Exclusive;
+  CpuSet floating_left = exclusive ? floating_cpus_of(host, cell) : cell.shared_cpus;
+  if (exclusive && pinned) {
+    CpuSet taken = out.pinning.reserved.united(out.pinning.isolated);
+    for (const auto& [vcpu, pcpu] : out.pinning.pinning) taken.insert(pcpu);
+    floating_left = floating_left.minus(taken);
+    const double load = cell.usage.shared_cpus + (floating ? static_cast<double>(shared_vcpus) : 0.0);
+    const double room = static_cast<double>(floating_left.size()) * host.ratio.cpu;
+    if (load > 0 && (floating_left.empty() || (host.ratio.enforced && load > room))) {
+      return misfit("needs " + dedicated_text_of() + " of " + name_of(cell) + ", which would leave " +
+                    format_ratio(load) + " floating vCPUs on " + std::to_string(floating_left.size()) +
+                    " CPUs not held by dedicated guests" +
+                    (floating_left.empty() ? std::string() : ", limit " + format_ratio(room) + " at CPU ratio " +
+                                                                 format_ratio(host.ratio.cpu)));
+    }
+    if (host.ratio.enforced && host.ratio.ram < 1.0 &&
+        static_cast<double>(cell.usage.memory_kib + want_kib) > static_cast<double>(cell.memory_kib) * host.ratio.ram) {
+      return misfit("needs " + mib(want_kib) + " of memory for a pinned cell, " + name_of(cell) + " has " +
+                    signed_mib(static_cast<double>(cell.memory_kib) * host.ratio.ram -
+                               static_cast<double>(cell.usage.memory_kib)) +
+                    " left (" + mib(cell.usage.memory_kib) + " used by guests, RAM ratio " +
+                    format_ratio(host.ratio.ram) + ")");
+    }
+  }
+  if (exclusive && floating && floating_left.size() < shared_vcpus) {
+    return misfit("needs " + count_of(shared_vcpus, "shared vCPU") + ", " + name_of(cell) + " has " +
+                  std::to_string(floating_left.size()) + " CPUs for shared guests not held by dedicated guests");
+  }
+
   // Stage 3, the floating part against the allocation ratios: shared vCPU load within CPU
-  // ratio x shared CPUs, memory within RAM ratio x cell memory; none when the host sets no limits.
+  // ratio x shared CPUs (Exclusive: those left to floating guests), memory within RAM ratio x cell
+  // memory; none when the host sets no limits.
   if (floating && host.ratio.enforced) {
-    const double cpu_limit = static_cast<double>(cell.shared_cpus.size()) * host.ratio.cpu;
+    const double cpu_limit = static_cast<double>(floating_left.size()) * host.ratio.cpu;
     const double memory_limit = static_cast<double>(cell.memory_kib) * host.ratio.ram;
     Demands limits;
     limits.add("shared-vcpus", cell.usage.shared_cpus + static_cast<double>(shared_vcpus), cpu_limit);
@@ -143,7 +176,7 @@ CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopo
       if (std::string(short_of->dimension) == "shared-vcpus") {
         return misfit("needs " + count_of(shared_vcpus, "shared vCPU") + ", " + name_of(cell) + " carries " +
                       format_ratio(cell.usage.shared_cpus) + " vCPUs already, limit " + format_ratio(cpu_limit) + " (" +
-                      std::to_string(cell.shared_cpus.size()) + " CPUs x CPU ratio " + format_ratio(host.ratio.cpu) +
+                      std::to_string(floating_left.size()) + " CPUs x CPU ratio " + format_ratio(host.ratio.cpu) +
                       ")");
       }
       return misfit("needs " + mib(want_kib) + " of memory, " + name_of(cell) + " has " +

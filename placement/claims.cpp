@@ -4,6 +4,21 @@
 
 namespace numaplace {
 
+std::string describe(const ThreadAffinity& thread) {
+  switch (thread.kind) {
+    case ThreadAffinity::Kind::Vcpu: return "vCPU " + std::to_string(thread.id);
+    case ThreadAffinity::Kind::Emulator: return "the emulator threads";
+    case ThreadAffinity::Kind::IoThread: return "iothread " + std::to_string(thread.id);
+  }
+  return "a thread";
+}
+
+CpuSet GuestClaim::held_cpus() const {
+  CpuSet held;
+  for (const auto& cell : cells) held = held.united(cell.held_cpus());
+  return held;
+}
+
 std::vector<std::string> apply_claims(HostTopology& host, const std::vector<GuestClaim>& claims) {
   std::vector<std::string> foreign;
   for (const auto& claim : claims) {
@@ -16,13 +31,21 @@ std::vector<std::string> apply_claims(HostTopology& host, const std::vector<Gues
         continue;
       }
       HostCell& cell = *it;
-      cell.usage.pinned_cpus = cell.usage.pinned_cpus.united(cell_claim.pinned_cpus);
+      cell.usage.pinned_cpus = cell.usage.pinned_cpus.united(cell_claim.held_cpus());
       cell.usage.shared_cpus += cell_claim.shared_vcpus;
       cell.usage.memory_kib += cell_claim.memory_kib;
       for (const auto& [size, count] : cell_claim.pages) {
         for (auto& pool : cell.pages) {
           if (pool.size_kib == size) pool.used += count;
         }
+      }
+    }
+    host.unbound_memory_kib += claim.unbound_memory_kib;
+    for (const auto& address : claim.pci_devices) {
+      for (auto& device : host.pci) {
+        if (device.address != address) continue;
+        device.allocated = true;
+        if (device.held_by.empty()) device.held_by = claim.name;
       }
     }
     if (!all_known) foreign.push_back(claim.name);
@@ -33,13 +56,10 @@ std::vector<std::string> apply_claims(HostTopology& host, const std::vector<Gues
 std::vector<std::pair<std::uint32_t, std::string>> pinning_collisions(const GuestClaim& candidate,
                                                                        const std::vector<GuestClaim>& others) {
   std::vector<std::pair<std::uint32_t, std::string>> out;
-  CpuSet mine;
-  for (const auto& cell : candidate.cells) mine = mine.united(cell.pinned_cpus);
+  const CpuSet mine = candidate.held_cpus();
   for (const auto& other : others) {
     if ((!candidate.uuid.empty() && other.uuid == candidate.uuid) || other.name == candidate.name) continue;
-    for (const auto& cell : other.cells) {
-      for (std::uint32_t cpu : mine.intersected(cell.pinned_cpus)) out.emplace_back(cpu, other.name);
-    }
+    for (std::uint32_t cpu : mine.intersected(other.held_cpus())) out.emplace_back(cpu, other.name);
   }
   std::sort(out.begin(), out.end());
   return out;

@@ -1,8 +1,11 @@
 // What guests already hold on a host, per host cell, and how that folds into
-// HostCell::usage. A claim pins pCPUs (dedicated vCPUs), carries shared vCPU load
-// (floating vCPUs, possibly a fraction per cell when a vCPU may run on several
-// cells), binds memory and huge pages to a cell. Memory a guest did not bind to
-// any cell is kept aside as unbound. apply_claims is additive and pure.
+// HostCell::usage. A claim pins pCPUs (dedicated vCPUs) and holds more without
+// running a vCPU there (isolate's sibling threads, the isolated emulator pCPU), carries
+// shared vCPU load (floating vCPUs, possibly a fraction per cell when a vCPU may run on
+// several cells), binds memory and huge pages to a cell, and holds PCI devices. Memory a
+// guest did not bind to any cell is kept aside as unbound. Every thread of the guest
+// (vCPUs, emulator, iothreads) comes with the pCPUs libvirt lets it run on, which is what
+// narrowing (narrowing.h) works on. apply_claims is additive and pure.
 #pragma once
 
 #include <cstdint>
@@ -17,27 +20,48 @@ namespace numaplace {
 
 struct CellClaim {
   std::uint32_t host_cell = 0;
-  CpuSet pinned_cpus;          // pCPUs this guest holds for itself
+  CpuSet pinned_cpus;          // pCPUs its dedicated vCPUs are pinned to
   double shared_vcpus = 0;     // floating vCPU load on the cell's shared CPUs
   std::uint64_t memory_kib = 0;  // small-page memory bound here
   std::map<std::uint64_t, std::uint64_t> pages;  // huge page size KiB -> pages bound here
+  CpuSet reserved_cpus;        // held, but no vCPU of its own runs there: isolate siblings, emulator pCPU
+
+  CpuSet held_cpus() const { return pinned_cpus.united(reserved_cpus); }
 };
+
+// One thread of a guest and where libvirt lets it run.
+struct ThreadAffinity {
+  enum class Kind { Vcpu, Emulator, IoThread };
+  Kind kind = Kind::Vcpu;
+  std::uint32_t id = 0;  // the vCPU or iothread id (0 for the emulator)
+  CpuSet cpus;           // the pCPUs it may run on
+  std::string source;    // the element that says so: "<vcpupin vcpu='2'>", "<vcpu cpuset>", or
+                         // "no pinning" (libvirt lets it run on every host CPU)
+};
+
+std::string describe(const ThreadAffinity& thread);  // "vCPU 2", "the emulator threads", "iothread 1"
 
 struct GuestClaim {
   std::string name;
   std::string uuid;
   bool running = false;
-  bool placed_by_numaplace = false;  // read from our own record rather than inferred
+  bool placed_by_numaplace = false;  // carries numaplace's own record
   std::vector<CellClaim> cells;
   std::uint64_t unbound_memory_kib = 0;
   double unbound_vcpus = 0;
+  std::vector<ThreadAffinity> threads;   // every vCPU, the emulator, every iothread
+  std::vector<std::string> pci_devices;  // host PCI addresses of its <hostdev>s, as the domain names them
+
+  CpuSet held_cpus() const;  // every pCPU it holds for itself, over all cells
 };
 
-// Adds every claim to the usage of the cells it names. Cells the host does not have are ignored
-// (a guest defined for another host); returns the names of guests with such cells.
+// Adds every claim to the usage of the cells it names: held pCPUs, load, memory, pages;
+// unbound memory to the host's; PCI devices become allocated and held by the guest. Cells the
+// host does not have are ignored (a guest defined for another host); returns the names of
+// guests with such cells.
 std::vector<std::string> apply_claims(HostTopology& host, const std::vector<GuestClaim>& claims);
 
-// pCPUs of `candidate` already pinned by one of `others`, each with the holder's name.
+// pCPUs of `candidate` already held by one of `others`, each with the holder's name.
 std::vector<std::pair<std::uint32_t, std::string>> pinning_collisions(const GuestClaim& candidate,
                                                                        const std::vector<GuestClaim>& others);
 

@@ -190,7 +190,13 @@ std::optional<CpuPinning> pin_dedicated_cpus(const HostCell& cell, const CpuSet&
                " has no free pCPU left for the emulator off the pinned cores";
       });
     }
-    return result(choice, std::move(reserved));
+    CpuPinning pinned = result(choice, std::move(reserved));
+    CpuSet used = pinned.reserved;
+    for (const auto& [vcpu, pcpu] : pinned.pinning) used.insert(pcpu);
+    for (const auto& core : groups) {
+      if (core.intersects(used)) pinned.isolated = pinned.isolated.united(core.minus(used));
+    }
+    return pinned;
   }
 
   const bool require = policy == ThreadPolicy::Require;

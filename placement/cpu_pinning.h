@@ -30,6 +30,7 @@ namespace numaplace {
 struct CpuPinning {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pinning;  // vCPU -> pCPU, ascending vCPU
   CpuSet reserved;                                                // pCPUs for the emulator threads
+  CpuSet isolated;  // isolate: the other threads of every core it uses, held idle (as Nova pins them)
 };
 
 // The thread sibling groups Nova sees: the cell's own, or each CPU alone when it reports none.

@@ -24,8 +24,11 @@ std::vector<std::uint64_t> candidate_masks(std::size_t cells) {
 }
 
 // What a set of cells can still give, per dimension: "cpu" (CPUs for shared vCPUs: a guest never
-// has more vCPUs than CPUs), "cpu-load" (vCPU room under the CPU ratio), "memory" (KiB under the RAM
-// ratio) and "hugepages-SIZE" (KiB in free pages of that size).
+// has more vCPUs than CPUs), "cpu-load" (vCPU room under the CPU ratio), "memory" (KiB a strict
+// binding may take: what is physically free in small pages, never more than the RAM ratio leaves;
+// memory of guests that bind none is not known to be on any cell and is not counted, as in Nova)
+// and "hugepages-SIZE" (KiB in
+// free pages of that size). CPUs held by dedicated guests are not offered (floating_cpus_of).
 constexpr double kNoLimit = 1e18;  // finite, so that sums stay exact comparisons
 
 ResourceVector available_in(const HostTopology& host, const std::vector<const HostCell*>& cells) {
@@ -33,14 +36,11 @@ ResourceVector available_in(const HostTopology& host, const std::vector<const Ho
   double cpus = 0, load_room = 0, memory_room = 0;
   std::map<std::uint64_t, double> pages;
   for (const HostCell* c : cells) {
-    cpus += static_cast<double>(c->shared_cpus.size());
+    const auto floating = static_cast<double>(floating_cpus_of(host, *c).size());
+    cpus += floating;
     // A host without limits (AllocationRatio::enforced) caps neither: any room is enough.
-    load_room += host.ratio.enforced
-                     ? static_cast<double>(c->shared_cpus.size()) * host.ratio.cpu - c->usage.shared_cpus
-                     : kNoLimit;
-    memory_room += host.ratio.enforced
-                       ? static_cast<double>(c->memory_kib) * host.ratio.ram - static_cast<double>(c->usage.memory_kib)
-                       : kNoLimit;
+    load_room += host.ratio.enforced ? floating * host.ratio.cpu - c->usage.shared_cpus : kNoLimit;
+    memory_room += static_cast<double>(strict_memory_room_kib(host, *c));
     for (const auto& pool : c->pages) pages[pool.size_kib] += static_cast<double>(pool.free() * pool.size_kib);
   }
   available.set("cpu", cpus);
@@ -71,7 +71,90 @@ HintList capacity_hints(const HostTopology& host, const std::vector<std::uint64_
   return hints;
 }
 
+// The cells' memory given to the guest, in whole pages, in proportion to what each can take
+// and never more than that, so that no cell is counted for more than it holds.
+std::uint64_t page_room_kib(const HostTopology& host, const HostCell& cell, std::uint64_t page_kib) {
+  if (page_kib <= 4) return strict_memory_room_kib(host, cell);
+  std::uint64_t room = 0;
+  for (const auto& pool : cell.pages) room += pool.size_kib == page_kib ? pool.free() * pool.size_kib : 0;
+  return room;
+}
+
+std::vector<std::pair<std::uint32_t, std::uint64_t>> split_memory(const HostTopology& host, const NumaNodeMask& mask,
+                                                                 std::uint64_t memory_kib, std::uint64_t page_kib) {
+  const std::uint64_t unit = page_kib > 4 ? page_kib : 4;
+  const std::uint64_t need = (memory_kib + unit - 1) / unit;
+  std::vector<std::uint32_t> ids;
+  std::vector<std::uint64_t> room, parts;
+  std::uint64_t total = 0;
+  for (const auto& cell : host.cells) {
+    if (!mask.contains(cell.id)) continue;
+    ids.push_back(cell.id);
+    room.push_back(page_room_kib(host, cell, page_kib) / unit);
+    total += room.back();
+  }
+  parts.assign(ids.size(), 0);
+  std::uint64_t given = 0;
+  for (std::size_t i = 0; i < ids.size() && total > 0; ++i) {
+    parts[i] = std::min(room[i], static_cast<std::uint64_t>(static_cast<long double>(need) * room[i] / total));
+    given += parts[i];
+  }
+  // What the rounding left goes to cells with room to spare, then (when nothing has room, which
+  // the hints rule out) to the first cell.
+  for (bool placed = true; given < need && placed;) {
+    placed = false;
+    for (std::size_t i = 0; i < ids.size() && given < need; ++i) {
+      if (parts[i] < room[i]) {
+        ++parts[i];
+        ++given;
+        placed = true;
+      }
+    }
+  }
+  if (given < need && !parts.empty()) parts[0] += need - given;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> split;
+  std::uint64_t excess = need * unit - memory_kib;  // the last page is not all the guest's
+  for (std::size_t i = ids.size(); i-- > 0;) {
+    std::uint64_t kib = parts[i] * unit;
+    const std::uint64_t cut = std::min(excess, kib);
+    kib -= cut;
+    excess -= cut;
+    split.insert(split.begin(), {ids[i], kib});
+  }
+  return split;
+}
+
+std::string memory_shortfall(const HostTopology& host, std::uint64_t memory_kib, std::uint64_t page_kib) {
+  std::string text = std::to_string(memory_kib / 1024) + " MiB" +
+                     (page_kib > 4 ? " in " + std::to_string(page_kib) + " KiB pages" : std::string()) +
+                     " cannot be bound to any set of host cells: ";
+  for (std::size_t i = 0; i < host.cells.size(); ++i) {
+    const HostCell& cell = host.cells[i];
+    const std::uint64_t room = page_room_kib(host, cell, page_kib);
+    text += (i ? ", " : "") + std::string("cell ") + std::to_string(cell.id) + " has " + std::to_string(room / 1024) +
+            " MiB free";
+  }
+  return text + " (memory physically free, never more than the RAM ratio allows)";
+}
+
 }  // namespace
+
+std::uint64_t strict_memory_room_kib(const HostTopology& host, const HostCell& cell) {
+  const PagePool* smallest = nullptr;
+  for (const auto& pool : cell.pages) {
+    if (smallest == nullptr || pool.size_kib < smallest->size_kib) smallest = &pool;
+  }
+  // The small pages' memory (huge page pools are carved out of the cell's memory), or the whole
+  // cell when the host reports no pools; less what guests (and the host) hold there.
+  const std::uint64_t small = smallest != nullptr ? smallest->total * smallest->size_kib : cell.memory_kib;
+  std::uint64_t room = small > cell.usage.memory_kib ? small - cell.usage.memory_kib : 0;
+  if (host.ratio.enforced) {
+    const double ratio_room = static_cast<double>(cell.memory_kib) * host.ratio.ram -
+                              static_cast<double>(cell.usage.memory_kib);
+    room = ratio_room <= 0 ? 0 : std::min(room, static_cast<std::uint64_t>(ratio_room));
+  }
+  return room;
+}
 
 Result<DefaultPlacement> place_floating_guest(const HostTopology& host, const FloatingGuest& guest,
                                               const DefaultPlacementOptions& options,
@@ -122,6 +205,11 @@ Result<DefaultPlacement> place_floating_guest(const HostTopology& host, const Fl
     out.resources.push_back({name, hints});
   }
 
+  // A strict binding is written only where the memory is: when no set of cells holds it, the
+  // guest does not fit (best-effort would otherwise bind it by its other resources' hints).
+  if (out.resources[1].hints && out.resources[1].hints->empty()) {
+    return make_error("NoFit", memory_shortfall(host, guest.memory_kib, guest.hugepage_kib));
+  }
   std::vector<ProviderHints> providers(1);
   for (const auto& resource : out.resources) providers[0][resource.resource] = resource.hints;
   MergeOptions merge_options;
@@ -137,8 +225,9 @@ Result<DefaultPlacement> place_floating_guest(const HostTopology& host, const Fl
   out.cells = merged->hint.affinity;
   if (out.cells) {
     for (const auto& cell : host.cells) {
-      if (out.cells->contains(cell.id)) out.cpus = out.cpus.united(cell.shared_cpus);
+      if (out.cells->contains(cell.id)) out.cpus = out.cpus.united(floating_cpus_of(host, cell));
     }
+    out.memory_split = split_memory(host, *out.cells, guest.memory_kib, guest.hugepage_kib);
   }
   return out;
 }

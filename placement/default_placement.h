@@ -3,8 +3,9 @@
 // host cells whose free capacity can serve it; preferred when of minimal width),
 // the hints are merged under the host's policy, and the guest is confined to the
 // merged mask without inventing a guest NUMA topology.
-// Resources: vCPUs (shared capacity under the CPU ratio, never more vCPUs than
-// CPUs), memory (under the RAM ratio) or huge pages of the requested size (exact),
+// Resources: vCPUs (shared capacity under the CPU ratio over the CPUs no dedicated guest
+// holds, never more vCPUs than CPUs), memory (physically free, within the RAM ratio) or huge
+// pages of the requested size (exact),
 // and each PCI device (its own NUMA node; a device without one has no preference).
 // Masks are every subset of cells up to kMaxEnumeratedCells cells; bigger hosts
 // offer single cells and the whole host only.
@@ -49,10 +50,18 @@ struct DefaultPlacement {
   bool preferred = false;
   std::vector<ResourceHints> resources;
   std::string reason;                 // why this mask won (from the merge)
+  // The guest's memory per confined cell (id, KiB), in proportion to what each can hold, as its
+  // claim counts it; empty when not confined.
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> memory_split;
 };
 
+// KiB a strict binding may still take on `cell`: small-page memory physically free (what guests
+// and the host do not hold), never more than the RAM ratio leaves.
+std::uint64_t strict_memory_room_kib(const HostTopology& host, const HostCell& cell);
+
 // Errors: "PolicyRefused" when restricted / single-numa-node cannot admit the guest (with why),
-// "TooManyNumaNodes" for hosts above 64 cells.
+// "NoFit" when no set of cells holds its memory (a strict binding elsewhere would fail or be
+// OOM-killed), "TooManyNumaNodes" for hosts above 64 cells.
 Result<DefaultPlacement> place_floating_guest(const HostTopology& host, const FloatingGuest& guest,
                                               const DefaultPlacementOptions& options,
                                               const std::vector<std::string>& pci_names = {});

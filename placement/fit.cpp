@@ -18,7 +18,31 @@ std::optional<std::string> cell_misfit(const HostTopology& host, const HostCell&
   return fit.reason;
 }
 
-CellPlacement cell_placement(const HostCell& cell, const GuestCell& guest_cell, const CellFit& fit) {
+CpuSet CellPlacement::held_cpus() const {
+  CpuSet held = cpuset_reserved.united(isolated_cpus);
+  for (const auto& [vcpu, pcpu] : pinning) held.insert(pcpu);
+  return held;
+}
+
+CpuSet Placement::held_cpus() const {
+  CpuSet held;
+  for (const auto& cell : cells) held = held.united(cell.held_cpus());
+  return held;
+}
+
+CpuSet emulator_cpus(const Placement& placement) {
+  CpuSet emulator;
+  CpuSet pinned;
+  for (const auto& cell : placement.cells) {
+    if (cell.guest_cpus.size() > cell.pinning.size()) emulator = emulator.united(cell.host_cpus);
+    emulator = emulator.united(cell.cpuset_reserved);
+    for (const auto& [vcpu, pcpu] : cell.pinning) pinned.insert(pcpu);
+  }
+  return emulator.empty() ? pinned : emulator;
+}
+
+CellPlacement cell_placement(const HostTopology& host, const HostCell& cell, const GuestCell& guest_cell,
+                             const CellFit& fit) {
   CellPlacement cp;
   cp.guest_cell = guest_cell.id;
   cp.host_cell = cell.id;
@@ -27,10 +51,13 @@ CellPlacement cell_placement(const HostCell& cell, const GuestCell& guest_cell, 
   cp.pagesize_kib = guest_cell.pagesize != kPageSizeNone ? static_cast<std::int64_t>(fit.pagesize_kib) : 0;
   cp.pinning = fit.pinning.pinning;
   cp.cpuset_reserved = fit.pinning.reserved;
+  cp.isolated_cpus = fit.pinning.isolated;
   if (guest_cell.shared_cpus().empty() && !cp.pinning.empty()) {
     for (const auto& [vcpu, pcpu] : cp.pinning) cp.host_cpus.insert(pcpu);
   } else {
-    cp.host_cpus = cell.shared_cpus;
+    // A mixed cell's shared vCPUs never float over its own dedicated pCPUs.
+    cp.host_cpus = host.accounting == Accounting::Nova ? cell.shared_cpus
+                                                       : floating_cpus_of(host, cell).minus(cp.held_cpus());
   }
   return cp;
 }
@@ -171,12 +198,25 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
   // fits[g][p]: guest cell g fits the host cell at position p of `order`. Whether it fits depends
   // only on the cell's shape (vCPU counts, memory, page size, emulator pCPU), so a guest cell
   // shaped like an earlier one shares its row (and its scores).
+  // The operator's limits on each guest cell's host cells: the first one that leaves a host cell out.
+  auto limit_against = [&](const GuestCell& cell, std::uint32_t host_cell) -> const HostCellLimit* {
+    for (const auto& limit : options.host_cell_limits) {
+      if ((!limit.guest_cell || *limit.guest_cell == cell.id) && !limit.host_cells.contains(host_cell)) return &limit;
+    }
+    return nullptr;
+  };
+  auto same_limits = [&](const GuestCell& x, const GuestCell& y) {
+    for (const auto& limit : options.host_cell_limits) {
+      if (limit.guest_cell && (*limit.guest_cell == x.id) != (*limit.guest_cell == y.id)) return false;
+    }
+    return true;
+  };
   auto same_shape = [&](std::size_t a, std::size_t b) {
     const GuestCell& x = guest.cells[a];
     const GuestCell& y = guest.cells[b];
     return x.cpus.size() == y.cpus.size() && x.dedicated_cpus.size() == y.dedicated_cpus.size() &&
            x.memory_kib == y.memory_kib && x.pagesize == y.pagesize &&
-           reserves_emulator_cpu(guest, x) == reserves_emulator_cpu(guest, y);
+           reserves_emulator_cpu(guest, x) == reserves_emulator_cpu(guest, y) && same_limits(x, y);
   };
   const bool want_loads = scored || explain != nullptr;
   // The pair matrices live on between calls on a thread (a ranking fits thousands of hosts);
@@ -200,6 +240,9 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
         reasons[g][p] = reasons[twin][p];
         scores[g][p] = scores[twin][p];
         if (want_loads) loads[g][p] = loads[twin][p];
+      } else if (const HostCellLimit* limit = limit_against(guest.cells[g], cell.id)) {
+        fits[g][p] = 0;
+        reasons[g][p] = limit->source + " does not include host cell " + std::to_string(cell.id);
       } else {
         CellFit fit = fit_cell(host, cell, guest, guest.cells[g], reserve);
         fits[g][p] = fit.fits ? 1 : 0;
@@ -293,7 +336,7 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
     const HostCell& cell = host.cells[order[p]];
     const CellFit fit =
         fit_cell(host, cell, guest, guest.cells[g], reserves_emulator_cpu(guest, guest.cells[g]), style);
-    placement.cells.push_back(cell_placement(cell, guest.cells[g], fit));
+    placement.cells.push_back(cell_placement(host, cell, guest.cells[g], fit));
   }
   result.placement = std::move(placement);
   return result;

@@ -28,6 +28,13 @@
 
 namespace numaplace {
 
+// Host cells a guest cell may take (the operator's <numatune> nodesets, operator_constraints.h).
+struct HostCellLimit {
+  std::optional<std::uint32_t> guest_cell;  // nullopt: every guest cell
+  CpuSet host_cells;
+  std::string source;                       // the element that says so, for the rejection
+};
+
 struct FitOptions {
   // Nova's packing_host_numa_cells_allocation_strategy: try the fullest cells first.
   // Sets Nova's order, which the scored strategies use only to break their last ties.
@@ -39,6 +46,7 @@ struct FitOptions {
   ResourceWeights weights;  // per-resource weights of the scored strategies
   // When not null, fit_guest writes its explanation there (the caller owns it).
   FitExplanation* explanation = nullptr;
+  std::vector<HostCellLimit> host_cell_limits;
 };
 
 struct CellPlacement {
@@ -51,11 +59,21 @@ struct CellPlacement {
   std::int64_t pagesize_kib = 0;    // chosen page size; 0: no page size requested
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pinning;  // dedicated vCPU -> pCPU, ascending vCPU
   CpuSet cpuset_reserved;           // pCPUs reserved for emulator threads (guest cell 0 only)
+  CpuSet isolated_cpus;             // isolate: sibling threads of its pCPUs, held idle
+
+  // Every pCPU the cell holds for the guest alone: pins, emulator pCPU, isolated siblings.
+  CpuSet held_cpus() const;
 };
 
 struct Placement {
   std::vector<CellPlacement> cells;
+
+  CpuSet held_cpus() const;  // over all cells
 };
+
+// Where the guest's emulator threads run: the pCPUs reserved for them, and where its floating
+// vCPUs float; a guest with neither runs them on its pinned pCPUs.
+CpuSet emulator_cpus(const Placement& placement);
 
 struct CellRejection {
   std::uint32_t guest_cell = 0;
@@ -74,8 +92,10 @@ struct FitResult {
 std::optional<std::string> cell_misfit(const HostTopology& host, const HostCell& cell, const GuestTopology& guest,
                                        const GuestCell& guest_cell);
 
-// The placement of one guest cell on `cell` from the cell's fit (cell_fit.h).
-CellPlacement cell_placement(const HostCell& cell, const GuestCell& guest_cell, const CellFit& fit);
+// The placement of one guest cell on `cell` from the cell's fit (cell_fit.h). Its shared vCPUs
+// float over floating_cpus_of(host, cell) less its own pins.
+CellPlacement cell_placement(const HostTopology& host, const HostCell& cell, const GuestCell& guest_cell,
+                             const CellFit& fit);
 
 // Host cell indexes in the order Nova tries them.
 std::vector<std::size_t> nova_host_cell_order(const HostTopology& host, const GuestTopology& guest,

@@ -19,6 +19,9 @@ struct PciRequest {
   // The PCI alias's own numa_policy ("required", "preferred", "legacy", "socket"; empty: none).
   // The guest's hw:pci_numa_affinity_policy, when set, overrides it, as in Nova.
   std::string alias_numa_policy;
+  // One device exactly (a domain's <hostdev>): the host's address for it, as host.pci names it;
+  // empty: any free device of the vendor and product (a Nova PCI alias).
+  std::string address;
 };
 
 struct GuestRequest {

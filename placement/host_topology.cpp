@@ -19,4 +19,9 @@ std::optional<std::uint32_t> HostTopology::distance(std::uint32_t from_id, std::
   return std::nullopt;
 }
 
+CpuSet floating_cpus_of(const HostTopology& host, const HostCell& cell) {
+  if (host.accounting == Accounting::Nova) return cell.shared_cpus;
+  return cell.shared_cpus.minus(cell.usage.pinned_cpus);
+}
+
 }  // namespace numaplace

@@ -2,6 +2,9 @@
 // siblings, memory, huge pages, distances, PCI devices, and what running guests
 // already use in each cell. Plain values; every source (capabilities XML, hwloc,
 // JSON vectors) fills the same structure. Memory is in KiB throughout.
+// Accounting says how pinned and floating use meet: on a real host (Exclusive) a pCPU
+// a dedicated guest holds is nobody else's, so floating vCPUs run, and are counted,
+// on the shared CPUs left (floating_cpus_of); Nova's own model (Nova) lets them overlap.
 #pragma once
 
 #include <cstdint>
@@ -23,8 +26,8 @@ struct PagePool {
 
 struct CellUsage {
   double shared_cpus = 0;       // vCPUs of unpinned guests floating on the shared set
-  CpuSet pinned_cpus;           // pCPUs held by dedicated guests
-  std::uint64_t memory_kib = 0; // memory bound to this cell by guests
+  CpuSet pinned_cpus;           // pCPUs held by dedicated guests (pins, isolate siblings, emulator pCPUs)
+  std::uint64_t memory_kib = 0; // memory bound to this cell by guests (and kept by the host)
 };
 
 struct HostCell {
@@ -52,6 +55,7 @@ struct PciDevice {
   std::string class_id;   // PCI class and subclass, 4 lower-case hex digits ("0200": Ethernet); empty: unknown
   bool is_pf = false;     // an SR-IOV physical function (it can have virtual functions)
   std::string parent_pf;  // for an SR-IOV virtual function: its physical function's address; else empty
+  std::string held_by;    // the guest whose <hostdev> holds it, as its claim says; empty: nobody's
 };
 
 struct AllocationRatio {
@@ -62,14 +66,29 @@ struct AllocationRatio {
   bool enforced = true;
 };
 
+enum class Accounting {
+  // Real hosts: pCPUs held by dedicated guests are excluded from everyone else's floating set
+  // and from the floating capacity; a strict memory binding needs physically free memory.
+  Exclusive,
+  // Nova 26's model (the reference vectors, admission replays): floating load and pinned pCPUs
+  // are counted apart and may overlap on a host without a cpu_shared_set/cpu_dedicated_set split.
+  Nova,
+};
+
 struct HostTopology {
   std::vector<HostCell> cells;
   std::vector<PciDevice> pci;
   AllocationRatio ratio;
+  Accounting accounting = Accounting::Exclusive;
+  std::uint64_t unbound_memory_kib = 0;  // memory of guests that bind it to no cell (it may be on any)
 
   const HostCell* find_cell(std::uint32_t id) const;
   // Distance between two cells by id, as the host reported it; nullopt when it did not.
   std::optional<std::uint32_t> distance(std::uint32_t from_id, std::uint32_t to_id) const;
 };
+
+// Where floating vCPUs may run on `cell`: its shared set, less (Exclusive accounting) the pCPUs
+// that dedicated guests hold.
+CpuSet floating_cpus_of(const HostTopology& host, const HostCell& cell);
 
 }  // namespace numaplace

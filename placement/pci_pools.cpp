@@ -23,7 +23,14 @@ PciNumaPolicy alias_policy(const std::string& name) {
 }
 
 bool matches(const PciDevice& dev, const PciRequest& request) {
-  return !dev.allocated && same_id(dev.vendor_id, request.vendor_id) && same_id(dev.product_id, request.product_id);
+  if (dev.allocated) return false;
+  if (!request.address.empty()) return dev.address == request.address;
+  return same_id(dev.vendor_id, request.vendor_id) && same_id(dev.product_id, request.product_id);
+}
+
+// Requests that draw on the same devices: the same device kind, or the same one device.
+bool same_device(const PciRequest& a, const PciRequest& b) {
+  return a.address == b.address && same_id(a.vendor_id, b.vendor_id) && same_id(a.product_id, b.product_id);
 }
 
 // Nova's pool of one device kind on one NUMA node (none: the device has no NUMA node).
@@ -161,8 +168,10 @@ bool PciDemand::satisfied(const HostTopology& host, const std::vector<bool>& cho
 }
 
 std::string PciDemand::describe() const {
-  return std::to_string(request.count) + " x " + request.vendor_id + ":" + request.product_id + " (policy " +
-         to_string(policy == PciNumaPolicy::Unset ? PciNumaPolicy::Legacy : policy) + ")";
+  const std::string device = request.address.empty() ? std::to_string(request.count) + " x " + request.vendor_id + ":" +
+                                                           request.product_id
+                                                     : "device " + request.address;
+  return device + " (policy " + to_string(policy == PciNumaPolicy::Unset ? PciNumaPolicy::Legacy : policy) + ")";
 }
 
 std::vector<PciDemand> pci_demands(const HostTopology& host, const GuestTopology& guest) {
@@ -176,8 +185,7 @@ std::vector<PciDemand> pci_demands(const HostTopology& host, const GuestTopology
     demand.first_for_device = out.size();
     demand.asked_so_far = request.count;
     for (std::size_t e = out.size(); e-- > 0;) {  // the latest earlier request for it carries the sum
-      const PciRequest& earlier = out[e].request;
-      if (same_id(earlier.vendor_id, request.vendor_id) && same_id(earlier.product_id, request.product_id)) {
+      if (same_device(out[e].request, request)) {
         demand.first_for_device = out[e].first_for_device;
         demand.asked_so_far += out[e].asked_so_far;
         break;

@@ -24,7 +24,7 @@ std::optional<std::string> pin_problem(const HostCell& cell, const GuestTopology
   if (!held.is_subset_of(cell.dedicated_cpus)) {
     return "pCPUs " + to_cpu_list(held.minus(cell.dedicated_cpus)) + " are no longer in the cell's dedicated set";
   }
-  CpuSet needed = held;
+  CpuSet needed = held.united(recorded.isolated_cpus);
   if (guest.thread_policy == ThreadPolicy::Isolate) {
     for (const auto& core : sibling_groups(cell)) {
       if (core.intersects(held)) needed = needed.united(core);
@@ -120,14 +120,18 @@ Replacement place_again(const HostTopology& host, const GuestTopology& guest, co
       out.fit = fit_guest(host, guest, options);
       return out;
     }
-    kept.cells[g] = cell_placement(*cell, guest.cells[g], again);
+    kept.cells[g] = cell_placement(host, *cell, guest.cells[g], again);
     out.repinned.push_back(guest.cells[g].id);
     why += (why.empty() ? "" : "; ") + *problem;
   }
   // Kept cells float where the cell's shared set is now (it may have been changed by the operator).
   for (std::size_t g = 0; g < guest.cells.size(); ++g) {
     const HostCell* cell = cell_by_id(host, kept.cells[g].host_cell);
-    if (cell != nullptr && !guest.cells[g].shared_cpus().empty()) kept.cells[g].host_cpus = cell->shared_cpus;
+    if (cell != nullptr && !guest.cells[g].shared_cpus().empty()) {
+      kept.cells[g].host_cpus = host.accounting == Accounting::Nova
+                                    ? cell->shared_cpus
+                                    : floating_cpus_of(host, *cell).minus(kept.cells[g].held_cpus());
+    }
   }
   out.kind = out.repinned.empty() ? ReplacementKind::Kept : ReplacementKind::Repinned;
   out.why = why;

@@ -17,6 +17,7 @@
 
 #include "placement/claims.h"
 #include "plugin/host_claims.h"
+#include "plugin/host_config_file.h"
 #include "plugin/host_json.h"
 #include "plugin/hwloc_source.h"
 #include "plugin/libvirt_connection.h"
@@ -53,7 +54,7 @@ using numaplace::HostTopology;
 using numaplace::Result;
 
 np_status status_for(const std::string& name) {
-  if (name == "NoFit") return NP_ERR_NO_FIT;
+  if (name == "NoFit" || name == "WouldStarveGuest" || name == "PciDeviceHeld") return NP_ERR_NO_FIT;
   if (name == "HostUnavailable" || name == "HwlocLoadFailed" || name == "CannotRead") return NP_ERR_HOST_UNAVAILABLE;
   if (name == "OutOfMemory") return NP_ERR_NO_MEMORY;
   if (name == "InvalidArgument" || name == "UnknownStrategy" || name == "InvalidScoringShape" ||
@@ -346,6 +347,18 @@ np_status np_host_to_json(const np_host* host, char** json, np_error** error) {
   });
 }
 
+np_status np_host_apply_config(np_host* host, const char* config_text, np_error** error) {
+  return guarded(error, [&]() -> np_status {
+    if (host == nullptr) return invalid_argument(error, "the host is NULL");
+    if (config_text == nullptr) return invalid_argument(error, "the host configuration text is NULL");
+    auto config = numaplace::plugin::parse_host_config(config_text, "host configuration");
+    if (!config) return fail(error, config.error());
+    std::unique_lock write(host->lock);
+    if (auto applied = numaplace::apply_host_config(host->topology, *config); !applied) return fail(error, applied.error());
+    return NP_OK;
+  });
+}
+
 void np_string_free(char* text) { std::free(text); }
 
 void np_host_free(np_host* host) { delete host; }
@@ -394,10 +407,10 @@ np_status np_place(const np_host* host, const char* domain_xml, const np_pair* s
     if (!summary) return fail(error, summary.error());
 
     HostTopology placed_on;
+    std::vector<numaplace::GuestClaim> others;
     {
       std::shared_lock read(host->lock);
       placed_on = host->topology;
-      std::vector<numaplace::GuestClaim> others;
       for (const auto& claim : host->claims) {
         const bool self = (!summary->uuid.empty() && claim.uuid == summary->uuid) ||
                           (!summary->name.empty() && claim.name == summary->name);
@@ -407,6 +420,7 @@ np_status np_place(const np_host* host, const char* domain_xml, const np_pair* s
     }
 
     numaplace::plugin::PlaceRequest request;
+    request.other_guests = &others;
     request.domain_xml = domain_xml;
     request.domain_name_for_errors = what;
     request.flavor_specs = *flavor;

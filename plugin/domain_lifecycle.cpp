@@ -7,6 +7,8 @@
 
 #include "placement/claims.h"
 #include "placement/guest_topology.h"
+#include "plugin/guest_narrowing.h"
+#include "plugin/host_config_file.h"
 #include "plugin/host_claims.h"
 #include "plugin/host_lock.h"
 #include "plugin/libvirt_connection.h"
@@ -42,21 +44,42 @@ Result<Session> open_session(const LifecycleOptions& options, bool include_inact
   if (!caps) return caps.error();
   auto host = xml::read_capabilities(*caps, "capabilities of '" + options.uri + "'");
   if (!host) return host.error();
+  auto config = load_host_config(options.host_config, is_local_uri(options.uri));
+  if (!config) return config.error();
+  if (*config) {
+    if (auto applied = apply_host_config(*host, **config); !applied) return applied.error();
+  }
   auto domains = list_domains(*conn, include_inactive);
   if (!domains) return domains.error();
   return Session{std::move(*lock), std::move(*conn), std::move(*host), std::move(*domains)};
 }
 
-// Folds into the host the claims that count against a new placement.
+// Folds into the host the claims that count against a new placement: running guests, and (define)
+// defined guests numaplace placed. Every other guest, running or defined, is kept in `others`: a
+// new dedicated guest's pCPUs are taken from all of them (narrowing.h).
 std::vector<std::string> fold_claims(Session& session, const std::string& name, const std::string& uuid,
-                                     bool count_defined_records) {
+                                     bool count_defined_records, std::vector<GuestClaim>& others) {
   HostClaims claims = read_host_claims(session.domains, session.host, name, uuid);
   std::vector<GuestClaim> counted;
   for (auto& claim : claims.claims) {
-    if (claim.running || (count_defined_records && claim.placed_by_numaplace)) counted.push_back(std::move(claim));
+    if (claim.running || (count_defined_records && claim.placed_by_numaplace)) counted.push_back(claim);
   }
   apply_claims(session.host, counted);
+  others = std::move(claims.claims);
+  for (auto& warning : claims.warnings) warning = "claims not counted: " + warning;
   return claims.warnings;
+}
+
+CpuSet host_cpus_of(const HostTopology& host) {
+  CpuSet cpus;
+  for (const auto& cell : host.cells) cpus = cpus.united(cell.cpus);
+  return cpus;
+}
+
+// Moves the other guests' threads off the new guest's pCPUs before it is defined or started.
+Status narrow_others(const Session& session, const PlaceOutcome& placed) {
+  if (placed.narrowings.empty() || !placed.placement) return Done{};
+  return apply_narrowing(session.conn, placed.narrowings, placed.placement->held_cpus(), host_cpus_of(session.host));
 }
 
 Status define_xml(const LibvirtConnection& conn, const std::string& xml, const std::string& name) {
@@ -75,9 +98,8 @@ bool still_fits(const HostTopology& host, const GuestTopology& topology, const P
     const HostCell* cell = host.find_cell(placed.host_cell);
     if (cell == nullptr || placed.guest_cell != topology.cells[i].id) return false;
     if (cell_misfit(host, *cell, topology, topology.cells[i])) return false;
-    for (const auto& [vcpu, pcpu] : placed.pinning) {
-      if (cell->usage.pinned_cpus.contains(pcpu) || !cell->cpus.contains(pcpu)) return false;
-    }
+    const CpuSet held = placed.held_cpus();
+    if (held.intersects(cell->usage.pinned_cpus) || !held.is_subset_of(cell->cpus)) return false;
   }
   return true;
 }
@@ -88,6 +110,8 @@ void take_placement(LifecycleOutcome& outcome, PlaceOutcome&& placed) {
   outcome.placement = std::move(placed.placement);
   outcome.confinement = std::move(placed.confinement);
   outcome.replacement = std::move(placed.replacement);
+  outcome.narrowings = std::move(placed.narrowings);
+  for (auto& warning : placed.warnings) outcome.warnings.push_back(std::move(warning));
 }
 
 }  // namespace
@@ -104,7 +128,8 @@ Result<LifecycleOutcome> define_domain(const std::string& domain_xml, const std:
   if (!session) return session.error();
   LifecycleOutcome outcome;
   outcome.name = summary->name;
-  outcome.warnings = fold_claims(*session, summary->name, uuid, true);
+  std::vector<GuestClaim> others;
+  outcome.warnings = fold_claims(*session, summary->name, uuid, true, others);
 
   // Redefining a guest by name: libvirt wants the existing uuid, which a hand-written XML often lacks.
   std::string text = domain_xml;
@@ -119,15 +144,17 @@ Result<LifecycleOutcome> define_domain(const std::string& domain_xml, const std:
     }
   }
   PlaceRequest request{text, what, options.flavor_specs, options.image_props, options.fit, options.floating, {}};
+  request.other_guests = &others;
   auto placed = place_domain(session->host, request);
   if (!placed) return placed.error();
+  if (auto narrowed = narrow_others(*session, *placed); !narrowed) return narrowed.error();
   if (auto defined = define_xml(session->conn, placed->domain_xml, summary->name); !defined) return defined.error();
   take_placement(outcome, std::move(*placed));
   return outcome;
 }
 
 Result<LifecycleOutcome> start_domain(const std::string& name, const LifecycleOptions& options) {
-  auto session = open_session(options, false);
+  auto session = open_session(options, true);
   if (!session) return session.error();
   DomainHandle domain(loaded_libvirt().virDomainLookupByName(session->conn.handle(), name.c_str()));
   if (!domain) {
@@ -146,7 +173,8 @@ Result<LifecycleOutcome> start_domain(const std::string& name, const LifecycleOp
 
   LifecycleOutcome outcome;
   outcome.name = name;
-  outcome.warnings = fold_claims(*session, name, uuid, false);
+  std::vector<GuestClaim> others;
+  outcome.warnings = fold_claims(*session, name, uuid, false, others);
 
   const std::string what = "domain '" + name + "'";
   auto doc = xml::parse_document(domain_xml, what);
@@ -165,14 +193,24 @@ Result<LifecycleOutcome> start_domain(const std::string& name, const LifecycleOp
     auto topology = derive_guest_topology(guest);
     keep = topology.ok() && topology->has_value() && still_fits(session->host, **topology, **record);
     if (keep) {
+      // Kept as it is, but guests defined or started since may float over its pCPUs.
+      auto narrowings = plan_narrowing(others, (*record)->held_cpus(), name);
+      if (!narrowings) return narrowings.error();
+      PlaceOutcome kept;
+      kept.placement = **record;
+      kept.narrowings = std::move(*narrowings);
+      if (auto narrowed = narrow_others(*session, kept); !narrowed) return narrowed.error();
       outcome.placement = **record;
       outcome.replacement.kind = ReplacementKind::Kept;
+      outcome.narrowings = std::move(kept.narrowings);
     }
   }
   if (!keep) {
     PlaceRequest request{domain_xml, what, options.flavor_specs, options.image_props, options.fit, options.floating, {}};
+    request.other_guests = &others;
     auto placed = place_domain(session->host, request);
     if (!placed) return placed.error();
+    if (auto narrowed = narrow_others(*session, *placed); !narrowed) return narrowed.error();
     const bool rewritten = placed->domain_xml != xml::serialize(doc->get());
     const std::string placed_xml = placed->domain_xml;
     take_placement(outcome, std::move(*placed));

@@ -6,6 +6,10 @@
 //           (a defined guest holds its reservation until it is undefined);
 //   start:  claims of running guests; a guest whose recorded pins are still free
 //           starts unchanged, otherwise it is placed again and redefined first.
+// Before a dedicated guest is defined or started, every other guest (running or defined) whose
+// threads may run on its pCPUs is narrowed off them, live and persistently
+// (plugin/guest_narrowing.h); when one would be left with no pCPU, the new guest is refused
+// (WouldStarveGuest) and nothing changes.
 #pragma once
 
 #include <optional>
@@ -28,6 +32,8 @@ struct LifecycleOptions {
   SpecMap image_props;
   FitOptions fit;
   DefaultPlacementOptions floating;  // guests without a NUMA topology
+  // The host configuration file; empty: $NUMAPLACE_CONFIG or the default file for a local URI.
+  std::string host_config;
 };
 
 struct LifecycleOutcome {
@@ -37,7 +43,8 @@ struct LifecycleOutcome {
   // start: kept when the recorded placement still fits and the request is the recorded one.
   RecordedPlacementUse replacement;
   bool replaced = false;               // start: the guest was placed again before starting
-  std::vector<std::string> warnings;   // domains whose claims could not be read
+  std::vector<std::string> warnings;   // domains whose claims could not be read, the placement's own
+  std::vector<Narrowing> narrowings;   // other guests' threads moved off this guest's pCPUs
 };
 
 Result<LifecycleOutcome> define_domain(const std::string& domain_xml, const std::string& what,

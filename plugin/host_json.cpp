@@ -1,5 +1,7 @@
 #include "plugin/host_json.h"
 
+#include "plugin/place_domain.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -150,6 +152,9 @@ PciDevice pci_of(const json& d, const std::string& where) {
   dev.product_id = string_of(d, "product_id", where);
   dev.class_id = string_of(d, "class_id", where);
   dev.parent_pf = string_of(d, "parent_pf", where);
+  dev.held_by = string_of(d, "held_by", where);
+  // One spelling for every source, so that a guest's <hostdev> finds its device.
+  if (auto canonical = canonical_pci_address(dev.address)) dev.address = *canonical;
   if (const json* allocated = field(d, "allocated")) {
     if (!allocated->is_boolean()) bad(where + ".allocated", "must be true or false");
     dev.allocated = allocated->get<bool>();
@@ -175,6 +180,20 @@ HostTopology parse(const json& host, const std::string& what) {
   if (const json* pci = field(host, "pci")) {
     if (!pci->is_array()) bad(what + ".pci", "must be a list");
     for (std::size_t i = 0; i < pci->size(); ++i) topology.pci.push_back(pci_of((*pci)[i], what + ".pci[" + std::to_string(i) + "]"));
+  }
+  // Nova's host model, Nova's accounting, unless the host says otherwise.
+  topology.accounting = Accounting::Nova;
+  if (const json* accounting = field(host, "accounting")) {
+    if (*accounting == "exclusive") {
+      topology.accounting = Accounting::Exclusive;
+    } else if (*accounting != "nova") {
+      bad(what + ".accounting", "must be \"nova\" (Nova's: pinned and floating use may overlap) or \"exclusive\" "
+                                "(pinned pCPUs are nobody else's)");
+    }
+  }
+  if (const json* unbound = field(host, "unbound_memory_kib")) {
+    if (!unbound->is_number_unsigned()) bad(what + ".unbound_memory_kib", "must be a whole number of KiB");
+    topology.unbound_memory_kib = unbound->get<std::uint64_t>();
   }
   if (auto limits = host.find("allocation_ratio"); limits != host.end() && limits->is_null()) {
     topology.ratio.enforced = false;  // the vectors' null: no limits, as Nova's limits=None
@@ -240,10 +259,15 @@ nlohmann::json host_to_json(const HostTopology& host) {
                    {"class_id", dev.class_id},
                    {"is_pf", dev.is_pf},
                    {"parent_pf", dev.parent_pf.empty() ? json() : json(dev.parent_pf)},
-                   {"allocated", dev.allocated}});
+                   {"allocated", dev.allocated},
+                   {"held_by", dev.held_by.empty() ? json() : json(dev.held_by)}});
   }
   json ratio = host.ratio.enforced ? json{{"cpu", host.ratio.cpu}, {"ram", host.ratio.ram}} : json(nullptr);
-  return {{"cells", cells}, {"pci", pci}, {"allocation_ratio", ratio}};
+  return {{"cells", cells},
+          {"pci", pci},
+          {"allocation_ratio", ratio},
+          {"accounting", host.accounting == Accounting::Nova ? "nova" : "exclusive"},
+          {"unbound_memory_kib", host.unbound_memory_kib}};
 }
 
 }  // namespace numaplace::plugin

@@ -45,6 +45,11 @@ Result<LibvirtApi> load() {
   NUMAPLACE_BIND(virDomainGetUUIDString);
   NUMAPLACE_BIND(virDomainGetXMLDesc);
   NUMAPLACE_BIND(virDomainFree);
+  NUMAPLACE_BIND(virDomainLookupByUUIDString);
+  NUMAPLACE_BIND(virDomainIsPersistent);
+  NUMAPLACE_BIND(virDomainPinVcpuFlags);
+  NUMAPLACE_BIND(virDomainPinEmulator);
+  NUMAPLACE_BIND(virDomainPinIOThread);
   NUMAPLACE_BIND(virGetLastError);
   NUMAPLACE_BIND(virSetErrorFunc);
 #undef NUMAPLACE_BIND

@@ -36,6 +36,11 @@ struct LibvirtApi {
   decltype(&::virDomainGetUUIDString) virDomainGetUUIDString;
   decltype(&::virDomainGetXMLDesc) virDomainGetXMLDesc;
   decltype(&::virDomainFree) virDomainFree;
+  decltype(&::virDomainLookupByUUIDString) virDomainLookupByUUIDString;
+  decltype(&::virDomainIsPersistent) virDomainIsPersistent;
+  decltype(&::virDomainPinVcpuFlags) virDomainPinVcpuFlags;
+  decltype(&::virDomainPinEmulator) virDomainPinEmulator;
+  decltype(&::virDomainPinIOThread) virDomainPinIOThread;
   decltype(&::virGetLastError) virGetLastError;
   decltype(&::virSetErrorFunc) virSetErrorFunc;
 };

@@ -6,9 +6,13 @@
 #include <utility>
 
 #include "placement/guest_topology.h"
+#include "placement/narrowing.h"
+#include "placement/operator_constraints.h"
 #include "placement/count_words.h"
+#include "xml/domain_bindings.h"
 #include "xml/domain_reader.h"
 #include "xml/domain_writer.h"
+#include "xml/operator_constraints.h"
 #include "xml/placement_record.h"
 #include "xml/xml_document.h"
 
@@ -64,12 +68,144 @@ std::string explain_no_fit(const FitResult& result, std::string_view separator) 
   return text;
 }
 
+namespace {
+
+std::string mib_text(std::uint64_t kib) { return std::to_string(kib / 1024) + " MiB"; }
+
+// The operator's pins that run threads on pCPUs a dedicated guest holds, or pins onto pCPUs the
+// host does not have: both are refused, naming the element (the other elements are kept within
+// what the placement chooses, operator_constraints.h).
+Status check_operator_pins(const HostTopology& host, const xml::DomainBindings& bindings, const std::string& what) {
+  CpuSet online, held;
+  for (const auto& cell : host.cells) {
+    online = online.united(cell.cpus);
+    held = held.united(cell.usage.pinned_cpus);
+  }
+  const auto& threads = bindings.threads;
+  std::vector<std::pair<std::string, CpuSet>> pins;
+  if (threads.vcpu_cpuset) pins.emplace_back("<vcpu cpuset>", *threads.vcpu_cpuset);
+  for (const auto& [vcpu, cpus] : threads.vcpupins) pins.emplace_back("<vcpupin vcpu='" + std::to_string(vcpu) + "'>", cpus);
+  if (threads.emulatorpin) pins.emplace_back("<emulatorpin>", *threads.emulatorpin);
+  for (const auto& [id, cpus] : threads.iothreadpins) {
+    pins.emplace_back("<iothreadpin iothread='" + std::to_string(id) + "'>", cpus);
+  }
+  for (const auto& [element, cpus] : pins) {
+    if (!cpus.is_subset_of(online)) {
+      return make_error("PinBeyondHost", what + ": " + element + " cpuset='" + to_cpu_list(cpus) + "' names pCPU " +
+                                             to_cpu_list(cpus.minus(online)) +
+                                             ", which this host does not have (its CPUs are " + to_cpu_list(online) + ")");
+    }
+  }
+  if (host.accounting == Accounting::Exclusive) {
+    for (const auto& [id, cpus] : threads.iothreadpins) {
+      if (cpus.intersects(held)) {
+        return make_error("ConflictingPin", what + ": <iothreadpin iothread='" + std::to_string(id) + "' cpuset='" +
+                                                to_cpu_list(cpus) + "'> runs on pCPUs " +
+                                                to_cpu_list(cpus.intersected(held)) +
+                                                ", which dedicated guests hold; pin the iothread elsewhere");
+      }
+    }
+  }
+  for (const auto& device : bindings.memory_devices) {
+    if (!device.nodemask) continue;
+    for (std::uint32_t node : *device.nodemask) {
+      if (host.find_cell(node) == nullptr) {
+        return make_error("InvalidDomain", what + ": " + device.element + " <source><nodemask>" +
+                                               to_cpu_list(*device.nodemask) + "</nodemask> names host node " +
+                                               std::to_string(node) + ", which this host does not have");
+      }
+    }
+  }
+  return Done{};
+}
+
+// Room a strict binding to `nodes` still has for memory devices of `page_kib` pages, over the cells.
+std::uint64_t room_on(const HostTopology& host, const CpuSet& nodes, std::uint64_t page_kib) {
+  std::uint64_t room = 0;
+  for (const auto& cell : host.cells) {
+    if (!nodes.contains(cell.id)) continue;
+    if (page_kib > 4) {
+      for (const auto& pool : cell.pages) room += pool.size_kib == page_kib ? pool.free() * pool.size_kib : 0;
+    } else {
+      room += strict_memory_room_kib(host, cell);
+    }
+  }
+  return room;
+}
+
+// Memory devices bound by their own <nodemask> must find their memory there.
+Status check_device_memory(const HostTopology& host, const xml::DomainBindings& bindings, const std::string& name) {
+  for (const auto& device : bindings.memory_devices) {
+    if (!device.nodemask) continue;
+    const std::uint64_t page = device.page_kib > 0 ? device.page_kib : bindings.default_page_kib;
+    const std::uint64_t room = room_on(host, *device.nodemask, page);
+    if (room < device.size_kib) {
+      return make_error("NoFit", "guest '" + name + "' does not fit this host: its " + device.element + " (" +
+                                     mib_text(device.size_kib) + ", <nodemask>" + to_cpu_list(*device.nodemask) +
+                                     "</nodemask>) finds " + mib_text(room) + " free on those host nodes");
+    }
+  }
+  return Done{};
+}
+
+// The memory devices without a <nodemask> of a guest with a NUMA topology land with their guest
+// cell; the host cell must hold them beside what the guest cells take there.
+Status check_cell_device_memory(const HostTopology& host, const xml::DomainBindings& bindings,
+                                const Placement& placement, const std::string& name) {
+  for (const auto& cell : placement.cells) {
+    std::uint64_t devices = 0;
+    for (const auto& device : bindings.memory_devices) {
+      if (!device.nodemask && device.guest_node.value_or(0) == cell.guest_cell) devices += device.size_kib;
+    }
+    if (devices == 0) continue;
+    const HostCell* host_cell = host.find_cell(cell.host_cell);
+    std::uint64_t room = 0;
+    if (cell.pagesize_kib > 4) {
+      for (const auto& pool : host_cell->pages) {
+        room += pool.size_kib == static_cast<std::uint64_t>(cell.pagesize_kib) ? pool.free() * pool.size_kib : 0;
+      }
+    } else {
+      room = strict_memory_room_kib(host, *host_cell);
+    }
+    if (room < cell.memory_kib + devices) {
+      return make_error("NoFit", "guest '" + name + "' does not fit this host: host cell " +
+                                     std::to_string(cell.host_cell) + " holds guest cell " +
+                                     std::to_string(cell.guest_cell) + " (" + mib_text(cell.memory_kib) +
+                                     ") but not its memory devices (" + mib_text(devices) + " more; " +
+                                     mib_text(room) + " free)");
+    }
+  }
+  return Done{};
+}
+
+// The CPUs of every host cell the guest may use at all, within the operator's pins.
+CpuSet host_cpus_of(const HostTopology& host) {
+  CpuSet cpus;
+  for (const auto& cell : host.cells) cpus = cpus.united(cell.cpus);
+  return cpus;
+}
+
+std::string within_text(const OperatorConstraints& constraints) {
+  if (constraints.vcpu_cpuset || !constraints.vcpupins.empty()) {
+    return " (within the domain's own " + std::string(constraints.vcpu_cpuset ? "<vcpu cpuset>" : "<vcpupin>") +
+           " pins)";
+  }
+  return "";
+}
+
+}  // namespace
+
 Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& request) {
   const std::string& what = request.domain_name_for_errors;
   auto doc = xml::parse_document(request.domain_xml, what);
   if (!doc) return doc.error();
   auto summary = xml::read_domain_summary(doc->get(), what);
   if (!summary) return summary.error();
+  auto bindings = xml::read_domain_bindings(doc->get(), what, summary->vcpus);
+  if (!bindings) return bindings.error();
+  auto constraints = xml::read_operator_constraints(doc->get(), *bindings, what);
+  if (!constraints) return constraints.error();
+  if (auto checked = check_operator_pins(host, *bindings, what); !checked) return checked.error();
 
   PlaceOutcome outcome;
   outcome.domain_name = summary->name;
@@ -98,8 +234,10 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
   guest.flavor_specs = stored.flavor_specs;
   guest.image_props = stored.image_props;
 
-  // The domain's own PCI devices, located on the host.
-  FloatingGuest floating{summary->vcpus, summary->memory_kib, summary->hugepage_kib, {}};
+  // The memory a confinement binds: the boot memory and the RAM-backed devices without a nodemask.
+  std::uint64_t confined_memory = guest.memory_kib;
+  for (const auto& device : bindings->memory_devices) confined_memory += device.nodemask ? 0 : device.size_kib;
+  FloatingGuest floating{summary->vcpus, confined_memory, summary->hugepage_kib, {}};
   // Each device once: an address given as a <hostdev> and again with --pci (or twice) is one device.
   std::vector<std::string> given;
   for (const auto& text : request.pci_addresses) {
@@ -107,10 +245,8 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
     if (!address) return address.error();
     given.push_back(std::move(*address));
   }
-  std::vector<std::string> hostdevs;
-  for (const auto& address : summary->pci_hostdevs) hostdevs.push_back(canonical_pci_address(address).value_or(address));
   std::vector<std::string> pci_addresses;
-  for (const std::vector<std::string>* list : {&std::as_const(hostdevs), &std::as_const(given)}) {
+  for (const std::vector<std::string>* list : {&std::as_const(summary->pci_hostdevs), &std::as_const(given)}) {
     for (const auto& address : *list) {
       if (std::find(pci_addresses.begin(), pci_addresses.end(), address) == pci_addresses.end()) {
         pci_addresses.push_back(address);
@@ -128,8 +264,15 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
       floating.pci_device_nodes.push_back(std::nullopt);
       continue;
     }
+    if (device->allocated) {
+      return make_error("PciDeviceHeld", "PCI device " + address + " of '" + summary->name + "' is held by " +
+                                             (device->held_by.empty() ? std::string("the host (allocated)")
+                                                                      : "guest '" + device->held_by + "'") +
+                                             "; give the guest another device, or free that one first");
+    }
     floating.pci_device_nodes.push_back(device->numa_node);
-    guest.pci.push_back({1, device->vendor_id, device->product_id, ""});
+    // This very device: its own NUMA node counts, not a pool of identical ones elsewhere.
+    guest.pci.push_back({1, device->vendor_id, device->product_id, "", device->address});
   }
 
   auto topology = derive_guest_topology(guest);
@@ -177,20 +320,84 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
     }
   }
 
+  // The host as this guest may use it: within the pCPUs the operator's pins allow.
+  const CpuSet usable = usable_cpus(*constraints, summary->vcpus, host_cpus_of(host));
+  const HostTopology view = usable == host_cpus_of(host) ? host : host_within(host, usable);
+  if (auto devices = check_device_memory(view, *bindings, summary->name); !devices) return devices.error();
+
   if (!topology->has_value()) {
+    if (!bindings->memnodes.empty()) {
+      return make_error("ConflictingConstraint",
+                        what + ": <numatune><memnode cellid='" + std::to_string(bindings->memnodes.begin()->first) +
+                            "'> binds a guest cell's memory itself, but the request asks for no NUMA topology, so "
+                            "numaplace confines the guest as a whole; remove the <memnode> elements, or ask for the "
+                            "cells with hw:numa_nodes");
+    }
+    std::optional<xml::ConfinementRecord> record;
     if (request.floating.policy != TopologyPolicy::None) {
-      auto confined = place_floating_guest(host, floating, request.floating, pci_addresses);
-      if (!confined) return confined.error();
+      auto confined = place_floating_guest(view, floating, request.floating, pci_addresses);
+      if (!confined) {
+        if (confined.error().name == "NoFit") {
+          return make_error("NoFit", "guest '" + summary->name + "' (" + count_of(summary->vcpus, "vCPU") + ", " +
+                                         mib_text(floating.memory_kib) + ") does not fit this host: memory: " +
+                                         confined.error().message + within_text(*constraints));
+        }
+        return confined.error();
+      }
       if (confined->cells) {
         CpuSet nodes;  // libvirt's canonical range syntax, "0-1" rather than "0,1"
         for (std::uint32_t node : confined->cells->nodes()) nodes.insert(node);
-        for (auto& note : xml::write_confinement(doc->get(), nodes, confined->cpus)) {
+        if (constraints->memory.nodeset && !nodes.is_subset_of(*constraints->memory.nodeset)) {
+          // The operator's nodeset is a limit: confine within it, or say it cannot be.
+          const CpuSet within = nodes.intersected(*constraints->memory.nodeset);
+          return make_error("ConflictingConstraint",
+                            what + ": <numatune><memory nodeset='" + to_cpu_list(*constraints->memory.nodeset) +
+                                "'> leaves out host cells " + to_cpu_list(nodes.minus(within)) +
+                                ", which the guest's memory, vCPUs and devices need (" + confined->reason + ")");
+        }
+        for (const auto& [vcpu, cpus] : constraints->vcpupins) {
+          if (!cpus.intersects(confined->cpus)) {
+            return make_error("ConflictingPin", what + ": <vcpupin vcpu='" + std::to_string(vcpu) + "' cpuset='" +
+                                                    to_cpu_list(cpus) + "'> shares no pCPU with host cells " +
+                                                    to_cpu_list(nodes) + ", where the guest is confined (" +
+                                                    to_cpu_list(confined->cpus) + "); widen or remove it");
+          }
+        }
+        CpuSet cell_cpus;  // the emulator may use every floating CPU of the cells, not only the vCPUs'
+        for (const auto& cell : host.cells) {
+          if (nodes.contains(cell.id)) cell_cpus = cell_cpus.united(floating_cpus_of(host, cell));
+        }
+        if (constraints->emulatorpin && !constraints->emulatorpin->intersects(cell_cpus)) {
+          return make_error("ConflictingPin", what + ": <emulatorpin cpuset='" + to_cpu_list(*constraints->emulatorpin) +
+                                                  "'> shares no pCPU with host cells " + to_cpu_list(nodes) +
+                                                  ", where the guest is confined; widen or remove it");
+        }
+        for (auto& note : xml::write_confinement(doc->get(), nodes, confined->cpus, cell_cpus, *constraints)) {
           outcome.warnings.push_back("the domain's " + note + ", the host cells and pCPUs it is confined to");
         }
+        record = xml::ConfinementRecord{nodes, confined->memory_split};
       }
       outcome.confinement = std::move(*confined);
+    } else if (host.accounting == Accounting::Exclusive) {
+      // Not confined to NUMA cells, but kept off the pCPUs dedicated guests hold.
+      CpuSet floating_cpus;
+      for (const auto& cell : view.cells) floating_cpus = floating_cpus.united(floating_cpus_of(view, cell));
+      if (floating_cpus != host_cpus_of(host)) {
+        if (floating_cpus.empty()) {
+          return make_error("NoFit", "guest '" + summary->name + "' does not fit this host: every pCPU it may use is "
+                                     "held by a dedicated guest" + within_text(*constraints));
+        }
+        xmlNode* vcpu = xml::first_child(xmlDocGetRootElement(doc->get()), "vcpu");
+        xmlSetProp(vcpu, reinterpret_cast<const xmlChar*>("placement"), reinterpret_cast<const xmlChar*>("static"));
+        xmlSetProp(vcpu, reinterpret_cast<const xmlChar*>("cpuset"),
+                   reinterpret_cast<const xmlChar*>(to_cpu_list(floating_cpus).c_str()));
+        outcome.warnings.push_back("not confined to NUMA cells (--policy none), but kept off the pCPUs dedicated "
+                                   "guests hold: <vcpu cpuset='" + to_cpu_list(floating_cpus) + "'>");
+      }
     }
-    if (!stored.flavor_specs.empty() || !stored.image_props.empty()) xml::write_record(doc->get(), stored, nullptr);
+    if (!stored.flavor_specs.empty() || !stored.image_props.empty() || record || !constraints->empty()) {
+      xml::write_record(doc->get(), stored, {nullptr, record ? &*record : nullptr, &*constraints});
+    }
     outcome.domain_xml = xml::serialize(doc->get());
     return outcome;
   }
@@ -206,22 +413,35 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
       recorded = std::move(*record);
     }
   }
+  FitOptions options = request.fit;
+  for (auto& limit : host_cell_limits(*constraints)) options.host_cell_limits.push_back(std::move(limit));
   FitResult fit;
   if (recorded) {
-    Replacement again = place_again(host, **topology, *recorded, request.fit);
+    Replacement again = place_again(view, **topology, *recorded, options);
     fit = std::move(again.fit);
     outcome.replacement = {again.kind, std::move(again.repinned), std::move(again.why)};
   } else {
-    fit = fit_guest(host, **topology, request.fit);
+    fit = fit_guest(view, **topology, options);
   }
   outcome.rejections = fit.rejections;
   if (!fit.placement) {
     return make_error("NoFit", "guest '" + summary->name + "' (" + count_of(summary->vcpus, "vCPU") + ", " +
-                                   std::to_string(guest.memory_kib / 1024) + " MiB) does not fit this host: " +
-                                   explain_no_fit(fit));
+                                   mib_text(guest.memory_kib) + ") does not fit this host" +
+                                   within_text(*constraints) + ": " + explain_no_fit(fit));
   }
-  xml::write_placement(doc->get(), host, *fit.placement);
-  xml::write_record(doc->get(), stored, &*fit.placement);
+  if (auto pins = check_pins(*constraints, *fit.placement); !pins) {
+    return make_error(pins.error().name, what + ": " + pins.error().message);
+  }
+  if (auto devices = check_cell_device_memory(view, *bindings, *fit.placement, summary->name); !devices) {
+    return devices.error();
+  }
+  if (request.other_guests != nullptr && host.accounting == Accounting::Exclusive) {
+    auto narrowings = plan_narrowing(*request.other_guests, fit.placement->held_cpus(), summary->name);
+    if (!narrowings) return narrowings.error();
+    outcome.narrowings = std::move(*narrowings);
+  }
+  xml::write_placement(doc->get(), host, *fit.placement, *constraints);
+  xml::write_record(doc->get(), stored, {&*fit.placement, nullptr, &*constraints});
   outcome.placement = std::move(fit.placement);
   outcome.domain_xml = xml::serialize(doc->get());
   return outcome;

@@ -18,6 +18,7 @@
 #include "placement/fit.h"
 #include "placement/guest_request.h"
 #include "placement/host_topology.h"
+#include "placement/narrowing.h"
 #include "placement/replacement.h"
 
 namespace numaplace::plugin {
@@ -36,6 +37,10 @@ struct PlaceRequest {
   // Start from the placement recorded in the domain when its request is the one asked for,
   // moving only what must move (placement/replacement.h); false: a fresh fit.
   bool keep_recorded = true;
+  // The guests already on the host (their claims folded into `host`, this guest's own left out):
+  // when given, a dedicated guest's outcome lists their threads that must leave its pCPUs
+  // (placement/narrowing.h), or it is refused when one would be left with none.
+  const std::vector<GuestClaim>* other_guests = nullptr;
 };
 
 // How the placement recorded in a domain was used: fresh (none, or not this request), kept,
@@ -56,6 +61,7 @@ struct PlaceOutcome {
   std::vector<std::string> warnings;   // e.g. a <hostdev> the host does not have
   bool request_from_metadata = false;
   RecordedPlacementUse replacement;
+  std::vector<Narrowing> narrowings;   // other guests' threads to move off this guest's pCPUs
 };
 
 // "0000:3b:00.0" as the host's devices are named (lower-case hex, a domain of 4 digits or
@@ -67,7 +73,9 @@ std::optional<std::string> canonical_pci_address(std::string_view text);
 Result<std::string> pci_address(std::string_view text);
 
 // Errors: the XML's (XmlMalformed, NotDomain, InvalidDomain, InvalidMemorySize ...),
-// the request's (Nova's exception names, UnknownSpecKey ...), InvalidPciAddress and "NoFit".
+// the request's (Nova's exception names, UnknownSpecKey ...), InvalidPciAddress, the operator's
+// elements that cannot be honoured (ConflictingPin, ConflictingConstraint, PinBeyondHost),
+// PciDeviceHeld, WouldStarveGuest and "NoFit".
 Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& request);
 
 // A person-readable account of why nothing fit: the summary, then one entry per guest cell and

@@ -17,7 +17,8 @@ json placement_json(const PlaceOutcome& outcome) {
                        {"memory_kib", cell.memory_kib},
                        {"pagesize_kib", cell.pagesize_kib > 0 ? json(cell.pagesize_kib) : json()},
                        {"pinning", pinning},
-                       {"cpuset_reserved", cell.cpuset_reserved.empty() ? json() : json(to_cpu_list(cell.cpuset_reserved))}});
+                       {"cpuset_reserved", cell.cpuset_reserved.empty() ? json() : json(to_cpu_list(cell.cpuset_reserved))},
+                       {"isolated_cpus", cell.isolated_cpus.empty() ? json() : json(to_cpu_list(cell.isolated_cpus))}});
     }
   }
   return {{"domain", outcome.domain_name},
@@ -25,7 +26,26 @@ json placement_json(const PlaceOutcome& outcome) {
           {"placed", outcome.placement.has_value()},
           {"request_from_metadata", outcome.request_from_metadata},
           {"replacement", replacement_json(outcome.replacement)},
-          {"cells", cells}};
+          {"cells", cells},
+          {"narrowings", narrowings_json(outcome.narrowings)}};
+}
+
+json narrowings_json(const std::vector<Narrowing>& narrowings) {
+  json out = json::array();
+  for (const auto& n : narrowings) {
+    const char* kind = n.thread.kind == ThreadAffinity::Kind::Vcpu       ? "vcpu"
+                       : n.thread.kind == ThreadAffinity::Kind::Emulator ? "emulator"
+                                                                          : "iothread";
+    out.push_back({{"guest", n.guest},
+                   {"uuid", n.uuid},
+                   {"running", n.running},
+                   {"thread", kind},
+                   {"id", n.thread.id},
+                   {"source", n.thread.source},
+                   {"from", to_cpu_list(n.thread.cpus)},
+                   {"to", to_cpu_list(n.kept)}});
+  }
+  return out;
 }
 
 json replacement_json(const RecordedPlacementUse& use) {

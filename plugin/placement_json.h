@@ -14,6 +14,8 @@ namespace numaplace::plugin {
 nlohmann::json placement_json(const PlaceOutcome& outcome);
 // {"kind": "fresh"|"kept"|"repinned"|"moved", "repinned_cells": [...], "why": TEXT|null}
 nlohmann::json replacement_json(const RecordedPlacementUse& use);
+// [{"guest", "uuid", "running", "thread": "vcpu"|"emulator"|"iothread", "id", "source", "from", "to"}]
+nlohmann::json narrowings_json(const std::vector<Narrowing>& narrowings);
 nlohmann::json explanation_json(const PlaceOutcome& outcome, const SpecMap& flavor_specs, const SpecMap& image_props);
 
 }  // namespace numaplace::plugin

@@ -1,10 +1,14 @@
-// Reads what an existing domain holds on this host (a GuestClaim) from its XML.
-// numaplace's own placement record is exact and wins. Otherwise the claim is
-// inferred from what libvirt will enforce: a vCPU pinned to one pCPU holds that
-// pCPU; a vCPU allowed on several pCPUs is shared load spread over their cells;
-// guest cell memory goes where <numatune><memnode> (or <memory>) binds it, as
-// huge pages when <memoryBacking><hugepages> says so; unbound memory stays unbound.
-// A <vcpupin> onto a pCPU this host does not have is refused ("PinBeyondHost").
+// Reads what an existing domain holds on this host (a GuestClaim) from its XML, as libvirt
+// enforces it (xml/domain_bindings.h): a vCPU allowed on one pCPU holds that pCPU; a vCPU
+// allowed on several is shared load spread over their cells; every thread (vCPUs, emulator,
+// iothreads) keeps where it may run; guest cell memory goes where its <memnode> (or
+// <numatune><memory>) binds it, as huge pages when <memoryBacking><hugepages> says so, and
+// RAM-backed memory devices where their <nodemask> (or their guest cell) binds them; memory
+// bound nowhere stays unbound; every <hostdev> and <interface type='hostdev'> PCI device is
+// held. numaplace's own record adds what libvirt's elements cannot show: the pCPU reserved
+// for the emulator and isolate's sibling threads (held, though no vCPU runs there), and how a
+// confined guest's memory is split over its cells. A <vcpupin> onto a pCPU this host does not
+// have is refused ("PinBeyondHost").
 #pragma once
 
 #include <libxml/tree.h>

@@ -1,5 +1,6 @@
 #include "xml/domain_reader.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <limits>
@@ -21,6 +22,40 @@ Status add_kib(std::uint64_t& total, std::uint64_t kib, const std::string& summe
 }
 
 }  // namespace
+
+Result<std::string> pci_source_address(const xmlNode* address, const std::string& what) {
+  // libvirt reads each part as C's strtoul with base 0: 0x... hex, 0... octal, else decimal.
+  auto field = [&](const char* name, unsigned long long limit, int digits) -> Result<std::string> {
+    const std::string given = attribute(address, name).value_or("0");
+    std::string text = given;
+    int base = 10;
+    if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+      base = 16;
+      text = text.substr(2);
+    } else if (text.size() > 1 && text[0] == '0') {
+      base = 8;
+      text = text.substr(1);
+    }
+    unsigned long long value = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value, base);
+    if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || value > limit) {
+      return make_error("InvalidDomain", what + " address " + name + "='" + given +
+                                             "' is not a PCI address part (hex with 0x, octal with 0, or decimal; "
+                                             "at most " + std::to_string(limit) + ")");
+    }
+    char buffer[16];
+    std::snprintf(buffer, sizeof buffer, "%0*llx", digits, value);
+    return std::string(buffer);
+  };
+  auto domain = field("domain", 0xffffffffULL, 4);
+  auto bus = field("bus", 0xff, 2);
+  auto slot = field("slot", 0x1f, 2);
+  auto function = field("function", 7, 1);
+  for (const auto* part : {&domain, &bus, &slot, &function}) {
+    if (!*part) return part->error();
+  }
+  return *domain + ":" + *bus + ":" + *slot + "." + *function;
+}
 
 Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& what) {
   const xmlNode* root = xmlDocGetRootElement(const_cast<xmlDoc*>(doc));
@@ -92,31 +127,25 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
       summary.hugepage_pages.push_back(std::move(spec));
     }
   }
-  for (const xmlNode* hostdev : child_elements(first_child(root, "devices"), "hostdev")) {
+  // PCI devices given to the guest: <hostdev type='pci'> and <interface type='hostdev'> (an SR-IOV
+  // VF as a NIC), each by its source address.
+  const xmlNode* devices = first_child(root, "devices");
+  std::vector<std::pair<const xmlNode*, std::string>> sources;
+  for (const xmlNode* hostdev : child_elements(devices, "hostdev")) {
     if (attribute(hostdev, "type").value_or("") != "pci") continue;
-    const xmlNode* address = first_child(first_child(hostdev, "source"), "address");
+    sources.emplace_back(first_child(first_child(hostdev, "source"), "address"), "<hostdev>");
+  }
+  for (const xmlNode* interface : child_elements(devices, "interface")) {
+    if (attribute(interface, "type").value_or("") != "hostdev") continue;
+    sources.emplace_back(first_child(first_child(interface, "source"), "address"), "<interface type='hostdev'>");
+  }
+  for (const auto& [address, element] : sources) {
     if (address == nullptr) continue;
-    auto field = [&](const char* name, int width) -> Result<std::string> {
-      std::string text = attribute(address, name).value_or("0");
-      if (text.rfind("0x", 0) == 0 || text.rfind("0X", 0) == 0) text = text.substr(2);
-      unsigned long long value = 0;
-      auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value, 16);
-      if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || value >= (1ULL << (4 * width))) {
-        return make_error("InvalidDomain", what + ": <hostdev> address " + name + "='" +
-                                               attribute(address, name).value_or("") + "' is not a PCI address part");
-      }
-      char buffer[8];
-      std::snprintf(buffer, sizeof buffer, "%0*llx", width, value);
-      return std::string(buffer);
-    };
-    auto domain = field("domain", 4);
-    auto bus = field("bus", 2);
-    auto slot = field("slot", 2);
-    auto function = field("function", 1);
-    for (const auto* part : {&domain, &bus, &slot, &function}) {
-      if (!*part) return part->error();
+    auto pci = pci_source_address(address, what + ": " + element);
+    if (!pci) return pci.error();
+    if (std::find(summary.pci_hostdevs.begin(), summary.pci_hostdevs.end(), *pci) == summary.pci_hostdevs.end()) {
+      summary.pci_hostdevs.push_back(*pci);
     }
-    summary.pci_hostdevs.push_back(*domain + ":" + *bus + ":" + *slot + "." + *function);
   }
   return summary;
 }

@@ -33,8 +33,14 @@ struct DomainSummary {
     std::optional<CpuSet> guest_cells;         // <page nodeset>; nullopt: every guest cell
   };
   std::vector<HugePage> hugepage_pages;        // the <page> elements, in document order
-  std::vector<std::string> pci_hostdevs;       // <hostdev type='pci'> source addresses, "dddd:bb:ss.f"
+  // PCI devices of <hostdev type='pci'> and <interface type='hostdev'>, by source address
+  // "dddd:bb:ss.f", each once.
+  std::vector<std::string> pci_hostdevs;
 };
+
+// A PCI <address domain bus slot function> as libvirt reads it (each part hex with 0x, octal
+// with a leading 0, else decimal) in canonical form ("0000:18:00.0"); InvalidDomain naming `what`.
+Result<std::string> pci_source_address(const xmlNode* address, const std::string& what);
 
 Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& what);
 

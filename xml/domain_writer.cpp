@@ -45,7 +45,7 @@ std::string join_host_cells(const Placement& placement) {
   return to_cpu_list(cells);
 }
 
-void write_vcpu_and_cputune(xmlNode* root, const Placement& placement) {
+void write_vcpu_and_cputune(xmlNode* root, const Placement& placement, const OperatorConstraints& constraints) {
   CpuSet all_host_cpus;
   for (const auto& cell : placement.cells) {
     all_host_cpus = all_host_cpus.united(cell.host_cpus);
@@ -59,17 +59,17 @@ void write_vcpu_and_cputune(xmlNode* root, const Placement& placement) {
   remove_children(cputune, "vcpupin");
   remove_children(cputune, "emulatorpin");
   std::map<std::uint32_t, std::string> pins;  // vCPU -> cpuset, ascending vCPU
-  CpuSet emulator;
   for (const auto& cell : placement.cells) {
     std::map<std::uint32_t, std::uint32_t> dedicated(cell.pinning.begin(), cell.pinning.end());
     for (std::uint32_t v : cell.guest_cpus) {
       auto it = dedicated.find(v);
-      pins[v] = it != dedicated.end() ? std::to_string(it->second) : to_cpu_list(cell.host_cpus);
-      if (it == dedicated.end()) emulator = emulator.united(cell.host_cpus);
+      auto own = constraints.vcpupins.find(v);
+      const CpuSet floating = own != constraints.vcpupins.end() ? cell.host_cpus.intersected(own->second) : cell.host_cpus;
+      pins[v] = it != dedicated.end() ? std::to_string(it->second) : to_cpu_list(floating);
     }
-    emulator = emulator.united(cell.cpuset_reserved);
   }
-  if (emulator.empty()) emulator = all_host_cpus;
+  CpuSet emulator = emulator_cpus(placement);
+  if (constraints.emulatorpin) emulator = emulator.intersected(*constraints.emulatorpin);
   // libvirt wants vcpupin first inside cputune; insert before any existing child.
   xmlNode* first = cputune->children;
   for (const auto& [v, cpuset] : pins) {
@@ -83,17 +83,20 @@ void write_vcpu_and_cputune(xmlNode* root, const Placement& placement) {
   if (first != nullptr) xmlAddPrevSibling(first, emulatorpin); else xmlAddChild(cputune, emulatorpin);
 }
 
-void write_numatune(xmlNode* root, const Placement& placement) {
+std::string mode_or_strict(const std::string& mode) { return mode.empty() ? "strict" : mode; }
+
+void write_numatune(xmlNode* root, const Placement& placement, const OperatorConstraints& constraints) {
   xmlNode* numatune = ensure_child(root, "numatune", {"vcpu", "vcpus", "iothreads", "iothreadids", "cputune"});
   remove_children(numatune, "memory");
   remove_children(numatune, "memnode");
   xmlNode* memory = new_child(numatune, "memory");
-  set_attr(memory, "mode", "strict");
+  set_attr(memory, "mode", mode_or_strict(constraints.memory.mode));
   set_attr(memory, "nodeset", join_host_cells(placement));
   for (const auto& cell : placement.cells) {
     xmlNode* memnode = new_child(numatune, "memnode");
+    auto own = constraints.memnodes.find(cell.guest_cell);
     set_attr(memnode, "cellid", std::to_string(cell.guest_cell));
-    set_attr(memnode, "mode", "strict");
+    set_attr(memnode, "mode", mode_or_strict(own != constraints.memnodes.end() ? own->second.mode : std::string()));
     set_attr(memnode, "nodeset", std::to_string(cell.host_cell));
   }
 }
@@ -193,7 +196,8 @@ void write_memory_backing(xmlNode* root, const Placement& placement) {
 
 }  // namespace
 
-std::vector<std::string> write_confinement(xmlDoc* doc, const CpuSet& nodes, const CpuSet& cpus) {
+std::vector<std::string> write_confinement(xmlDoc* doc, const CpuSet& nodes, const CpuSet& cpus,
+                                           const CpuSet& cell_cpus, const OperatorConstraints& constraints) {
   const std::string nodeset = to_cpu_list(nodes);
   xmlNode* root = xmlDocGetRootElement(doc);
   xmlNode* vcpu = first_child(root, "vcpu");
@@ -202,48 +206,80 @@ std::vector<std::string> write_confinement(xmlDoc* doc, const CpuSet& nodes, con
   xmlNode* numatune = ensure_child(root, "numatune", {"vcpu", "vcpus", "iothreads", "iothreadids", "cputune"});
   remove_children(numatune, "memory");
   xmlNode* memory = xmlNewDocNode(doc, nullptr, X("memory"), nullptr);
-  set_attr(memory, "mode", "strict");
+  set_attr(memory, "mode", mode_or_strict(constraints.memory.mode));
   set_attr(memory, "nodeset", nodeset);
   if (numatune->children != nullptr) xmlAddPrevSibling(numatune->children, memory); else xmlAddChild(numatune, memory);
 
+  // The operator's pins, kept within the confinement (the caller has checked each keeps a pCPU).
   std::vector<std::string> narrowed;
-  // A list `text` outside `allowed` is replaced by `allowed` through `write`; an unreadable list
-  // is left for libvirt to refuse, as it was.
-  auto narrow = [&](const std::string& text, const CpuSet& allowed, const std::string& what, auto&& write) {
-    const auto listed = parse_cpu_list(text, what);
-    if (!listed || listed->is_subset_of(allowed)) return;
-    const std::string list = to_cpu_list(allowed);
-    write(list);
-    narrowed.push_back(what + " " + text + " narrowed to " + list);
-  };
-  auto narrow_attribute = [&](xmlNode* node, const char* attr, const CpuSet& allowed, const std::string& what) {
-    if (const auto text = attribute(node, attr)) {
-      narrow(*text, allowed, what, [&](const std::string& list) { set_attr(node, attr, list); });
+  auto keep_within = [&](xmlNode* node, const std::optional<CpuSet>& recorded, const CpuSet& cpus,
+                         const std::string& what) {
+    std::optional<CpuSet> base = recorded;
+    if (!base) {
+      const auto text = attribute(node, "cpuset");
+      if (!text) return;
+      auto listed = parse_cpu_list(*text, what);
+      if (!listed) return;  // read_domain_bindings refused it already
+      base = *listed;
     }
+    const CpuSet kept = base->intersected(cpus);
+    if (kept.empty() || kept == *base) {
+      set_attr(node, "cpuset", to_cpu_list(*base));
+      return;
+    }
+    set_attr(node, "cpuset", to_cpu_list(kept));
+    narrowed.push_back(what + " " + to_cpu_list(*base) + " kept within " + to_cpu_list(kept));
   };
   if (xmlNode* cputune = first_child(root, "cputune")) {
-    for (const char* pin : {"vcpupin", "emulatorpin", "iothreadpin"}) {
-      for (xmlNode* node : child_elements(cputune, pin)) {
-        narrow_attribute(node, "cpuset", cpus, "<" + std::string(pin) + " cpuset>");
+    for (xmlNode* pin : child_elements(cputune, "vcpupin")) {
+      const auto id = attribute(pin, "vcpu").value_or("");
+      std::optional<CpuSet> recorded;
+      for (const auto& [v, set] : constraints.vcpupins) {
+        if (std::to_string(v) == id) recorded = set;
       }
+      keep_within(pin, recorded, cpus, "<vcpupin vcpu='" + id + "' cpuset>");
     }
-  }
-  for (xmlNode* memnode : child_elements(numatune, "memnode")) {
-    narrow_attribute(memnode, "nodeset", nodes, "<memnode nodeset>");
-  }
-  for (xmlNode* device : child_elements(first_child(root, "devices"), "memory")) {
-    if (xmlNode* mask = first_child(first_child(device, "source"), "nodemask")) {
-      narrow(text_of(mask), nodes, "memory device <nodemask>",
-             [&](const std::string& list) { xmlNodeSetContent(mask, X(list.c_str())); });
+    for (xmlNode* pin : child_elements(cputune, "emulatorpin")) {
+      keep_within(pin, constraints.emulatorpin, cell_cpus, "<emulatorpin cpuset>");
     }
   }
   return narrowed;
 }
 
-void write_placement(xmlDoc* doc, const HostTopology& host, const Placement& placement) {
+std::vector<std::string> narrow_threads(xmlDoc* doc, const CpuSet& taken, const CpuSet& host_cpus) {
+  std::vector<std::string> changed;
   xmlNode* root = xmlDocGetRootElement(doc);
-  write_vcpu_and_cputune(root, placement);
-  write_numatune(root, placement);
+  auto narrow = [&](xmlNode* node, const std::string& what, const CpuSet& now) {
+    if (!now.intersects(taken)) return;
+    const CpuSet kept = now.minus(taken);
+    set_attr(node, "cpuset", to_cpu_list(kept));
+    changed.push_back(what + " " + to_cpu_list(now) + " -> " + to_cpu_list(kept));
+  };
+  xmlNode* cputune = first_child(root, "cputune");
+  xmlNode* vcpu = first_child(root, "vcpu");
+  if (vcpu != nullptr) {
+    // <vcpu cpuset> covers every thread without a pin of its own; without one, they run anywhere.
+    const auto text = attribute(vcpu, "cpuset");
+    const auto listed = text ? parse_cpu_list(*text, "<vcpu cpuset>") : Result<CpuSet>(host_cpus);
+    if (listed && attribute(vcpu, "placement").value_or("static") == "static") {
+      narrow(vcpu, "<vcpu cpuset>", *listed);
+    }
+  }
+  for (const char* pin : {"vcpupin", "emulatorpin", "iothreadpin"}) {
+    for (xmlNode* node : child_elements(cputune, pin)) {
+      const auto text = attribute(node, "cpuset");
+      if (!text) continue;
+      if (const auto listed = parse_cpu_list(*text, pin)) narrow(node, "<" + std::string(pin) + ">", *listed);
+    }
+  }
+  return changed;
+}
+
+void write_placement(xmlDoc* doc, const HostTopology& host, const Placement& placement,
+                     const OperatorConstraints& constraints) {
+  xmlNode* root = xmlDocGetRootElement(doc);
+  write_vcpu_and_cputune(root, placement, constraints);
+  write_numatune(root, placement, constraints);
   write_cpu_numa(root, host, placement);
   write_memory_backing(root, placement);
 }

@@ -1,6 +1,6 @@
 // Writes a placement into a libvirt domain document, owning exactly these parts:
 // <vcpu cpuset>, <cputune><vcpupin>/<emulatorpin>, <numatune> (memory + one
-// memnode per guest cell, strict), <cpu><numa> cells with distances mirrored
+// memnode per guest cell), <cpu><numa> cells with distances mirrored
 // from the host, and <memoryBacking><hugepages> (one <page> per huge page size
 // the placement chose, with its guest cells; none when it chose only small
 // pages). Everything else is left as it was, including extra attributes of
@@ -15,16 +15,29 @@
 
 #include "placement/fit.h"
 #include "placement/host_topology.h"
+#include "placement/operator_constraints.h"
 
 namespace numaplace::xml {
 
-void write_placement(xmlDoc* doc, const HostTopology& host, const Placement& placement);
+// Within the operator's constraints: a floating vCPU's <vcpupin> is where its cell floats within
+// the operator's pin for it, <emulatorpin> within the operator's, and <numatune> keeps the
+// operator's memory modes (strict where none was given).
+void write_placement(xmlDoc* doc, const HostTopology& host, const Placement& placement,
+                     const OperatorConstraints& constraints = {});
 
 // Confines a guest without a NUMA topology: <vcpu placement='static' cpuset=cpus> and
-// <numatune><memory mode='strict' nodeset=nodeset>. Settings of the domain that would take it
-// outside again (a <vcpupin>, <emulatorpin> or <iothreadpin> onto other pCPUs, a <memnode> or
-// a memory device's <nodemask> onto other host nodes) are narrowed to the confinement; the
-// returned sentences say which, for the caller to warn. Everything else stays as it was.
-std::vector<std::string> write_confinement(xmlDoc* doc, const CpuSet& nodes, const CpuSet& cpus);
+// <numatune><memory mode=... nodeset=nodeset> (the operator's mode, strict where none was given).
+// The operator's <vcpupin>s (as `constraints` keeps them, else as written) are kept within `cpus`,
+// the CPUs its vCPUs may use there, and <emulatorpin> within `cell_cpus`, those of the cells; the
+// returned sentences say which were narrowed, for the caller to say. <iothreadpin>, <memnode> and
+// memory devices' <nodemask> stay as the operator wrote them.
+std::vector<std::string> write_confinement(xmlDoc* doc, const CpuSet& nodes, const CpuSet& cpus,
+                                           const CpuSet& cell_cpus, const OperatorConstraints& constraints = {});
+
+// Keeps every thread of the domain off `taken` (pCPUs another guest now holds): <vcpu cpuset>
+// (or, without one, `host_cpus`) when a thread runs by it, and each <vcpupin>, <emulatorpin>
+// and <iothreadpin> that reaches into `taken`, each less `taken`. The caller has checked none is
+// left empty (placement/narrowing.h). Returns what changed, one sentence each.
+std::vector<std::string> narrow_threads(xmlDoc* doc, const CpuSet& taken, const CpuSet& host_cpus);
 
 }  // namespace numaplace::xml

@@ -111,12 +111,17 @@ Result<std::optional<Placement>> read_placement_record(const xmlDoc* doc, const 
     auto vcpus = parse_optional_list(attribute(node, "vcpus"), where + " vcpus");
     auto host_cpus = parse_optional_list(attribute(node, "host-cpus"), where + " host-cpus");
     auto pins = parse_pins(attribute(node, "pins").value_or(""), where + " pins");
+    auto reserved = parse_optional_list(attribute(node, "reserved-cpus"), where + " reserved-cpus");
+    auto isolated = parse_optional_list(attribute(node, "isolated-cpus"), where + " isolated-cpus");
     for (const Error* e : {guest.ok() ? nullptr : &guest.error(), host.ok() ? nullptr : &host.error(),
                            memory.ok() ? nullptr : &memory.error(), pagesize.ok() ? nullptr : &pagesize.error(),
                            vcpus.ok() ? nullptr : &vcpus.error(), host_cpus.ok() ? nullptr : &host_cpus.error(),
-                           pins.ok() ? nullptr : &pins.error()}) {
+                           pins.ok() ? nullptr : &pins.error(), reserved.ok() ? nullptr : &reserved.error(),
+                           isolated.ok() ? nullptr : &isolated.error()}) {
       if (e != nullptr) return *e;
     }
+    cell.cpuset_reserved = *reserved;
+    cell.isolated_cpus = *isolated;
     if (*guest > kMaxCpuId || *host > kMaxCpuId) {
       return make_error("InvalidPlacementRecord", where + " names a cell id out of range");
     }
@@ -132,7 +137,85 @@ Result<std::optional<Placement>> read_placement_record(const xmlDoc* doc, const 
   return std::optional<Placement>{std::move(placement)};
 }
 
-void write_record(xmlDoc* doc, const StoredRequest& request, const Placement* placement) {
+bool has_record(const xmlDoc* doc) { return find_record(doc) != nullptr; }
+
+Result<std::optional<ConfinementRecord>> read_confinement_record(const xmlDoc* doc, const std::string& what) {
+  const xmlNode* part = find_part(find_record(doc), "confinement");
+  if (part == nullptr) return std::optional<ConfinementRecord>{};
+  const std::string where = what + ": numaplace confinement";
+  ConfinementRecord record;
+  auto nodes = parse_optional_list(attribute(part, "nodes"), where + " nodes");
+  if (!nodes) return nodes.error();
+  record.nodes = *nodes;
+  const std::string text = attribute(part, "memory").value_or("");
+  std::size_t start = 0;
+  while (start < text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    start = comma + 1;
+    const std::size_t colon = item.find(':');
+    if (colon == std::string::npos) {
+      return make_error("InvalidPlacementRecord", where + " memory: '" + item + "' is not node:KiB");
+    }
+    auto node = parse_number(item.substr(0, colon), where + " memory");
+    auto kib = parse_number(item.substr(colon + 1), where + " memory");
+    if (!node) return node.error();
+    if (!kib) return kib.error();
+    if (*node > kMaxCpuId) return make_error("InvalidPlacementRecord", where + " memory names node " + std::to_string(*node));
+    record.memory.emplace_back(static_cast<std::uint32_t>(*node), *kib);
+  }
+  return std::optional<ConfinementRecord>{std::move(record)};
+}
+
+Result<std::optional<OperatorConstraints>> read_recorded_constraints(const xmlDoc* doc, const std::string& what) {
+  const xmlNode* part = find_part(find_record(doc), "constraints");
+  if (part == nullptr) return std::optional<OperatorConstraints>{};
+  const std::string where = what + ": numaplace constraints";
+  OperatorConstraints constraints;
+  auto optional_set = [&](const char* name) -> Result<std::optional<CpuSet>> {
+    auto text = attribute(part, name);
+    if (!text) return std::optional<CpuSet>{};
+    auto set = parse_cpu_list(*text, where + " " + name);
+    if (!set) return set.error();
+    return std::optional<CpuSet>{std::move(*set)};
+  };
+  auto cpuset = optional_set("vcpu-cpuset");
+  if (!cpuset) return cpuset.error();
+  constraints.vcpu_cpuset = *cpuset;
+  auto emulator = optional_set("emulatorpin");
+  if (!emulator) return emulator.error();
+  constraints.emulatorpin = *emulator;
+  constraints.memory.mode = attribute(part, "memory-mode").value_or("");
+  auto nodeset = optional_set("memory-nodeset");
+  if (!nodeset) return nodeset.error();
+  constraints.memory.nodeset = *nodeset;
+  for (const xmlNode* child : child_elements(part)) {
+    if (!in_our_namespace(child)) continue;
+    if (is_named(child, "vcpupin")) {
+      auto vcpu = parse_number(attribute(child, "vcpu"), where + " vcpupin vcpu");
+      if (!vcpu) return vcpu.error();
+      auto cpus = parse_cpu_list(attribute(child, "cpuset").value_or(""), where + " vcpupin cpuset");
+      if (!cpus) return cpus.error();
+      if (*vcpu > kMaxCpuId) return make_error("InvalidPlacementRecord", where + " vcpupin names vCPU " + std::to_string(*vcpu));
+      constraints.vcpupins[static_cast<std::uint32_t>(*vcpu)] = *cpus;
+    } else if (is_named(child, "memnode")) {
+      auto cell = parse_number(attribute(child, "cellid"), where + " memnode cellid");
+      if (!cell) return cell.error();
+      if (*cell > kMaxCpuId) return make_error("InvalidPlacementRecord", where + " memnode names cell " + std::to_string(*cell));
+      MemoryBinding binding;
+      binding.mode = attribute(child, "mode").value_or("");
+      if (auto text = attribute(child, "nodeset")) {
+        auto nodes = parse_cpu_list(*text, where + " memnode nodeset");
+        if (!nodes) return nodes.error();
+        binding.nodeset = *nodes;
+      }
+      constraints.memnodes[static_cast<std::uint32_t>(*cell)] = std::move(binding);
+    }
+  }
+  return std::optional<OperatorConstraints>{std::move(constraints)};
+}
+
+void write_record(xmlDoc* doc, const StoredRequest& request, const RecordParts& parts) {
   xmlNode* root = xmlDocGetRootElement(doc);
   xmlNode* metadata = first_child(root, "metadata");
   if (metadata == nullptr) {
@@ -168,6 +251,34 @@ void write_record(xmlDoc* doc, const StoredRequest& request, const Placement* pl
     set(item, "key", key);
     set(item, "value", value);
   }
+  if (const ConfinementRecord* confinement = parts.confinement) {
+    xmlNode* node = xmlNewChild(record, ns, X("confinement"), nullptr);
+    set(node, "nodes", to_cpu_list(confinement->nodes));
+    std::string memory;
+    for (const auto& [cell, kib] : confinement->memory) {
+      memory += (memory.empty() ? "" : ",") + std::to_string(cell) + ":" + std::to_string(kib);
+    }
+    set(node, "memory", memory);
+  }
+  if (const OperatorConstraints* constraints = parts.constraints; constraints != nullptr && !constraints->empty()) {
+    xmlNode* node = xmlNewChild(record, ns, X("constraints"), nullptr);
+    if (constraints->vcpu_cpuset) set(node, "vcpu-cpuset", to_cpu_list(*constraints->vcpu_cpuset));
+    if (constraints->emulatorpin) set(node, "emulatorpin", to_cpu_list(*constraints->emulatorpin));
+    if (!constraints->memory.mode.empty()) set(node, "memory-mode", constraints->memory.mode);
+    if (constraints->memory.nodeset) set(node, "memory-nodeset", to_cpu_list(*constraints->memory.nodeset));
+    for (const auto& [vcpu, cpus] : constraints->vcpupins) {
+      xmlNode* pin = xmlNewChild(node, ns, X("vcpupin"), nullptr);
+      set(pin, "vcpu", std::to_string(vcpu));
+      set(pin, "cpuset", to_cpu_list(cpus));
+    }
+    for (const auto& [cell, binding] : constraints->memnodes) {
+      xmlNode* memnode = xmlNewChild(node, ns, X("memnode"), nullptr);
+      set(memnode, "cellid", std::to_string(cell));
+      if (!binding.mode.empty()) set(memnode, "mode", binding.mode);
+      if (binding.nodeset) set(memnode, "nodeset", to_cpu_list(*binding.nodeset));
+    }
+  }
+  const Placement* placement = parts.placement;
   if (placement == nullptr) return;
   xmlNode* placed = xmlNewChild(record, ns, X("placement"), nullptr);
   for (const auto& cell : placement->cells) {
@@ -183,6 +294,8 @@ void write_record(xmlDoc* doc, const StoredRequest& request, const Placement* pl
     if (!pins_text.empty()) set(node, "pins", pins_text);
     set(node, "memory-kib", std::to_string(cell.memory_kib));
     set(node, "pagesize-kib", std::to_string(cell.pagesize_kib > 0 ? cell.pagesize_kib : 0));
+    if (!cell.cpuset_reserved.empty()) set(node, "reserved-cpus", to_cpu_list(cell.cpuset_reserved));
+    if (!cell.isolated_cpus.empty()) set(node, "isolated-cpus", to_cpu_list(cell.isolated_cpus));
   }
 }
 

@@ -7,11 +7,23 @@
 //     </numaplace:request>
 //     <numaplace:placement>
 //       <numaplace:cell guest="0" host="1" vcpus="0-5" host-cpus="8-15" pins="0:8,1:9"
-//                       memory-kib="3145728" pagesize-kib="0"/>   (pins: dedicated vCPUs only)
+//                       memory-kib="3145728" pagesize-kib="0"
+//                       reserved-cpus="10" isolated-cpus="24-26"/>   (pins: dedicated vCPUs only;
+//                                       reserved: the emulator's pCPU; isolated: isolate's siblings)
 //     </numaplace:placement>
+//     <numaplace:confinement nodes="0-1" memory="0:2097152,1:2097152"/>  (a guest without a
+//                                       NUMA topology: its cells and its memory per cell, KiB)
+//     <numaplace:constraints vcpu-cpuset="0-7" emulatorpin="0-1" memory-mode="interleave"
+//                            memory-nodeset="0-1">          (what the operator wrote first,
+//       <numaplace:vcpupin vcpu="0" cpuset="0-3"/>            kept for every later placement)
+//       <numaplace:memnode cellid="0" mode="preferred" nodeset="0"/>
+//     </numaplace:constraints>
 //   </numaplace:numaplace>
 // The request lets a domain carry its own NUMA wishes; the placement is the record
-// that makes a second run idempotent and lets claims be read back exactly.
+// that makes a second run idempotent and lets claims be read back exactly (what the
+// guest holds beyond what libvirt's own elements show: the emulator pCPU, isolate's
+// siblings, the memory of a multi-cell confinement); the constraints keep the operator's
+// own limits once numaplace has rewritten the elements that stated them.
 #pragma once
 
 #include <libxml/tree.h>
@@ -22,6 +34,7 @@
 #include "placement/error.h"
 #include "placement/fit.h"
 #include "placement/guest_request.h"
+#include "placement/operator_constraints.h"
 
 namespace numaplace::xml {
 
@@ -41,8 +54,29 @@ Result<std::optional<StoredRequest>> read_stored_request(const xmlDoc* doc, cons
 // The placement record, if any.
 Result<std::optional<Placement>> read_placement_record(const xmlDoc* doc, const std::string& what);
 
-// Replaces numaplace's element in <metadata> (creating <metadata> if needed); the placement part
-// is omitted when `placement` is null (a guest that asked for no NUMA topology).
-void write_record(xmlDoc* doc, const StoredRequest& request, const Placement* placement);
+// A confined guest's cells and memory per cell (KiB).
+struct ConfinementRecord {
+  CpuSet nodes;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> memory;
+};
+Result<std::optional<ConfinementRecord>> read_confinement_record(const xmlDoc* doc, const std::string& what);
+
+// Whether the domain carries numaplace's element at all.
+bool has_record(const xmlDoc* doc);
+
+// The operator's constraints the record keeps; nullopt when the record keeps none (or there is no
+// record).
+Result<std::optional<OperatorConstraints>> read_recorded_constraints(const xmlDoc* doc, const std::string& what);
+
+// What write_record writes besides the request.
+struct RecordParts {
+  const Placement* placement = nullptr;                // a guest with a NUMA topology
+  const ConfinementRecord* confinement = nullptr;      // a confined guest without one
+  const OperatorConstraints* constraints = nullptr;    // written when not empty
+};
+
+// Replaces numaplace's element in <metadata> (creating <metadata> if needed) with the request and
+// the parts given.
+void write_record(xmlDoc* doc, const StoredRequest& request, const RecordParts& parts);
 
 }  // namespace numaplace::xml

@@ -90,6 +90,12 @@ NP_EXPORT np_status np_host_to_json(const np_host* host, char** json, np_error**
 NP_EXPORT void np_string_free(char* text);
 NP_EXPORT void np_host_free(np_host* host);
 
+/* Applies a host configuration (the text of numaplace.conf: [compute] cpu_dedicated_set and
+ * cpu_shared_set, [DEFAULT] cpu_allocation_ratio, ram_allocation_ratio, reserved_huge_pages,
+ * [numaplace] reserved_cpus, reserved_memory, accounting; README "Host configuration") to the
+ * host. All or nothing: a bad value (InvalidHostConfig) changes nothing. */
+NP_EXPORT np_status np_host_apply_config(np_host* host, const char* config_text, np_error** error);
+
 /* Adds what already-placed guests hold (pinned pCPUs, floating vCPU load, memory,
  * huge pages) from their domain XML texts. All or nothing: if one cannot be read,
  * nothing is added. np_place leaves out a claim of the guest it places (same name
@@ -123,7 +129,11 @@ NP_EXPORT const char* np_result_xml(const np_result* result);
  *  "replacement": {"kind": "fresh" | "kept" | "repinned" | "moved", "repinned_cells": [...],
  *                  "why": TEXT | null}   (how a placement recorded in the domain was used),
  *  "cells": [{"guest_cell", "host_cell", "guest_cpus", "host_cpus", "memory_kib",
- *             "pagesize_kib", "pinning": {"VCPU": PCPU}, "cpuset_reserved"}]} */
+ *             "pagesize_kib", "pinning": {"VCPU": PCPU}, "cpuset_reserved", "isolated_cpus"}],
+ *  "narrowings": [{"guest", "uuid", "running", "thread": "vcpu"|"emulator"|"iothread", "id",
+ *                  "source", "from", "to"}]   (threads of the host's other guests (claims) that
+ *                  float over the pCPUs this guest now holds and must be moved off them; a guest
+ *                  that would keep none makes np_place fail with WouldStarveGuest)} */
 NP_EXPORT const char* np_result_placement_json(const np_result* result);
 /* {"placed": bool, "summary": TEXT, "request": {"flavor": {...}, "image": {...},
  *  "from_metadata": bool}, "rejections": [{"guest_cell", "host_cell", "reason"}],

@@ -5,6 +5,7 @@
 #include "test_paths.h"
 #include "xml/capabilities_reader.h"
 #include "xml/domain_claims.h"
+#include "xml/domain_writer.h"
 #include "xml/placement_record.h"
 #include "xml/xml_document.h"
 
@@ -37,7 +38,7 @@ TEST(Claims, ApplyAddsPinsLoadMemoryAndPages) {
   claim.cells.push_back(cell);
   GuestClaim elsewhere;
   elsewhere.name = "other-host";
-  elsewhere.cells.push_back(CellClaim{7, {}, 1, 0, {}});
+  elsewhere.cells.push_back(CellClaim{7, {}, 1, 0, {}, {}});
   auto foreign = apply_claims(host, {claim, claim, elsewhere});
   EXPECT_EQ(foreign, std::vector<std::string>{"other-host"});
   EXPECT_EQ(to_cpu_list(host.cells[1].usage.pinned_cpus), "8-9");
@@ -49,8 +50,8 @@ TEST(Claims, ApplyAddsPinsLoadMemoryAndPages) {
 }
 
 TEST(Claims, CollisionsNameTheHolder) {
-  GuestClaim a{"a", "uuid-a", true, false, {CellClaim{0, CpuSet{1, 2}, 0, 0, {}}}, 0, 0};
-  GuestClaim b{"b", "uuid-b", true, false, {CellClaim{0, CpuSet{2, 3}, 0, 0, {}}}, 0, 0};
+  GuestClaim a{"a", "uuid-a", true, false, {CellClaim{0, CpuSet{1, 2}, 0, 0, {}, {}}}, 0, 0, {}, {}};
+  GuestClaim b{"b", "uuid-b", true, false, {CellClaim{0, CpuSet{2, 3}, 0, 0, {}, {}}}, 0, 0, {}, {}};
   auto collisions = pinning_collisions(a, {a, b});
   ASSERT_EQ(collisions.size(), 1u);
   EXPECT_EQ(collisions[0].first, 2u);
@@ -88,21 +89,24 @@ TEST(DomainClaims, FloatingVcpusSpreadTheirLoadOverTheirCells) {
   EXPECT_EQ(claim->unbound_memory_kib, 1024u * 1024);
 }
 
-TEST(DomainClaims, NumaplaceRecordIsReadExactly) {
+TEST(DomainClaims, NumaplaceOutputAndRecordReadBackWhatTheGuestHolds) {
   HostTopology host = two_cell_host();
   Placement placement;
   CellPlacement cell;
   cell.guest_cell = 0;
   cell.host_cell = 1;
   cell.guest_cpus = CpuSet{0, 1, 2};
-  cell.host_cpus = CpuSet{8, 9};
+  cell.host_cpus = CpuSet{10, 11};
   cell.pinning = {{0, 8}, {1, 9}};
   cell.memory_kib = 2048 * 1024;
+  cell.cpuset_reserved = CpuSet{12};     // the emulator's own pCPU
+  cell.isolated_cpus = CpuSet{13, 14};   // siblings isolate keeps idle
   placement.cells.push_back(cell);
   auto doc = xml::parse_document("<domain type='kvm'><name>r</name><memory unit='MiB'>2048</memory><vcpu>3</vcpu></domain>",
                                  "d");
   ASSERT_TRUE(doc.ok());
-  xml::write_record(doc->get(), {{{"hw:numa_nodes", "1"}}, {}, "", ""}, &placement);
+  xml::write_placement(doc->get(), host, placement);
+  xml::write_record(doc->get(), {{{"hw:numa_nodes", "1"}}, {}, "", ""}, {&placement, nullptr, nullptr});
   auto text = xml::serialize(doc->get());
   auto claim = claim_of(text, host);
   ASSERT_TRUE(claim.ok()) << claim.error().message;
@@ -110,6 +114,9 @@ TEST(DomainClaims, NumaplaceRecordIsReadExactly) {
   ASSERT_EQ(claim->cells.size(), 1u);
   EXPECT_EQ(claim->cells[0].host_cell, 1u);
   EXPECT_EQ(to_cpu_list(claim->cells[0].pinned_cpus), "8-9");
+  // The emulator pCPU and the isolated siblings show in no pin of libvirt's: the record says so.
+  EXPECT_EQ(to_cpu_list(claim->cells[0].reserved_cpus), "12-14");
+  EXPECT_EQ(to_cpu_list(claim->held_cpus()), "8-9,12-14");
   EXPECT_DOUBLE_EQ(claim->cells[0].shared_vcpus, 1.0);
   EXPECT_EQ(claim->cells[0].memory_kib, 2048u * 1024);
 

@@ -52,10 +52,11 @@ TEST(DefaultPlacement, APciDeviceOnCellOnePullsTheGuestThere) {
   EXPECT_EQ(placed->resources[2].resource, "pci:0000:3b:00.0");
 }
 
-// 60 GiB is more than one cell's 48 GiB (32 GiB x 1.5): memory prefers no single cell.
+// 40 GiB is more than one cell's 26 GiB of small pages (its 32 GiB less its huge pages; the RAM
+// ratio never makes a cell larger for a strict binding): memory prefers no single cell.
 TEST(DefaultPlacement, WhenTheDeviceCellCannotHoldItBestEffortSpansAndTheStrictPoliciesRefuse) {
   HostTopology host = two_cells_with_a_nic_on_cell_1();
-  auto best_effort = place_floating_guest(host, guest(4, 60, true), {});
+  auto best_effort = place_floating_guest(host, guest(4, 40, true), {});
   ASSERT_TRUE(best_effort.ok()) << best_effort.error().message;
   EXPECT_EQ(best_effort->cells->nodes(), (std::vector<std::uint32_t>{0, 1}));
   EXPECT_FALSE(best_effort->preferred);
@@ -65,7 +66,7 @@ TEST(DefaultPlacement, WhenTheDeviceCellCannotHoldItBestEffortSpansAndTheStrictP
   for (auto policy : {TopologyPolicy::Restricted, TopologyPolicy::SingleNumaNode}) {
     DefaultPlacementOptions options;
     options.policy = policy;
-    auto refused = place_floating_guest(host, guest(4, 60, true), options);
+    auto refused = place_floating_guest(host, guest(4, 40, true), options);
     ASSERT_FALSE(refused.ok()) << topology_policy_name(policy);
     EXPECT_EQ(refused.error().name, "PolicyRefused");
     EXPECT_NE(refused.error().message.find(std::string(topology_policy_name(policy))), std::string::npos);

@@ -30,6 +30,23 @@ HostTopology host_from(const std::string& caps_file) {
 
 std::string read_file(const std::string& path) { return *xml::read_text_file(path, "file"); }
 
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  const auto at = text.find(from);
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+// The test driver's sample domain pins guest cell 1's vCPUs to host cell 0 and binds its memory to
+// host cell 1; with its pins moved to host cell 1 (pCPUs 8-9 there) a 2-cell placement can honour
+// every element the operator wrote.
+std::string testdriver_domain_pinned_per_cell() {
+  std::string text = read_file(shared_path("samples/libvirt/domain-testdriver-2cell.xml"));
+  text = replaced(text, "cpuset='0-1,4-5'>4</vcpu>", "cpuset='0-1,8-9'>4</vcpu>");
+  text = replaced(text, "<vcpupin vcpu='2' cpuset='4'/>", "<vcpupin vcpu='2' cpuset='8'/>");
+  text = replaced(text, "<vcpupin vcpu='3' cpuset='5'/>", "<vcpupin vcpu='3' cpuset='9'/>");
+  return replaced(text, "<emulatorpin cpuset='0-1,4-5'/>", "<emulatorpin cpuset='0-1,8-9'/>");
+}
+
 Result<plugin::PlaceOutcome> place(const HostTopology& host, const std::string& xml, SpecMap specs) {
   plugin::PlaceRequest request;
   request.domain_xml = xml;
@@ -155,31 +172,52 @@ TEST(DomainWriter, GuestCellsHoldTheMemoryLessItsMemoryDevices) {
   for (const auto& cell : from_cells->placement->cells) EXPECT_EQ(cell.memory_kib, 1048576u);
 }
 
-// Confining a guest without NUMA keys narrows the domain's own pins and memory nodes that point
-// elsewhere (here a pCPU and a host node the host does not have), and says so.
-TEST(DomainWriter, ConfinementNarrowsPinsAndNodesThatPointElsewhere) {
-  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
-  const std::string xml =
-      "<domain type='kvm'><name>pins</name><memory unit='KiB'>1048576</memory><vcpu>2</vcpu>"
-      "<cputune><vcpupin vcpu='0' cpuset='4000'/><vcpupin vcpu='1' cpuset='1'/></cputune>"
-      "<numatune><memnode cellid='0' mode='strict' nodeset='3'/></numatune>"
-      "<cpu><numa><cell id='0' cpus='0-1' memory='1048576'/></numa></cpu></domain>";
-  auto placed = place(host, xml, {});
+// Confining a guest without NUMA keys keeps the domain's own pins within the confinement and
+// says so; a pin onto a pCPU the host lacks, and a <memnode> of a guest confined as a whole, are
+// named errors instead of being rewritten.
+TEST(DomainWriter, ConfinementKeepsPinsWithinAndRefusesWhatItCannotHonour) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");  // cell 0: 0-7,16-23; cell 1: 8-15,24-31
+  const std::string head = "<domain type='kvm'><name>pins</name><memory unit='KiB'>1048576</memory><vcpu>2</vcpu>";
+  auto placed = place(host, head + "<cputune><vcpupin vcpu='0' cpuset='1-3,8'/><vcpupin vcpu='1' cpuset='1'/>"
+                                   "<emulatorpin cpuset='0-31'/></cputune></domain>", {});
   ASSERT_TRUE(placed.ok()) << placed.error().message;
   ASSERT_TRUE(placed->confinement && placed->confinement->cells.has_value());
+  EXPECT_EQ(placed->confinement->cells->to_nodeset(), "0");
   const std::string& out = placed->domain_xml;
-  EXPECT_EQ(out.find("4000"), std::string::npos) << out;
-  EXPECT_EQ(out.find("nodeset=\"3\""), std::string::npos) << out;
+  EXPECT_NE(out.find("<vcpupin vcpu=\"0\" cpuset=\"1-3\"/>"), std::string::npos) << out;  // within cell 0
+  EXPECT_NE(out.find("<vcpu placement=\"static\" cpuset=\"1-3\">2</vcpu>"), std::string::npos) << out;
   EXPECT_NE(out.find("<vcpupin vcpu=\"1\" cpuset=\"1\"/>"), std::string::npos) << out;  // inside: kept
-  std::size_t narrowed = 0;
-  for (const auto& w : placed->warnings) narrowed += w.find("narrowed to") != std::string::npos ? 1 : 0;
-  EXPECT_EQ(narrowed, 2u);
+  EXPECT_NE(out.find("<emulatorpin cpuset=\"0-7,16-23\"/>"), std::string::npos) << out;
+  std::size_t kept_within = 0;
+  for (const auto& w : placed->warnings) kept_within += w.find("kept within") != std::string::npos ? 1 : 0;
+  EXPECT_EQ(kept_within, 2u);
+
+  auto beyond = place(host, head + "<cputune><vcpupin vcpu='0' cpuset='4000'/></cputune></domain>", {});
+  ASSERT_FALSE(beyond.ok());
+  EXPECT_EQ(beyond.error().name, "PinBeyondHost") << beyond.error().message;
+  auto memnode = place(host, head + "<numatune><memnode cellid='0' mode='strict' nodeset='1'/></numatune>"
+                                    "<cpu><numa><cell id='0' cpus='0-1' memory='1048576'/></numa></cpu></domain>", {});
+  ASSERT_FALSE(memnode.ok());
+  EXPECT_EQ(memnode.error().name, "ConflictingConstraint") << memnode.error().message;
+  EXPECT_NE(memnode.error().message.find("<memnode cellid='0'>"), std::string::npos) << memnode.error().message;
+}
+
+// The sample's own pins put guest cell 1's vCPUs on host cell 0 and its memory on host cell 1: a
+// 2-cell placement cannot honour both, and says which elements stand in the way.
+TEST(DomainWriter, OperatorPinsThatContradictTheRequestAreNamed) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  auto outcome = place(host, read_file(shared_path("samples/libvirt/domain-testdriver-2cell.xml")),
+                       {{"hw:numa_nodes", "2"}});
+  ASSERT_FALSE(outcome.ok());
+  EXPECT_EQ(outcome.error().name, "NoFit");
+  EXPECT_NE(outcome.error().message.find("within the domain's own"), std::string::npos) << outcome.error().message;
+  EXPECT_NE(outcome.error().message.find("<memnode cellid='1' nodeset='1'>"), std::string::npos)
+      << outcome.error().message;
 }
 
 TEST(DomainWriter, KeepsEverythingItDoesNotOwn) {
   HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
-  auto outcome = place(host, read_file(shared_path("samples/libvirt/domain-testdriver-2cell.xml")),
-                       {{"hw:numa_nodes", "2"}});
+  auto outcome = place(host, testdriver_domain_pinned_per_cell(), {{"hw:numa_nodes", "2"}});
   ASSERT_TRUE(outcome.ok()) << outcome.error().message;
   const std::string& xml = outcome->domain_xml;
   // Operator's attributes on existing guest cells and unrelated tuning survive.
@@ -189,9 +227,11 @@ TEST(DomainWriter, KeepsEverythingItDoesNotOwn) {
   EXPECT_NE(xml.find("<iothreadpin iothread=\"1\" cpuset=\"0-1\"/>"), std::string::npos);
   EXPECT_NE(xml.find("<page size=\"2048\" unit=\"KiB\" nodeset=\"0\"/>"), std::string::npos);
   EXPECT_NE(xml.find("<topology sockets=\"2\" dies=\"1\" cores=\"2\" threads=\"1\"/>"), std::string::npos);
-  // The old pins and the old preferred memnode are replaced, not duplicated.
-  EXPECT_EQ(xml.find("mode=\"preferred\""), std::string::npos);
-  EXPECT_EQ(xml.find("<vcpupin vcpu=\"2\" cpuset=\"4\"/>"), std::string::npos);
+  // The operator's pins and memory modes are constraints: kept (within the placement), never
+  // duplicated, never made strict.
+  EXPECT_NE(xml.find("<memnode cellid=\"1\" mode=\"preferred\" nodeset=\"1\"/>"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<vcpupin vcpu=\"2\" cpuset=\"8\"/>"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<emulatorpin cpuset=\"0-1,8-9\"/>"), std::string::npos) << xml;
   std::size_t pins = 0;
   for (std::size_t at = xml.find("<vcpupin"); at != std::string::npos; at = xml.find("<vcpupin", at + 1)) ++pins;
   EXPECT_EQ(pins, 4u);
@@ -256,10 +296,9 @@ TEST(DomainWriter, LibvirtTestDriverValidatesThePlacedDomain) {
   auto host = xml::read_capabilities(caps);
   free(caps);
   ASSERT_TRUE(host.ok());
-  for (const std::string& domain : {source_path("examples/guest-8vcpu-4g.xml"),
-                                    shared_path("samples/libvirt/domain-testdriver-2cell.xml")}) {
-    SpecMap specs = domain.find("8vcpu") != std::string::npos ? kWorkedExample : SpecMap{{"hw:numa_nodes", "2"}};
-    auto outcome = place(*host, read_file(domain), specs);
+  for (const std::string& domain : {read_file(source_path("examples/guest-8vcpu-4g.xml")), testdriver_domain_pinned_per_cell()}) {
+    SpecMap specs = domain.find("numaplace-demo") != std::string::npos ? kWorkedExample : SpecMap{{"hw:numa_nodes", "2"}};
+    auto outcome = place(*host, domain, specs);
     ASSERT_TRUE(outcome.ok()) << domain << ": " << outcome.error().message;
     virDomainPtr defined = virDomainDefineXMLFlags(conn.get(), outcome->domain_xml.c_str(), VIR_DOMAIN_DEFINE_VALIDATE);
     const virError* error = virGetLastError();

@@ -180,8 +180,14 @@ TEST(Numbers, DomainSizesThatLieAreRefused) {
                           "<memory unit='parsecs'>1</memory>"}) {
     EXPECT_EQ(place(domain_with(vcpu, mem)), "InvalidMemorySize") << mem;
   }
-  EXPECT_EQ(place(domain_with(vcpu, memory, "<cputune><vcpupin vcpu='0' cpuset='0-70000'/></cputune>")),
-            "ok");  // the placement replaces the pins; the request is what counts
+  // The operator's pins are constraints, read and checked like everything else: an absurd one is named.
+  for (const char* tune : {"<cputune><vcpupin vcpu='0' cpuset='0-70000'/></cputune>",
+                           "<cputune><vcpupin vcpu='0' cpuset='0-4294967295'/></cputune>",
+                           "<cputune><emulatorpin cpuset='0-4294967295'/></cputune>",
+                           "<numatune><memory mode='strict' nodeset='0-4294967295'/></numatune>"}) {
+    EXPECT_EQ(place(domain_with(vcpu, memory, tune)), "InvalidCpuList") << tune;
+  }
+  EXPECT_EQ(place(domain_with("<vcpu cpuset='0-4294967295'>2</vcpu>", memory)), "InvalidCpuList");
 }
 
 TEST(Numbers, AVcpuPinOntoAPcpuTheHostLacksIsRefusedNotCountedElsewhere) {

@@ -45,7 +45,7 @@ GuestTopology one_cell_guest(PciNumaPolicy policy, std::uint32_t count) {
   cell.memory_kib = 1024 * 1024;
   guest.cells.push_back(cell);
   guest.pci_numa_policy = policy;
-  guest.pci_requests.push_back({count, "8086", "154D", ""});  // ids compare without case
+  guest.pci_requests.push_back({count, "8086", "154D", "", ""});  // ids compare without case
   return guest;
 }
 
@@ -118,7 +118,7 @@ TEST(PciFit, TheSearchSkipsAssignmentsThatMissTheDevices) {
     guest.cells.push_back(cell);
   }
   guest.pci_numa_policy = PciNumaPolicy::Required;
-  guest.pci_requests.push_back({1, "8086", "154d", ""});
+  guest.pci_requests.push_back({1, "8086", "154d", "", ""});
   FitResult r = fit_guest(host, guest);
   ASSERT_TRUE(r.placement.has_value()) << r.summary;
   EXPECT_EQ(r.placement->cells[1].host_cell, 3u);
@@ -199,12 +199,12 @@ TEST(PciFit, RequestsForTheSameDeviceShareItsPools) {
   host.pci.push_back(nic(0));
   host.pci.push_back(nic(std::nullopt));
   GuestTopology guest = one_cell_guest(PciNumaPolicy::Legacy, 1);
-  guest.pci_requests.push_back({1, "8086", "154d", ""});
+  guest.pci_requests.push_back({1, "8086", "154d", "", ""});
   FitResult two = fit_guest(host, guest);
   ASSERT_TRUE(two.placement.has_value()) << two.summary;
   EXPECT_EQ(two.placement->cells[0].host_cell, 0u);
 
-  guest.pci_requests.push_back({1, "8086", "154d", ""});
+  guest.pci_requests.push_back({1, "8086", "154d", "", ""});
   FitResult three = fit_guest(host, guest);
   EXPECT_FALSE(three.placement.has_value());
   EXPECT_NE(three.summary.find("(3 in all its requests) but the host has 2 such free devices"), std::string::npos)
@@ -212,7 +212,7 @@ TEST(PciFit, RequestsForTheSameDeviceShareItsPools) {
 
   // Required: only cell 0's NIC counts, so even two requests are one too many.
   GuestTopology required = one_cell_guest(PciNumaPolicy::Required, 1);
-  required.pci_requests.push_back({1, "8086", "154d", ""});
+  required.pci_requests.push_back({1, "8086", "154d", "", ""});
   EXPECT_FALSE(fit_guest(host, required).placement.has_value());
 }
 
@@ -270,8 +270,8 @@ TEST(PciFit, FastSearchMatchesTheFirstFittingPermutationOnRandomHosts) {
       const PciNumaPolicy policies[] = {PciNumaPolicy::Unset, PciNumaPolicy::Required, PciNumaPolicy::Legacy,
                                         PciNumaPolicy::Preferred, PciNumaPolicy::Socket};
       guest.pci_numa_policy = policies[rng() % 5];
-      guest.pci_requests.push_back({static_cast<std::uint32_t>(1 + rng() % 2), "8086", "154d", ""});
-      if (rng() % 3 == 0) guest.pci_requests.push_back({1, "8086", "154d", ""});  // a second request, same device
+      guest.pci_requests.push_back({static_cast<std::uint32_t>(1 + rng() % 2), "8086", "154d", "", ""});
+      if (rng() % 3 == 0) guest.pci_requests.push_back({1, "8086", "154d", "", ""});  // a second request, same device
     }
     FitOptions options;
     options.pack_host_cells = rng() % 2 == 0;

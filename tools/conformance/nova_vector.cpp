@@ -23,6 +23,7 @@ SpecMap spec_map(const nlohmann::json& object) {
 
 HostTopology host_from_nova_json(const nlohmann::json& host) {
   HostTopology topology;
+  topology.accounting = Accounting::Nova;  // the vectors were made by Nova's own accounting
   for (const auto& c : host.at("cells")) {
     HostCell cell;
     cell.id = whole<std::uint32_t>(c.at("id"));
@@ -84,7 +85,8 @@ GuestRequest request_from_nova_json(const nlohmann::json& request) {
     out.pci.push_back({whole_or<std::uint32_t>(p, "count", 1u), p.value("vendor_id", ""), p.value("product_id", ""),
                        p.contains("alias_numa_policy") && p["alias_numa_policy"].is_string()
                            ? p["alias_numa_policy"].get<std::string>()
-                           : std::string()});
+                           : std::string(),
+                       std::string()});
   }
   return out;
 }

@@ -13,7 +13,8 @@
 namespace numaplace::cli {
 
 int exit_code_for(const Error& error) {
-  if (error.name == "NoFit") return kExitNoFit;
+  if (error.name == "NoFit" || error.name == "WouldStarveGuest" || error.name == "PciDeviceHeld") return kExitNoFit;
+  if (error.name == "NarrowingFailed") return kExitLibvirtRefused;
   if (error.name == "HostUnavailable" || error.name == "LockTimeout" || error.name == "LockUnavailable" ||
       error.name == "LibvirtUnavailable" || error.name == "NumaUnavailable") {
     return kExitHost;
@@ -116,6 +117,11 @@ void add_host_options(CLI::App* cmd, HostSourceOptions& host) {
                   "<node> file) to the host (repeatable); with --connect they are read from libvirt anyway")
       ->allow_extra_args(false)
       ->check(CLI::ExistingFile);
+  cmd->add_option("--host-config", host.host_config,
+                  "the host's configuration (CPU sets for dedicated and floating guests, reserved CPUs, memory and "
+                  "huge pages, allocation ratios; README \"Host configuration\"); by default "
+                  "/etc/numaplace/numaplace.conf (or $NUMAPLACE_CONFIG) when the host is this machine")
+      ->check(CLI::ExistingFile);
   cmd->add_flag("--free-memory", host.free_memory,
                 "also count memory the live host reports in use: each cell's used memory is raised to at least "
                 "its total minus its free memory (libvirt's free memory per cell with --connect, libnuma with "
@@ -202,6 +208,15 @@ void report_replacement(const plugin::RecordedPlacementUse& use) {
                 << "); placed afresh\n";
       return;
   }
+}
+
+void report_narrowings(const std::vector<Narrowing>& narrowings, bool done) {
+  if (narrowings.empty()) return;
+  std::cerr << "numaplace: " << (done ? "moved" : "these threads of other guests must move")
+            << " off the pCPUs this guest holds" << (done ? ":" : " (numaplace define and start move them; "
+                                                             "until then they would share them):")
+            << '\n';
+  for (const auto& narrowing : narrowings) std::cerr << "  " << describe(narrowing) << '\n';
 }
 
 }  // namespace numaplace::cli

@@ -60,4 +60,8 @@ Result<DefaultPlacementOptions> parse_policy(const PolicyCliOptions& options);
 // nothing for a fresh placement).
 void report_replacement(const plugin::RecordedPlacementUse& use);
 
+// The other guests' threads a dedicated guest's pCPUs move (`done`) or would move (offline place),
+// one line each on stderr; nothing when there are none.
+void report_narrowings(const std::vector<Narrowing>& narrowings, bool done);
+
 }  // namespace numaplace::cli

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "plugin/free_memory.h"
+#include "plugin/host_config_file.h"
 #include "plugin/hwloc_source.h"
 #include "plugin/isolated_host_load.h"
 #include "plugin/libnuma_source.h"
@@ -136,7 +137,18 @@ Result<HostTopology> load_host(const HostSourceOptions& options) {
   }
   if (!host) return host;
   if (auto added = add_nodedev_files(*host, options.nodedev_files); !added) return added.error();
+  auto config = plugin::load_host_config(options.host_config, is_this_machine(options));
+  if (!config) return config.error();
+  if (*config) {
+    if (auto applied = apply_host_config(*host, **config); !applied) return applied.error();
+  }
   return host;
+}
+
+bool is_this_machine(const HostSourceOptions& options) {
+  if (options.hwloc) return options.hwloc_file.empty();
+  if (!options.capabilities_file.empty()) return false;
+  return plugin::is_local_uri(libvirt_uri(options));
 }
 
 std::string pci_devices_of_cell(const HostTopology& host, std::uint32_t cell_id) {

@@ -7,6 +7,7 @@
 // have is refused ("InvalidNodeDevice"). PCI devices libvirt describes badly are
 // left out with a warning on stderr. hwloc reads in a child process
 // (plugin/isolated_host_load.h): a crash or stall inside hwloc is "HwlocLoadFailed".
+// The host configuration (--host-config, or this machine's own file) is applied last.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +29,14 @@ struct HostSourceOptions {
   // libvirt's free memory per cell, or libnuma's for --hwloc of this machine. A file-based
   // host has no live free memory: FreeMemoryUnavailable.
   bool free_memory = false;
+  // The host configuration (plugin/host_config_file.h): this file; empty: $NUMAPLACE_CONFIG or
+  // /etc/numaplace/numaplace.conf when the host is this machine (bare --hwloc, a local libvirt
+  // URI such as qemu:///system), none for files and other hosts.
+  std::string host_config;
 };
+
+// Whether the host read is this machine itself (its own configuration file applies).
+bool is_this_machine(const HostSourceOptions& options);
 
 Result<HostTopology> load_host(const HostSourceOptions& options);
 // hwloc's view, read in a child process: this machine when `hwloc_file` is empty, else that export.

@@ -23,6 +23,7 @@ struct LifecycleCliOptions {
   bool explain = false;
   StrategyCliOptions strategy;
   PolicyCliOptions policy;
+  std::string host_config;
 };
 
 nlohmann::json lifecycle_json(const plugin::LifecycleOutcome& outcome) {
@@ -31,6 +32,7 @@ nlohmann::json lifecycle_json(const plugin::LifecycleOutcome& outcome) {
           {"confinement", outcome.confinement ? to_json(*outcome.confinement) : nlohmann::json()},
           {"replacement", plugin::replacement_json(outcome.replacement)},
           {"replaced", outcome.replaced},
+          {"narrowings", plugin::narrowings_json(outcome.narrowings)},
           {"warnings", outcome.warnings}};
 }
 
@@ -52,6 +54,7 @@ void print_lifecycle(const char* verb, const plugin::LifecycleOutcome& outcome, 
   if (outcome.replaced) std::cout << " [redefined with this placement before starting]";
   std::cout << '\n';
   report_replacement(outcome.replacement);
+  report_narrowings(outcome.narrowings, true);
 }
 
 int run_lifecycle(const LifecycleCliOptions& o, bool define) {
@@ -64,6 +67,7 @@ int run_lifecycle(const LifecycleCliOptions& o, bool define) {
   plugin::LifecycleOptions options;
   options.floating = *floating;
   options.uri = o.uri;
+  options.host_config = o.host_config;
   options.flavor_specs = std::move(*flavor);
   options.image_props = std::move(*image);
   if (auto applied = apply_strategy_options(o.strategy, options.fit); !applied) return report(applied.error(), o.json);
@@ -89,7 +93,7 @@ int run_lifecycle(const LifecycleCliOptions& o, bool define) {
     return report(outcome.error(), o.json);
   }
   if (o.explain && !o.json) std::cerr << explain_text(explanation, {});
-  for (const auto& warning : outcome->warnings) std::cerr << "numaplace: warning: claims not counted: " << warning << '\n';
+  for (const auto& warning : outcome->warnings) std::cerr << "numaplace: warning: " << warning << '\n';
   if (o.json) {
     nlohmann::json doc = lifecycle_json(*outcome);
     if (o.explain) doc["explanation"] = explain_json(explanation, {});
@@ -124,6 +128,10 @@ Command register_lifecycle(CLI::App& app, bool define) {
     cmd->add_option("NAME", options->name, "name of a defined domain")->required();
   }
   cmd->add_option("-c,--connect", options->uri, "libvirt URI to manage (default: qemu:///system)");
+  cmd->add_option("--host-config", options->host_config,
+                  "the host's configuration (README \"Host configuration\"); by default "
+                  "/etc/numaplace/numaplace.conf (or $NUMAPLACE_CONFIG) for a local libvirt URI")
+      ->check(CLI::ExistingFile);
   add_request_options(cmd, options->specs, options->image_props);
   add_strategy_options(cmd, options->strategy);
   cmd->add_flag("--explain", options->explain,

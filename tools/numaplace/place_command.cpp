@@ -63,6 +63,7 @@ int run_place(const PlaceOptions& o) {
   request.floating = *floating;
   request.pci_addresses = o.pci;
   request.keep_recorded = !o.fresh;
+  request.other_guests = &claims;
   if (auto applied = apply_strategy_options(o.strategy, request.fit); !applied) return report(applied.error(), o.json);
   FitExplanation explanation;
   if (o.explain) request.fit.explanation = &explanation;
@@ -88,6 +89,7 @@ int run_place(const PlaceOptions& o) {
 
   for (const auto& warning : outcome->warnings) std::cerr << "numaplace: warning: " << warning << '\n';
   report_replacement(outcome->replacement);
+  report_narrowings(outcome->narrowings, false);
   if (!outcome->placement) {
     if (outcome->confinement && outcome->confinement->cells) {
       std::cerr << "numaplace: no NUMA topology requested; confined to host cells "
@@ -103,6 +105,7 @@ int run_place(const PlaceOptions& o) {
                        {"confinement", outcome->confinement ? to_json(*outcome->confinement) : nlohmann::json()},
                        {"rejections", to_json(outcome->rejections)},
                        {"replacement", plugin::replacement_json(outcome->replacement)},
+                       {"narrowings", plugin::narrowings_json(outcome->narrowings)},
                        {"xml", outcome->domain_xml}};
     if (o.explain) doc["explanation"] = explain_json(explanation, claims);
     text = doc.dump(2) + "\n";
@@ -148,7 +151,10 @@ Command register_place(CLI::App& app) {
   place->add_flag("--explain", options->explain,
                   "say why each host cell can or cannot take each guest cell and why the chosen assignment won "
                   "(on stderr; with --json under \"explanation\")");
-  place->add_flag("--json", options->json, "print {placement, confinement, rejections, replacement, xml} as JSON (errors too) for programs");
+  place->add_flag("--json", options->json,
+                  "print {placement, confinement, rejections, replacement, narrowings, xml} as JSON (errors too) for "
+                  "programs; narrowings: the other guests' threads that would have to leave the pCPUs a dedicated "
+                  "guest takes (define and start move them)");
   return {place, [options] { return run_place(*options); }};
 }
 

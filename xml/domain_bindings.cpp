@@ -1,0 +1,236 @@
+#include "xml/domain_bindings.h"
+
+#include <algorithm>
+#include <charconv>
+
+#include "placement/count_words.h"
+#include "placement/memory_size.h"
+#include "xml/xml_document.h"
+
+namespace numaplace::xml {
+namespace {
+
+std::optional<std::uint32_t> parse_index(const std::optional<std::string>& text) {
+  if (!text || text->empty()) return std::nullopt;
+  std::uint32_t value = 0;
+  auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (ec != std::errc() || ptr != text->data() + text->size() || value > kMaxCpuId) return std::nullopt;
+  return value;
+}
+
+Error invalid(const std::string& what, const std::string& sentence) { return make_error("InvalidDomain", what + ": " + sentence); }
+
+// A cpulist attribute: absent is nullopt; present must be a non-empty list.
+Result<std::optional<CpuSet>> cpu_list_attribute(const xmlNode* node, const char* name, const std::string& what) {
+  auto text = attribute(node, name);
+  if (!text) return std::optional<CpuSet>{};
+  auto set = parse_cpu_list(*text, what);
+  if (!set) return set.error();
+  if (set->empty()) return make_error("InvalidDomain", what + " is empty; libvirt needs at least one CPU or node");
+  return std::optional<CpuSet>{std::move(*set)};
+}
+
+Result<MemoryTune> read_tune(const xmlNode* node, const std::string& what) {
+  MemoryTune tune;
+  if (node == nullptr) return tune;
+  tune.mode = attribute(node, "mode").value_or("");
+  if (!tune.mode.empty() && tune.mode != "strict" && tune.mode != "interleave" && tune.mode != "preferred" &&
+      tune.mode != "restrictive") {
+    return make_error("InvalidDomain", what + " mode='" + tune.mode +
+                                           "' is not one of strict, interleave, preferred, restrictive");
+  }
+  tune.placement_auto = attribute(node, "placement").value_or("") == "auto";
+  auto nodeset = cpu_list_attribute(node, "nodeset", what + " nodeset");
+  if (!nodeset) return nodeset.error();
+  tune.nodeset = std::move(*nodeset);
+  return tune;
+}
+
+Result<std::uint64_t> size_of(const xmlNode* node, const std::string& what) {
+  return memory_to_kib(text_of(node), attribute(node, "unit").value_or("KiB"), what);
+}
+
+Status read_threads(const xmlNode* root, const std::string& what, DomainThreads& out) {
+  const xmlNode* vcpu = first_child(root, "vcpu");
+  out.vcpu_placement_auto = attribute(vcpu, "placement").value_or("") == "auto";
+  auto cpuset = cpu_list_attribute(vcpu, "cpuset", what + " <vcpu cpuset>");
+  if (!cpuset) return cpuset.error();
+  out.vcpu_cpuset = std::move(*cpuset);
+
+  const xmlNode* cputune = first_child(root, "cputune");
+  for (const xmlNode* pin : child_elements(cputune, "vcpupin")) {
+    auto id = attribute(pin, "vcpu");
+    auto index = parse_index(id);
+    if (!index) return invalid(what, "<vcpupin vcpu='" + id.value_or("") + "'> is not a vCPU number");
+    const std::string element = "<vcpupin vcpu='" + std::to_string(*index) + "'>";
+    if (*index >= out.vcpus) {
+      return invalid(what, element + " but the guest has " + count_of(out.vcpus, "vCPU"));
+    }
+    auto cpus = cpu_list_attribute(pin, "cpuset", what + " " + element + " cpuset");
+    if (!cpus) return cpus.error();
+    if (!*cpus) return invalid(what, element + " has no cpuset");
+    if (!out.vcpupins.emplace(*index, **cpus).second) return invalid(what, element + " is given twice");
+  }
+  if (const xmlNode* pin = first_child(cputune, "emulatorpin")) {
+    auto cpus = cpu_list_attribute(pin, "cpuset", what + " <emulatorpin cpuset>");
+    if (!cpus) return cpus.error();
+    if (!*cpus) return invalid(what, "<emulatorpin> has no cpuset");
+    out.emulatorpin = std::move(*cpus);
+  }
+  // iothreads: <iothreadids> names them; otherwise <iothreads>N are 1..N.
+  for (const xmlNode* io : child_elements(first_child(root, "iothreadids"), "iothread")) {
+    auto id = parse_index(attribute(io, "id"));
+    if (!id || *id == 0) return invalid(what, "<iothread id='" + attribute(io, "id").value_or("") + "'> is not an iothread id");
+    out.iothread_ids.push_back(*id);
+  }
+  if (out.iothread_ids.empty()) {
+    if (const xmlNode* count = first_child(root, "iothreads")) {
+      auto n = parse_index(text_of(count));
+      if (!n) return invalid(what, "<iothreads> is '" + text_of(count) + "', not a number");
+      for (std::uint32_t id = 1; id <= *n; ++id) out.iothread_ids.push_back(id);
+    }
+  }
+  for (const xmlNode* pin : child_elements(cputune, "iothreadpin")) {
+    auto id = parse_index(attribute(pin, "iothread"));
+    const std::string element = "<iothreadpin iothread='" + attribute(pin, "iothread").value_or("") + "'>";
+    if (!id || std::find(out.iothread_ids.begin(), out.iothread_ids.end(), *id) == out.iothread_ids.end()) {
+      return invalid(what, element + " names no iothread of the guest");
+    }
+    auto cpus = cpu_list_attribute(pin, "cpuset", what + " " + element + " cpuset");
+    if (!cpus) return cpus.error();
+    if (!*cpus) return invalid(what, element + " has no cpuset");
+    if (!out.iothreadpins.emplace(*id, **cpus).second) return invalid(what, element + " is given twice");
+  }
+  return Done{};
+}
+
+Status read_memory(const xmlNode* root, const std::string& what, DomainBindings& out) {
+  const xmlNode* numatune = first_child(root, "numatune");
+  auto memory = read_tune(first_child(numatune, "memory"), what + " <numatune><memory>");
+  if (!memory) return memory.error();
+  out.memory = std::move(*memory);
+  for (const xmlNode* memnode : child_elements(numatune, "memnode")) {
+    auto cellid = parse_index(attribute(memnode, "cellid"));
+    if (!cellid) {
+      return invalid(what, "<memnode cellid='" + attribute(memnode, "cellid").value_or("") + "'> is not a cell number");
+    }
+    const std::string element = "<memnode cellid='" + std::to_string(*cellid) + "'>";
+    auto tune = read_tune(memnode, what + " " + element);
+    if (!tune) return tune.error();
+    if (!out.memnodes.emplace(*cellid, std::move(*tune)).second) return invalid(what, element + " is given twice");
+  }
+
+  const xmlNode* hugepages = first_child(first_child(root, "memoryBacking"), "hugepages");
+  out.hugepages = hugepages != nullptr;
+  bool default_given = false;
+  for (const xmlNode* page : child_elements(hugepages, "page")) {
+    auto size = memory_to_kib(attribute(page, "size").value_or(""), attribute(page, "unit").value_or("KiB"),
+                              what + " <hugepages><page size>");
+    if (!size) return size.error();
+    auto nodeset = cpu_list_attribute(page, "nodeset", what + " <hugepages><page nodeset>");
+    if (!nodeset) return nodeset.error();
+    if (!*nodeset) {
+      out.default_page_kib = *size;
+      default_given = true;
+    } else {
+      for (std::uint32_t c : **nodeset) out.page_by_cell[c] = *size;
+    }
+  }
+  if (hugepages != nullptr && !default_given && out.page_by_cell.empty()) {
+    out.default_page_kib = 2048;  // the host's default huge page size on x86; libvirt leaves it to the kernel
+  }
+
+  std::uint32_t position = 0;
+  for (const xmlNode* cell : child_elements(first_child(first_child(root, "cpu"), "numa"), "cell")) {
+    // libvirt numbers cells without an id in document order.
+    const auto given = attribute(cell, "id");
+    auto id = given ? parse_index(given) : std::optional<std::uint32_t>(position);
+    ++position;
+    if (!id) return invalid(what, "<cpu><numa><cell id='" + given.value_or("") + "'> is not a number");
+    auto kib = memory_to_kib(attribute(cell, "memory").value_or(""), attribute(cell, "unit").value_or("KiB"),
+                             what + " <cpu><numa><cell memory>");
+    if (!kib) return kib.error();
+    out.cells.push_back({*id, *kib});
+  }
+
+  std::size_t index = 0;
+  for (const xmlNode* device : child_elements(first_child(root, "devices"), "memory")) {
+    ++index;
+    const std::string model = attribute(device, "model").value_or("");
+    const std::string element = "<memory model='" + model + "'> " + std::to_string(index);
+    const xmlNode* target = first_child(device, "target");
+    const xmlNode* source = first_child(device, "source");
+    MemoryDevice dev;
+    dev.element = element;
+    if (const xmlNode* size = first_child(target, "size")) {
+      auto kib = size_of(size, what + " " + element + " <target><size>");
+      if (!kib) return kib.error();
+      dev.size_kib = *kib;
+    }
+    if (const xmlNode* node = first_child(target, "node")) {
+      auto n = parse_index(text_of(node));
+      if (!n) return invalid(what, element + " <target><node> is '" + text_of(node) + "', not a guest cell");
+      dev.guest_node = *n;
+    }
+    if (const xmlNode* mask = first_child(source, "nodemask")) {
+      auto nodes = parse_cpu_list(text_of(mask), what + " " + element + " <source><nodemask>");
+      if (!nodes) return nodes.error();
+      if (nodes->empty()) return invalid(what, element + " <source><nodemask> is empty");
+      dev.nodemask = std::move(*nodes);
+    }
+    if (const xmlNode* page = first_child(source, "pagesize")) {
+      auto kib = size_of(page, what + " " + element + " <source><pagesize>");
+      if (!kib) return kib.error();
+      dev.page_kib = *kib;
+    }
+    if (model == "dimm" || model == "virtio-mem") out.memory_devices.push_back(std::move(dev));
+  }
+  return Done{};
+}
+
+}  // namespace
+
+Result<DomainBindings> read_domain_bindings(const xmlDoc* doc, const std::string& what, std::uint32_t vcpus) {
+  const xmlNode* root = xmlDocGetRootElement(const_cast<xmlDoc*>(doc));
+  DomainBindings out;
+  out.threads.vcpus = vcpus;
+  if (auto read = read_threads(root, what, out.threads); !read) return read.error();
+  if (auto read = read_memory(root, what, out); !read) return read.error();
+  return out;
+}
+
+std::vector<ThreadAffinity> thread_affinities(const DomainThreads& threads, const CpuSet& host_cpus) {
+  std::vector<ThreadAffinity> out;
+  const bool have_default = threads.vcpu_cpuset && !threads.vcpu_placement_auto;
+  const CpuSet fallback = have_default ? *threads.vcpu_cpuset : host_cpus;
+  const std::string fallback_source = have_default ? "<vcpu cpuset>" : "no pinning";
+  for (std::uint32_t v = 0; v < threads.vcpus; ++v) {
+    auto pin = threads.vcpupins.find(v);
+    if (pin != threads.vcpupins.end()) {
+      out.push_back({ThreadAffinity::Kind::Vcpu, v, pin->second, "<vcpupin vcpu='" + std::to_string(v) + "'>"});
+    } else {
+      out.push_back({ThreadAffinity::Kind::Vcpu, v, fallback, fallback_source});
+    }
+  }
+  if (threads.emulatorpin) {
+    out.push_back({ThreadAffinity::Kind::Emulator, 0, *threads.emulatorpin, "<emulatorpin>"});
+  } else {
+    out.push_back({ThreadAffinity::Kind::Emulator, 0, fallback, fallback_source});
+  }
+  for (std::uint32_t id : threads.iothread_ids) {
+    auto pin = threads.iothreadpins.find(id);
+    if (pin != threads.iothreadpins.end()) {
+      out.push_back({ThreadAffinity::Kind::IoThread, id, pin->second, "<iothreadpin iothread='" + std::to_string(id) + "'>"});
+    } else {
+      out.push_back({ThreadAffinity::Kind::IoThread, id, fallback, fallback_source});
+    }
+  }
+  return out;
+}
+
+std::uint64_t page_of_cell(const DomainBindings& bindings, std::uint32_t cell) {
+  auto it = bindings.page_by_cell.find(cell);
+  return it != bindings.page_by_cell.end() ? it->second : bindings.default_page_kib;
+}
+
+}  // namespace numaplace::xml

@@ -1,0 +1,22 @@
+// The operator's constraints of a domain about to be placed (placement/operator_constraints.h):
+// those numaplace's record keeps when the domain has one (its <vcpupin>, <numatune> ... are then
+// numaplace's own output), else read from the domain's elements, the first time it is placed.
+// An element numaplace cannot place within is a named error: ConflictingConstraint for
+// <vcpu placement='auto'> and <numatune placement='auto'> (numad's choice, which a placement
+// would override).
+#pragma once
+
+#include <libxml/tree.h>
+
+#include <string>
+
+#include "placement/error.h"
+#include "placement/operator_constraints.h"
+#include "xml/domain_bindings.h"
+
+namespace numaplace::xml {
+
+Result<OperatorConstraints> read_operator_constraints(const xmlDoc* doc, const DomainBindings& bindings,
+                                                      const std::string& what);
+
+}  // namespace numaplace::xml

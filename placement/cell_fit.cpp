@@ -106,8 +106,14 @@ CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopo
   }
 
   // Stage 2, the dedicated part against what is free now: pCPUs not pinned by guests, and
-  // memory without any ratio (it may already be overcommitted by floating guests: negative).
-  const double free_memory = static_cast<double>(cell.memory_kib) - static_cast<double>(cell.usage.memory_kib);
+  // memory without any ratio (it may already be overcommitted by floating guests: negative). On a
+  // real host (Exclusive) small-page memory comes from the small pages only, which the huge page
+  // pools are carved out of; Nova counts the cell's whole memory.
+  const bool small_pages_only =
+      host.accounting == Accounting::Exclusive && smallest != nullptr && guest_cell.pagesize == kPageSizeNone;
+  const double free_memory =
+      static_cast<double>(small_pages_only ? smallest->total * smallest->size_kib : cell.memory_kib) -
+      static_cast<double>(cell.usage.memory_kib);
   if (pinned) {
     std::size_t pinned_here = 0;
     for (auto cpu : cell.usage.pinned_cpus) pinned_here += cell.dedicated_cpus.contains(cpu) ? 1 : 0;

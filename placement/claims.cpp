@@ -19,6 +19,14 @@ CpuSet GuestClaim::held_cpus() const {
   return held;
 }
 
+PagePool* smallest_pool(HostCell& cell) {
+  PagePool* smallest = nullptr;
+  for (auto& pool : cell.pages) {
+    if (smallest == nullptr || pool.size_kib < smallest->size_kib) smallest = &pool;
+  }
+  return smallest;
+}
+
 std::vector<std::string> apply_claims(HostTopology& host, const std::vector<GuestClaim>& claims) {
   std::vector<std::string> foreign;
   for (const auto& claim : claims) {
@@ -34,6 +42,10 @@ std::vector<std::string> apply_claims(HostTopology& host, const std::vector<Gues
       cell.usage.pinned_cpus = cell.usage.pinned_cpus.united(cell_claim.held_cpus());
       cell.usage.shared_cpus += cell_claim.shared_vcpus;
       cell.usage.memory_kib += cell_claim.memory_kib;
+      // Small-page memory is drawn from the cell's smallest pages, as huge pages from theirs.
+      if (PagePool* smallest = smallest_pool(cell); smallest != nullptr && smallest->size_kib > 0) {
+        smallest->used += (cell_claim.memory_kib + smallest->size_kib - 1) / smallest->size_kib;
+      }
       for (const auto& [size, count] : cell_claim.pages) {
         for (auto& pool : cell.pages) {
           if (pool.size_kib == size) pool.used += count;

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "placement/claims.h"
+
 namespace numaplace {
 namespace {
 
@@ -92,6 +94,9 @@ Status apply_host_config(HostTopology& host, const HostConfig& config) {
                                  std::to_string(cell->memory_kib / 1024) + " MiB");
     }
     cell->usage.memory_kib += reserve.kib;  // the host holds it as a guest would
+    if (PagePool* smallest = smallest_pool(*cell); smallest != nullptr && smallest->size_kib > 0) {
+      smallest->reserved += (reserve.kib + smallest->size_kib - 1) / smallest->size_kib;
+    }
   }
   if (config.cpu_allocation_ratio) changed.ratio.cpu = *config.cpu_allocation_ratio;
   if (config.ram_allocation_ratio) changed.ratio.ram = *config.ram_allocation_ratio;

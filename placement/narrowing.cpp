@@ -23,6 +23,15 @@ Result<std::vector<Narrowing>> plan_narrowing(const std::vector<GuestClaim>& oth
   return out;
 }
 
+const ThreadAffinity* starving_thread(const std::vector<GuestClaim>& others, const CpuSet& taken) {
+  for (const auto& guest : others) {
+    for (const auto& thread : guest.threads) {
+      if (!thread.cpus.empty() && thread.cpus.is_subset_of(taken)) return &thread;
+    }
+  }
+  return nullptr;
+}
+
 std::string describe(const Narrowing& narrowing) {
   return narrowing.guest + ": " + describe(narrowing.thread) + " (" + narrowing.thread.source + ") " +
          to_cpu_list(narrowing.thread.cpus) + " -> " + to_cpu_list(narrowing.kept);

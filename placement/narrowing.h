@@ -29,6 +29,9 @@ struct Narrowing {
 Result<std::vector<Narrowing>> plan_narrowing(const std::vector<GuestClaim>& others, const CpuSet& taken,
                                               const std::string& new_guest);
 
+// The first thread of `others` that `taken` would leave with no pCPU, if any.
+const ThreadAffinity* starving_thread(const std::vector<GuestClaim>& others, const CpuSet& taken);
+
 // "web: vCPU 2 (<vcpupin vcpu='2'>) 0-7 -> 0-1,6-7"
 std::string describe(const Narrowing& narrowing);
 

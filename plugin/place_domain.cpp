@@ -416,12 +416,30 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
   FitOptions options = request.fit;
   for (auto& limit : host_cell_limits(*constraints)) options.host_cell_limits.push_back(std::move(limit));
   FitResult fit;
-  if (recorded) {
-    Replacement again = place_again(view, **topology, *recorded, options);
-    fit = std::move(again.fit);
-    outcome.replacement = {again.kind, std::move(again.repinned), std::move(again.why)};
-  } else {
-    fit = fit_guest(view, **topology, options);
+  const auto fit_on = [&](const HostTopology& on) {
+    if (recorded) {
+      Replacement again = place_again(on, **topology, *recorded, options);
+      outcome.replacement = {again.kind, std::move(again.repinned), std::move(again.why)};
+      return std::move(again.fit);
+    }
+    return fit_guest(on, **topology, options);
+  };
+  fit = fit_on(view);
+  // A pinning that would leave another guest's thread with no pCPU is tried again with one pCPU of
+  // that thread kept out of reach, as long as the guest still fits: refused only when unavoidable.
+  if (fit.placement && request.other_guests != nullptr && host.accounting == Accounting::Exclusive) {
+    HostTopology sparing = view;
+    for (std::size_t spared = 0; spared < 64; ++spared) {
+      const ThreadAffinity* starving = starving_thread(*request.other_guests, fit.placement->held_cpus());
+      if (starving == nullptr) break;
+      const std::uint32_t keep = starving->cpus.last();
+      for (auto& cell : sparing.cells) {
+        if (cell.cpus.contains(keep)) cell.usage.pinned_cpus.insert(keep);
+      }
+      FitResult again = fit_on(sparing);
+      if (!again.placement) break;  // only a starving placement fits: plan_narrowing names it below
+      fit = std::move(again);
+    }
   }
   outcome.rejections = fit.rejections;
   if (!fit.placement) {

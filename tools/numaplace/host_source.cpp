@@ -80,9 +80,15 @@ Result<HostTopology> load_from_libvirt(const std::string& uri, bool free_memory)
 }
 
 std::string describe_pci(const PciDevice& dev) {
-  if (dev.is_pf) return dev.address + "(pf)";
-  if (!dev.parent_pf.empty()) return dev.address + "(vf)";
-  return dev.address;
+  std::string text = dev.address;
+  if (dev.is_pf) text += "(pf)";
+  if (!dev.parent_pf.empty()) text += "(vf)";
+  if (!dev.held_by.empty()) {
+    text += "[" + dev.held_by + "]";
+  } else if (dev.allocated) {
+    text += "[allocated]";
+  }
+  return text;
 }
 
 }  // namespace

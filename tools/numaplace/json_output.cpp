@@ -1,5 +1,7 @@
 #include "numaplace/json_output.h"
 
+#include "placement/default_placement.h"
+
 namespace numaplace::cli {
 
 nlohmann::json to_json(const HostTopology& host) {
@@ -9,8 +11,12 @@ nlohmann::json to_json(const HostTopology& host) {
     for (const auto& p : cell.pages) pages.push_back({{"size_kib", p.size_kib}, {"total", p.total}, {"used", p.used}});
     nlohmann::json siblings = nlohmann::json::array();
     for (const auto& group : cell.siblings) siblings.push_back(group.ids());
+    nlohmann::json free_pages = nlohmann::json::object();
+    for (const auto& p : cell.pages) free_pages[std::to_string(p.size_kib)] = p.free();
     cells.push_back({{"id", cell.id},
                      {"cpus", to_cpu_list(cell.cpus)},
+                     {"shared_cpuset", to_cpu_list(cell.shared_cpus)},
+                     {"dedicated_cpuset", to_cpu_list(cell.dedicated_cpus)},
                      {"siblings", siblings},
                      {"memory_kib", cell.memory_kib},
                      {"pages", pages},
@@ -18,7 +24,14 @@ nlohmann::json to_json(const HostTopology& host) {
                      {"usage",
                       {{"shared_cpus", cell.usage.shared_cpus},
                        {"pinned_cpus", to_cpu_list(cell.usage.pinned_cpus)},
-                       {"memory_kib", cell.usage.memory_kib}}}});
+                       {"memory_kib", cell.usage.memory_kib}}},
+                     // What a new guest could still get: pCPUs to pin, pCPUs to float on, memory a
+                     // strict binding may take, free pages per size.
+                     {"free",
+                      {{"dedicated_cpus", to_cpu_list(cell.free_dedicated_cpus())},
+                       {"floating_cpus", to_cpu_list(floating_cpus_of(host, cell))},
+                       {"memory_kib", strict_memory_room_kib(host, cell)},
+                       {"pages", free_pages}}}});
   }
   nlohmann::json pci = nlohmann::json::array();
   for (const auto& dev : host.pci) {
@@ -29,11 +42,16 @@ nlohmann::json to_json(const HostTopology& host) {
                    {"class_id", dev.class_id},
                    {"is_pf", dev.is_pf},
                    {"parent_pf", dev.parent_pf.empty() ? nlohmann::json() : nlohmann::json(dev.parent_pf)},
-                   {"allocated", dev.allocated}});
+                   {"allocated", dev.allocated},
+                   {"held_by", dev.held_by.empty() ? nlohmann::json() : nlohmann::json(dev.held_by)}});
   }
   nlohmann::json ratio = host.ratio.enforced ? nlohmann::json{{"cpu", host.ratio.cpu}, {"ram", host.ratio.ram}}
                                               : nlohmann::json(nullptr);  // no limits
-  return {{"cells", cells}, {"pci", pci}, {"allocation_ratio", ratio}};
+  return {{"cells", cells},
+          {"pci", pci},
+          {"allocation_ratio", ratio},
+          {"accounting", host.accounting == Accounting::Nova ? "nova" : "exclusive"},
+          {"unbound_memory_kib", host.unbound_memory_kib}};
 }
 
 nlohmann::json to_json(const Placement& placement) {
@@ -47,7 +65,9 @@ nlohmann::json to_json(const Placement& placement) {
                      {"host_cpus", to_cpu_list(cell.host_cpus)},
                      {"memory_kib", cell.memory_kib},
                      {"pagesize_kib", cell.pagesize_kib > 0 ? nlohmann::json(cell.pagesize_kib) : nlohmann::json()},
-                     {"pinning", pinning}});
+                     {"pinning", pinning},
+                     {"cpuset_reserved", cell.cpuset_reserved.empty() ? nlohmann::json() : nlohmann::json(to_cpu_list(cell.cpuset_reserved))},
+                     {"isolated_cpus", cell.isolated_cpus.empty() ? nlohmann::json() : nlohmann::json(to_cpu_list(cell.isolated_cpus))}});
   }
   return {{"cells", cells}};
 }
@@ -69,6 +89,7 @@ nlohmann::json to_json(const std::vector<GuestClaim>& claims) {
       for (const auto& [size, count] : cell.pages) pages[std::to_string(size)] = count;
       cells.push_back({{"host_cell", cell.host_cell},
                        {"pinned_cpus", to_cpu_list(cell.pinned_cpus)},
+                       {"reserved_cpus", to_cpu_list(cell.reserved_cpus)},
                        {"shared_vcpus", cell.shared_vcpus},
                        {"memory_kib", cell.memory_kib},
                        {"pages", pages}});
@@ -79,7 +100,8 @@ nlohmann::json to_json(const std::vector<GuestClaim>& claims) {
                    {"placed_by_numaplace", claim.placed_by_numaplace},
                    {"cells", cells},
                    {"unbound_memory_kib", claim.unbound_memory_kib},
-                   {"unbound_vcpus", claim.unbound_vcpus}});
+                   {"unbound_vcpus", claim.unbound_vcpus},
+                   {"pci_devices", claim.pci_devices}});
   }
   return out;
 }

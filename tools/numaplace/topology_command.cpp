@@ -8,6 +8,7 @@
 #include "numaplace/command.h"
 #include "numaplace/json_output.h"
 #include "placement/count_words.h"
+#include "placement/default_placement.h"
 
 namespace numaplace::cli {
 namespace {
@@ -34,6 +35,10 @@ void print_holders(const HostTopology& host, const std::vector<GuestClaim>& clai
         std::cout << "pinned " << to_cpu_list(cell.pinned_cpus);
         sep = ", ";
       }
+      if (!cell.reserved_cpus.empty()) {
+        std::cout << sep << "held idle " << to_cpu_list(cell.reserved_cpus);
+        sep = ", ";
+      }
       if (cell.shared_vcpus > 0) {
         std::cout << sep << "load " << format_load(cell.shared_vcpus);
         sep = ", ";
@@ -50,24 +55,33 @@ void print_holders(const HostTopology& host, const std::vector<GuestClaim>& clai
     }
     if (claim.unbound_memory_kib > 0) std::cout << " unbound " << claim.unbound_memory_kib / 1024 << " MiB";
     if (claim.unbound_vcpus > 0) std::cout << " unbound load " << format_load(claim.unbound_vcpus);
+    for (const auto& device : claim.pci_devices) std::cout << " pci " << device;
     std::cout << '\n';
   }
 }
 
 void print_topology_table(const HostTopology& host) {
-  std::vector<std::vector<std::string>> rows{{"cell", "cpus", "cores", "memory MiB", "pages (KiB x count)", "distances",
-                                              "pinned", "shared load", "used MiB", "pci"}};
+  std::vector<std::vector<std::string>> rows{{"cell", "cpus", "cores", "memory MiB", "pages KiB: free/total", "distances",
+                                              "held pCPUs", "free pCPUs", "shared load", "used MiB", "free MiB",
+                                              "pci"}};
   for (const auto& cell : host.cells) {
     std::string pages;
-    for (const auto& p : cell.pages) pages += (pages.empty() ? "" : " ") + std::to_string(p.size_kib) + "x" + std::to_string(p.total);
+    for (const auto& p : cell.pages) {
+      pages += (pages.empty() ? "" : " ") + std::to_string(p.size_kib) + ":" + std::to_string(p.free()) + "/" +
+               std::to_string(p.total);
+    }
     std::string distances;
     for (auto d : cell.distances) distances += (distances.empty() ? "" : " ") + std::to_string(d);
+    // Free: what no guest holds of what guests may use at all (the host configuration's sets).
+    const CpuSet usable = cell.shared_cpus.united(cell.dedicated_cpus);
+    const CpuSet free = usable.minus(cell.usage.pinned_cpus);
     rows.push_back({std::to_string(cell.id), to_cpu_list(cell.cpus), std::to_string(cell.siblings.size()),
                     std::to_string(cell.memory_kib / 1024), pages.empty() ? "-" : pages,
                     distances.empty() ? "-" : distances,
                     cell.usage.pinned_cpus.empty() ? "-" : to_cpu_list(cell.usage.pinned_cpus),
-                    format_load(cell.usage.shared_cpus), std::to_string(cell.usage.memory_kib / 1024),
-                    pci_devices_of_cell(host, cell.id)});
+                    free.empty() ? "-" : to_cpu_list(free), format_load(cell.usage.shared_cpus),
+                    std::to_string(cell.usage.memory_kib / 1024),
+                    std::to_string(strict_memory_room_kib(host, cell) / 1024), pci_devices_of_cell(host, cell.id)});
   }
   std::vector<std::size_t> widths(rows.front().size(), 0);
   for (const auto& row : rows) {

@@ -132,7 +132,8 @@ CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopo
     }
     std::string why;
     auto pinning = pin_dedicated_cpus(cell, guest_cell.dedicated_cpus, guest.thread_policy,
-                                      static_cast<std::uint32_t>(reserve), &why, style);
+                                      static_cast<std::uint32_t>(reserve), &why, style,
+                                      host.accounting == Accounting::Exclusive);
     if (!pinning) return misfit(why);
     out.pinning = std::move(*pinning);
   }

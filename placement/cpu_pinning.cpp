@@ -89,14 +89,16 @@ bool take_compact(const FreeCores& cores, std::uint32_t t, std::size_t wanted, c
 
 // The first `reserve` free pCPUs left after the pinning, visiting cores in `order`: isolate
 // skips every core the pinning touches, otherwise only the pinned threads themselves.
+// `whole_threads`: only cores with that many free threads (0: any).
 bool reserve_cpus(const FreeCores& cores, const Choice& choice, std::uint32_t reserve, bool isolate,
-                  const std::vector<std::size_t>& order, CpuSet* out) {
+                  const std::vector<std::size_t>& order, CpuSet* out, std::uint32_t whole_threads = 0) {
   *out = CpuSet{};
   if (reserve == 0) return true;
   for (std::size_t c : order) {
     if (out->size() >= reserve) break;
     const bool touched = std::find(choice.used_cores.begin(), choice.used_cores.end(), c) != choice.used_cores.end();
     if (isolate && touched) continue;
+    if (cores.size(c) < whole_threads) continue;
     for (std::uint32_t i = cores.spans[c].first; i < cores.spans[c].second && out->size() < reserve; ++i) {
       const std::uint32_t cpu = cores.threads[i];
       if (!touched || std::find(choice.pcpus.begin(), choice.pcpus.end(), cpu) == choice.pcpus.end()) out->insert(cpu);
@@ -115,7 +117,8 @@ std::vector<CpuSet> sibling_groups(const HostCell& cell) {
 }
 
 std::optional<CpuPinning> pin_dedicated_cpus(const HostCell& cell, const CpuSet& vcpus, ThreadPolicy policy,
-                                             std::uint32_t reserve, std::string* why, PinningStyle style) {
+                                             std::uint32_t reserve, std::string* why, PinningStyle style,
+                                             bool whole_core_emulator) {
   const std::size_t wanted = vcpus.size();
   auto fail = [&](auto&& reason) -> std::optional<CpuPinning> {
     if (why) *why = reason();
@@ -184,7 +187,10 @@ std::optional<CpuPinning> pin_dedicated_cpus(const HostCell& cell, const CpuSet&
       const auto span = whole.spans[c];
       c = static_cast<std::uint32_t>(std::find(cores.spans.begin(), cores.spans.end(), span) - cores.spans.begin());
     }
-    if (!reserve_cpus(cores, choice, reserve, true, order, &reserved)) {
+    // Nova reserves the emulator's pCPU on any core the pinning left alone and then holds its
+    // siblings too, even one another guest holds; a real host (whole_core_emulator) takes a core
+    // with every thread free, so that the siblings it holds are its own.
+    if (!reserve_cpus(cores, choice, reserve, true, order, &reserved, whole_core_emulator ? threads_per_core : 0)) {
       return fail([&] {
         return "needs " + asked() + " with isolated threads, " + name() +
                " has no free pCPU left for the emulator off the pinned cores";
@@ -194,7 +200,7 @@ std::optional<CpuPinning> pin_dedicated_cpus(const HostCell& cell, const CpuSet&
     CpuSet used = pinned.reserved;
     for (const auto& [vcpu, pcpu] : pinned.pinning) used.insert(pcpu);
     for (const auto& core : groups) {
-      if (core.intersects(used)) pinned.isolated = pinned.isolated.united(core.minus(used));
+      if (core.intersects(used)) pinned.isolated = pinned.isolated.united(core.minus(used).minus(cell.usage.pinned_cpus));
     }
     return pinned;
   }

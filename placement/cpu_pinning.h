@@ -39,8 +39,11 @@ std::vector<CpuSet> sibling_groups(const HostCell& cell);
 enum class PinningStyle { NovaOrder, Compact };
 
 // nullopt when it cannot be done, with the reason in *why (when why is not null).
+// `whole_core_emulator` (real hosts, Exclusive accounting): under isolate the emulator's pCPU
+// comes from a core with every thread free, so that the siblings held with it are free too.
 std::optional<CpuPinning> pin_dedicated_cpus(const HostCell& cell, const CpuSet& vcpus, ThreadPolicy policy,
                                              std::uint32_t reserve, std::string* why,
-                                             PinningStyle style = PinningStyle::NovaOrder);
+                                             PinningStyle style = PinningStyle::NovaOrder,
+                                             bool whole_core_emulator = false);
 
 }  // namespace numaplace

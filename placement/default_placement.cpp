@@ -210,6 +210,21 @@ Result<DefaultPlacement> place_floating_guest(const HostTopology& host, const Fl
   if (out.resources[1].hints && out.resources[1].hints->empty()) {
     return make_error("NoFit", memory_shortfall(host, guest.memory_kib, guest.hugepage_kib));
   }
+  for (const auto& [name, cells] : guest.pinned_vcpu_cells) {
+    HintList hints;  // every mask reaching the pin's cells, preferred when it is one of them alone
+    for (std::uint64_t m : masks) {
+      NumaNodeMask ids;
+      bool reaches = false;
+      for (std::size_t i = 0; i < host.cells.size(); ++i) {
+        if ((m >> i) & 1U) {
+          ids = ids | NumaNodeMask::single(host.cells[i].id);
+          reaches = reaches || cells.contains(host.cells[i].id);
+        }
+      }
+      if (reaches) hints.push_back({ids, ids.count() == 1});
+    }
+    out.resources.push_back({name, hints});
+  }
   std::vector<ProviderHints> providers(1);
   for (const auto& resource : out.resources) providers[0][resource.resource] = resource.hints;
   MergeOptions merge_options;
@@ -223,6 +238,34 @@ Result<DefaultPlacement> place_floating_guest(const HostTopology& host, const Fl
                                            " policy cannot admit this guest: " + merged->reason);
   }
   out.cells = merged->hint.affinity;
+  // The merge intersects every resource's choice, so the mask may be narrower than any that holds
+  // the memory: a strict binding there would fail. best-effort widens it to the narrowest mask of
+  // the memory's hints that contains it (else the memory's narrowest); the strict policies refuse.
+  const auto& memory_hints = out.resources[1].hints;
+  const auto holds_memory = [&](const NumaNodeMask& mask) {
+    for (const auto& hint : *memory_hints) {
+      if (hint.affinity && *hint.affinity == mask) return true;
+    }
+    return false;
+  };
+  if (out.cells && memory_hints && !holds_memory(*out.cells)) {
+    if (options.policy != TopologyPolicy::BestEffort) {
+      return make_error("PolicyRefused", "the " + std::string(topology_policy_name(options.policy)) +
+                                             " policy's mask, NUMA nodes " + out.cells->to_nodeset() +
+                                             ", cannot hold the guest's memory (" + out.resources[1].resource + ")");
+    }
+    std::optional<NumaNodeMask> wider;
+    for (bool containing : {true, false}) {
+      for (const auto& hint : *memory_hints) {
+        if (!hint.affinity || (containing && !out.cells->is_subset_of(*hint.affinity))) continue;
+        if (!wider || hint.affinity->is_narrower_than(*wider)) wider = hint.affinity;
+      }
+      if (wider) break;
+    }
+    out.reason += "; widened to NUMA nodes " + wider->to_nodeset() + ", the narrowest that holds the guest's memory";
+    out.cells = wider;
+    out.preferred = false;
+  }
   if (out.cells) {
     for (const auto& cell : host.cells) {
       if (out.cells->contains(cell.id)) out.cpus = out.cpus.united(floating_cpus_of(host, cell));

@@ -6,7 +6,8 @@
 // Resources: vCPUs (shared capacity under the CPU ratio over the CPUs no dedicated guest
 // holds, never more vCPUs than CPUs), memory (physically free, within the RAM ratio) or huge
 // pages of the requested size (exact),
-// and each PCI device (its own NUMA node; a device without one has no preference).
+// each PCI device (its own NUMA node; a device without one has no preference), and each vCPU
+// the operator pinned (the cells its pin reaches: the mask must hold one of them).
 // Masks are every subset of cells up to kMaxEnumeratedCells cells; bigger hosts
 // offer single cells and the whole host only.
 #pragma once
@@ -32,6 +33,8 @@ struct FloatingGuest {
   std::uint64_t hugepage_kib = 0;  // 0: small pages
   // NUMA node of each PCI device the guest is given (nullopt: the device has none).
   std::vector<std::optional<std::uint32_t>> pci_device_nodes;
+  // For each vCPU the operator pinned: the host cells its <vcpupin> reaches (its name first).
+  std::vector<std::pair<std::string, CpuSet>> pinned_vcpu_cells;
 };
 
 struct DefaultPlacementOptions {

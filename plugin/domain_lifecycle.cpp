@@ -78,8 +78,8 @@ CpuSet host_cpus_of(const HostTopology& host) {
 
 // Moves the other guests' threads off the new guest's pCPUs before it is defined or started.
 Status narrow_others(const Session& session, const PlaceOutcome& placed) {
-  if (placed.narrowings.empty() || !placed.placement) return Done{};
-  return apply_narrowing(session.conn, placed.narrowings, placed.placement->held_cpus(), host_cpus_of(session.host));
+  if (placed.narrowings.empty()) return Done{};
+  return apply_narrowing(session.conn, placed.narrowings, placed.held, host_cpus_of(session.host));
 }
 
 Status define_xml(const LibvirtConnection& conn, const std::string& xml, const std::string& name) {
@@ -198,6 +198,7 @@ Result<LifecycleOutcome> start_domain(const std::string& name, const LifecycleOp
       if (!narrowings) return narrowings.error();
       PlaceOutcome kept;
       kept.placement = **record;
+      kept.held = (*record)->held_cpus();
       kept.narrowings = std::move(*narrowings);
       if (auto narrowed = narrow_others(*session, kept); !narrowed) return narrowed.error();
       outcome.placement = **record;

@@ -237,7 +237,14 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
   // The memory a confinement binds: the boot memory and the RAM-backed devices without a nodemask.
   std::uint64_t confined_memory = guest.memory_kib;
   for (const auto& device : bindings->memory_devices) confined_memory += device.nodemask ? 0 : device.size_kib;
-  FloatingGuest floating{summary->vcpus, confined_memory, summary->hugepage_kib, {}};
+  FloatingGuest floating{summary->vcpus, confined_memory, summary->hugepage_kib, {}, {}};
+  for (const auto& [vcpu, cpus] : constraints->vcpupins) {
+    CpuSet cells;
+    for (const auto& cell : host.cells) {
+      if (cell.cpus.intersects(cpus)) cells.insert(cell.id);
+    }
+    floating.pinned_vcpu_cells.emplace_back("vcpupin:" + std::to_string(vcpu), cells);
+  }
   // Each device once: an address given as a <hostdev> and again with --pci (or twice) is one device.
   std::vector<std::string> given;
   for (const auto& text : request.pci_addresses) {
@@ -347,6 +354,13 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
       if (confined->cells) {
         CpuSet nodes;  // libvirt's canonical range syntax, "0-1" rather than "0,1"
         for (std::uint32_t node : confined->cells->nodes()) nodes.insert(node);
+        if (confined->cpus.empty()) {
+          return make_error("NoFit", "guest '" + summary->name + "' (" + count_of(summary->vcpus, "vCPU") + ", " +
+                                         mib_text(floating.memory_kib) + ") does not fit this host: host cells " +
+                                         to_cpu_list(nodes) + ", which hold its memory, have no CPU left for "
+                                         "floating guests (dedicated guests hold them, or the host configuration "
+                                         "gives them none)" + within_text(*constraints));
+        }
         if (constraints->memory.nodeset && !nodes.is_subset_of(*constraints->memory.nodeset)) {
           // The operator's nodeset is a limit: confine within it, or say it cannot be.
           const CpuSet within = nodes.intersected(*constraints->memory.nodeset);
@@ -378,8 +392,10 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
         record = xml::ConfinementRecord{nodes, confined->memory_split};
       }
       outcome.confinement = std::move(*confined);
-    } else if (host.accounting == Accounting::Exclusive) {
-      // Not confined to NUMA cells, but kept off the pCPUs dedicated guests hold.
+    }
+    if (!record && host.accounting == Accounting::Exclusive) {
+      // Not confined to NUMA cells (--policy none, or no mask chosen), but kept off the pCPUs
+      // dedicated guests hold.
       CpuSet floating_cpus;
       for (const auto& cell : view.cells) floating_cpus = floating_cpus.united(floating_cpus_of(view, cell));
       if (floating_cpus != host_cpus_of(host)) {
@@ -391,8 +407,30 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
         xmlSetProp(vcpu, reinterpret_cast<const xmlChar*>("placement"), reinterpret_cast<const xmlChar*>("static"));
         xmlSetProp(vcpu, reinterpret_cast<const xmlChar*>("cpuset"),
                    reinterpret_cast<const xmlChar*>(to_cpu_list(floating_cpus).c_str()));
-        outcome.warnings.push_back("not confined to NUMA cells (--policy none), but kept off the pCPUs dedicated "
-                                   "guests hold: <vcpu cpuset='" + to_cpu_list(floating_cpus) + "'>");
+        outcome.warnings.push_back("not confined to NUMA cells, but kept off the pCPUs dedicated guests hold: "
+                                   "<vcpu cpuset='" + to_cpu_list(floating_cpus) + "'>");
+      }
+    }
+    // The operator's 1:1 pins hold their pCPUs, as another guest's claim reads them: never one a
+    // dedicated guest holds, and other guests' threads leave them.
+    if (host.accounting == Accounting::Exclusive) {
+      auto written = xml::read_domain_bindings(doc->get(), what, summary->vcpus);
+      if (!written) return written.error();
+      CpuSet held_here, others_held;
+      for (const auto& thread : thread_affinities(written->threads, host_cpus_of(host))) {
+        if (thread.kind == ThreadAffinity::Kind::Vcpu && thread.cpus.size() == 1) held_here.insert(thread.cpus.first());
+      }
+      for (const auto& cell : host.cells) others_held = others_held.united(cell.usage.pinned_cpus);
+      if (held_here.intersects(others_held)) {
+        return make_error("ConflictingPin", what + ": its <vcpupin> elements pin vCPUs onto pCPUs " +
+                                                to_cpu_list(held_here.intersected(others_held)) +
+                                                ", which dedicated guests hold; pin them elsewhere");
+      }
+      outcome.held = held_here;
+      if (request.other_guests != nullptr) {
+        auto narrowings = plan_narrowing(*request.other_guests, held_here, summary->name);
+        if (!narrowings) return narrowings.error();
+        outcome.narrowings = std::move(*narrowings);
       }
     }
     if (!stored.flavor_specs.empty() || !stored.image_props.empty() || record || !constraints->empty()) {
@@ -458,6 +496,7 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
     if (!narrowings) return narrowings.error();
     outcome.narrowings = std::move(*narrowings);
   }
+  outcome.held = fit.placement->held_cpus();
   xml::write_placement(doc->get(), host, *fit.placement, *constraints);
   xml::write_record(doc->get(), stored, {&*fit.placement, nullptr, &*constraints});
   outcome.placement = std::move(fit.placement);

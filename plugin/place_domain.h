@@ -62,6 +62,7 @@ struct PlaceOutcome {
   bool request_from_metadata = false;
   RecordedPlacementUse replacement;
   std::vector<Narrowing> narrowings;   // other guests' threads to move off this guest's pCPUs
+  CpuSet held;                         // the pCPUs this guest holds for itself (pins, emulator, siblings)
 };
 
 // "0000:3b:00.0" as the host's devices are named (lower-case hex, a domain of 4 digits or

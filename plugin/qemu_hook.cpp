@@ -57,13 +57,18 @@ HookVerdict place_again(const HookInput& input, const HookSources& sources) {
   auto host = sources.host();
   if (!host) return refuse(host.error());
   HookVerdict verdict;
-  apply_claims(*host, running_claims(sources, *host, summary, verdict.warnings));
+  const std::vector<GuestClaim> others = running_claims(sources, *host, summary, verdict.warnings);
+  apply_claims(*host, others);
   PlaceRequest request;
   request.domain_xml = input.domain_xml;
   request.domain_name_for_errors = what;
+  request.other_guests = &others;
   auto outcome = place_domain(*host, request);
   if (!outcome) return refuse(outcome.error(), std::move(verdict.warnings));
   verdict.new_xml = std::move(outcome->domain_xml);
+  // libvirt waits on the hook, which may not call back into it: the running guests whose threads
+  // float over the pCPUs this guest now takes are named for the operator, not re-pinned.
+  verdict.unnarrowed = std::move(outcome->narrowings);
   return verdict;
 }
 

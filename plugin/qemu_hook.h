@@ -6,7 +6,7 @@
 //   migrate begin, restore begin: a guest whose metadata holds a numaplace request is placed
 //     again for this host around the running guests; new_xml is the rewritten domain. A guest
 //     without a numaplace request passes unchanged (new_xml empty). A guest that cannot be
-//     placed is refused.
+//     placed is refused, and so is one that would leave a running guest's thread no pCPU.
 //   prepare begin: refused when its pinned pCPUs are held by a running guest.
 //   anything else: passes, stdin unread (hook_reads_input is false).
 // No input throws or crashes: every failure is a refusal with a named error.
@@ -18,6 +18,7 @@
 
 #include "placement/error.h"
 #include "placement/host_topology.h"
+#include "placement/narrowing.h"
 #include "plugin/libvirt_domains.h"
 
 namespace numaplace::plugin {
@@ -39,6 +40,9 @@ struct HookVerdict {
   Error refusal;                      // when refused: why
   std::string new_xml;                // when not empty: print it, libvirt uses it
   std::vector<std::string> warnings;  // running guests whose claims could not be counted
+  // Threads of running guests that may still run on the pCPUs the placed guest takes; the hook
+  // cannot re-pin them (libvirt waits on it), so they are named (numaplace start narrows them).
+  std::vector<Narrowing> unnarrowed;
 };
 
 // Whether libvirt's XML on stdin matters for this operation (otherwise: pass, unread).

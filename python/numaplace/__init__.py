@@ -87,6 +87,7 @@ def _load() -> ctypes.CDLL:
             "np_string_free": (None, [ctypes.c_void_p]),
             "np_host_free": (None, [host_p]),
             "np_host_add_claims": (ctypes.c_int, [host_p, P(ctypes.c_char_p), ctypes.c_size_t, out_error]),
+            "np_host_apply_config": (ctypes.c_int, [host_p, ctypes.c_char_p, out_error]),
             "np_place": (ctypes.c_int, [host_p, ctypes.c_char_p, P(_Pair), ctypes.c_size_t, P(_Pair),
                                         ctypes.c_size_t, P(_Pair), ctypes.c_size_t, out_result, out_error]),
             "np_result_xml": (ctypes.c_char_p, [result_p]),
@@ -175,6 +176,13 @@ class Host:
         array = (ctypes.c_char_p * max(1, len(texts)))(*texts)
         error = ctypes.c_void_p()
         _check(self._lib, self._lib.np_host_add_claims(self._handle, array, len(texts), ctypes.byref(error)), error)
+
+    def apply_config(self, config_text: str) -> None:
+        """Applies a host configuration (numaplace.conf's text: cpu_dedicated_set, cpu_shared_set,
+        reserved_cpus, allocation ratios, ...); a bad value raises numaplace.Error and changes nothing."""
+        error = ctypes.c_void_p()
+        _check(self._lib, self._lib.np_host_apply_config(self._handle, _text(config_text, "host configuration"),
+                                                         ctypes.byref(error)), error)
 
     def to_dict(self) -> Dict[str, Any]:
         out = ctypes.c_void_p()

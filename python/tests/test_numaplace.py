@@ -74,6 +74,18 @@ class PlaceTest(unittest.TestCase):
         self.assertEqual(host.to_dict()["cells"][first.placement["cells"][0]["host_cell"]]["usage"]["pinned_cpus"],
                          sorted(first.placement["cells"][0]["pinning"].values()))
 
+    def test_host_configuration_partitions_the_host(self):
+        host = numaplace.Host(CAPS_1CELL)
+        host.apply_config("[compute]\ncpu_shared_set = 0-1\ncpu_dedicated_set = 2-7\n[numaplace]\nreserved_cpus = 2\n")
+        flavor = {"hw:numa_nodes": "1", "hw:cpu_policy": "dedicated"}
+        pinned = host.place(GUEST.replace("<vcpu>8</vcpu>", "<vcpu>2</vcpu>"), flavor=flavor)
+        self.assertTrue(set(pinned.placement["cells"][0]["pinning"].values()) <= {3, 4, 5, 6, 7})
+        floating = host.place(GUEST.replace("<vcpu>8</vcpu>", "<vcpu>2</vcpu>"), flavor={"hw:numa_nodes": "1"})
+        self.assertEqual(floating.placement["cells"][0]["host_cpus"], "0-1")
+        with self.assertRaises(numaplace.Error) as bad:
+            host.apply_config("[compute]\ncpu_shared_set = 0-3\ncpu_dedicated_set = 3-7\n")
+        self.assertEqual(bad.exception.name, "InvalidHostConfig")
+
     def test_strategy_option(self):
         uneven = {"cells": [{"id": 0, "cpus": "0-7", "memory_mib": 16384},
                             {"id": 1, "cpus": "8-15", "memory_mib": 16384, "usage": {"memory_mib": 12288}}]}

@@ -2,7 +2,10 @@
 # End to end on a real libvirtd running real (TCG) QEMU guests:
 #   numaplace define + numaplace start a guest, then check the pinning three ways
 #   (virsh vcpupin, virsh numatune, /proc of the QEMU process and its vCPU threads);
-#   then define and start two dedicated guests at once and check their pins do not overlap.
+#   then define and start two dedicated guests at once and check their pins do not overlap;
+#   then start a dedicated guest next to a running floating guest on the same cell and check
+#   (in /proc and in the floating guest's persistent definition) that the floating guest's
+#   threads left the dedicated guest's pCPU.
 # Usage: libvirtd_e2e.sh NUMAPLACE SAMPLE_DOMAIN_XML
 # Starts virtlogd and libvirtd by hand (no systemd) unless a libvirtd already answers, and
 # tears down what it started by pid. Exit 77 (skipped) when it cannot install what it needs.
@@ -11,7 +14,7 @@ NUMAPLACE=$(readlink -f "$1")
 SAMPLE=$(readlink -f "$2")
 TAG=e2e
 WORK=$(mktemp -d /tmp/numaplace-e2e.XXXXXX)
-GUESTS=(np-e2e-a np-e2e-b np-e2e-c)
+GUESTS=(np-e2e-a np-e2e-b np-e2e-c np-e2e-f np-e2e-d)
 # shellcheck source=common.sh
 . "$(dirname "$0")/common.sh"
 take_e2e_lock
@@ -72,4 +75,52 @@ for g in np-e2e-b np-e2e-c; do
 done
 [ "${pins[0]}" != "${pins[1]}" ] || fail "both dedicated guests hold pCPU ${pins[0]}"
 say "dedicated pins do not overlap: ${pins[*]}"
-echo "e2e: 2 passed, 0 failed"
+for g in np-e2e-b np-e2e-c; do
+  virsh -c "$URI" destroy "$g" >/dev/null
+  virsh -c "$URI" undefine "$g" >/dev/null
+done
+
+# --- 3. a dedicated guest next to a running floating guest ----------------------------------------
+# The floating guest (no NUMA keys) is confined to a cell and floats over its pCPUs; the dedicated
+# guest defined next takes one of them, and numaplace moves the floating guest's threads off it,
+# live and in its persistent definition, before the dedicated guest starts.
+make_guest np-e2e-f 1
+"$NUMAPLACE" define "$WORK/np-e2e-f.xml" --connect "$URI" --json >"$WORK/f.json"
+"$NUMAPLACE" start np-e2e-f --connect "$URI" >/dev/null
+f_pid=$(qemu_pid np-e2e-f)
+before=$(vcpu_thread_cpus "$f_pid" 0) || fail "no vCPU thread in np-e2e-f"
+say "np-e2e-f floats on $before"
+make_guest np-e2e-d 1
+"$NUMAPLACE" define "$WORK/np-e2e-d.xml" --connect "$URI" --spec hw:numa_nodes=1 --spec hw:cpu_policy=dedicated \
+  --json >"$WORK/d.json" 2>"$WORK/d.err" || fail "np-e2e-d was not defined: $(cat "$WORK/d.err")"
+"$NUMAPLACE" start np-e2e-d --connect "$URI" >/dev/null 2>>"$WORK/d.err" || fail "np-e2e-d did not start: $(cat "$WORK/d.err")"
+d_pin=$(vcpu_thread_cpus "$(qemu_pid np-e2e-d)" 0) || fail "no vCPU thread in np-e2e-d"
+case "$d_pin" in *[-,]*) fail "np-e2e-d's dedicated vCPU may run on several pCPUs ('$d_pin')" ;; esac
+narrowed=$(python3 -c "import json,sys; print(len(json.load(open(sys.argv[1]))['narrowings']))" "$WORK/d.json")
+[ "$narrowed" -gt 0 ] || fail "numaplace define named no thread to move off pCPU $d_pin: $(cat "$WORK/d.json")"
+after=$(vcpu_thread_cpus "$f_pid" 0) || fail "no vCPU thread in np-e2e-f"
+python3 - "$after" "$d_pin" <<'PY' || fail "np-e2e-f's vCPU thread may still run on np-e2e-d's pCPU $d_pin (allowed: $after)"
+import sys
+allowed = set()
+for part in sys.argv[1].split(","):
+    lo, _, hi = part.partition("-")
+    allowed.update(range(int(lo), int(hi or lo) + 1))
+sys.exit(1 if int(sys.argv[2]) in allowed else 0)
+PY
+emulator=$(virsh -c "$URI" emulatorpin np-e2e-f --live | awk '/^ *\*/ {print $NF}')
+case ",$emulator," in *",$d_pin,"*) fail "np-e2e-f's emulator threads may still run on pCPU $d_pin ($emulator)" ;; esac
+virsh -c "$URI" dumpxml --inactive np-e2e-f >"$WORK/f-inactive.xml"
+python3 - "$WORK/f-inactive.xml" "$d_pin" <<'PY' || fail "np-e2e-f's persistent definition still lets it run on pCPU $d_pin"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1]).getroot()
+def ids(text):
+    out = set()
+    for part in text.split(","):
+        lo, _, hi = part.partition("-")
+        out.update(range(int(lo), int(hi or lo) + 1))
+    return out
+sets = [root.find("vcpu").get("cpuset")] + [e.get("cpuset") for e in root.iter() if e.tag in ("vcpupin", "emulatorpin")]
+sys.exit(1 if any(s is None or int(sys.argv[2]) in ids(s) for s in sets) else 0)
+PY
+say "np-e2e-f left pCPU $d_pin to np-e2e-d: vCPU thread now on $after (was $before), emulator on $emulator"
+echo "e2e: 3 passed, 0 failed"

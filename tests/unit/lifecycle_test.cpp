@@ -114,3 +114,58 @@ TEST_F(Lifecycle, UnknownDomainsAndRefusedXmlAreNamed) {
 
 }  // namespace
 }  // namespace numaplace::plugin
+
+namespace numaplace::plugin {
+namespace {
+
+// Reads a cpulist out of the first `attribute='...'` after `element` in `xml` (test helper).
+std::string cpuset_after(const std::string& xml, const std::string& element) {
+  const auto at = xml.find(element);
+  if (at == std::string::npos) return "";
+  const auto start = xml.find("cpuset='", at);
+  if (start == std::string::npos) return "";
+  return xml.substr(start + 8, xml.find('\'', start + 8) - start - 8);
+}
+
+// test:///default runs a guest "test" whose 2 vCPUs float over every pCPU. A dedicated guest
+// defined next takes pCPUs from it: define names and moves its threads off them, live and in its
+// persistent definition, before defining the new guest.
+TEST_F(Lifecycle, ADedicatedGuestMovesAFloatingGuestOffItsPcpus) {
+  LifecycleOptions options = options_for_test_driver();
+  options.flavor_specs = {{"hw:numa_nodes", "1"}, {"hw:cpu_policy", "dedicated"}};
+  auto defined = define_domain(guest("lc-pinned", 2, 512), "lc-pinned", options);
+  ASSERT_TRUE(defined.ok()) << defined.error().message;
+  ASSERT_TRUE(defined->placement.has_value());
+  CpuSet pins;
+  for (const auto& [vcpu, pcpu] : defined->placement->cells[0].pinning) pins.insert(pcpu);
+  std::size_t of_test = 0;
+  for (const auto& n : defined->narrowings) {
+    of_test += n.guest == "test" ? 1 : 0;
+    EXPECT_FALSE(n.kept.intersects(pins)) << describe(n);
+  }
+  EXPECT_GE(of_test, 3u);  // both vCPUs and the emulator of "test"
+
+  virDomainPtr test = virDomainLookupByName(keep_alive_, "test");
+  ASSERT_NE(test, nullptr);
+  char* live = virDomainGetXMLDesc(test, 0);
+  char* persistent = virDomainGetXMLDesc(test, VIR_DOMAIN_XML_INACTIVE);
+  ASSERT_NE(live, nullptr);
+  ASSERT_NE(persistent, nullptr);
+  const std::string live_xml(live), persistent_xml(persistent);
+  free(live);
+  free(persistent);
+  virDomainFree(test);
+  for (const char* vcpu : {"<vcpupin vcpu='0'", "<vcpupin vcpu='1'"}) {
+    auto kept = parse_cpu_list(cpuset_after(live_xml, vcpu));
+    ASSERT_TRUE(kept.ok()) << live_xml;
+    EXPECT_FALSE(kept->empty()) << live_xml;
+    EXPECT_FALSE(kept->intersects(pins)) << live_xml;
+  }
+  auto persistent_set = parse_cpu_list(cpuset_after(persistent_xml, "<vcpu "));
+  ASSERT_TRUE(persistent_set.ok()) << persistent_xml;
+  EXPECT_FALSE(persistent_set->empty());
+  EXPECT_FALSE(persistent_set->intersects(pins)) << persistent_xml;
+}
+
+}  // namespace
+}  // namespace numaplace::plugin

@@ -111,6 +111,12 @@ int run_hook(const HookOptions& o) {
     plugin::HookVerdict verdict = plugin::decide_qemu_hook(input, sources);
     for (const auto& warning : verdict.warnings) std::cerr << "numaplace hook: warning: not counted: " << warning << '\n';
     if (verdict.refused) return refuse(verdict.refusal);
+    for (const auto& narrowing : verdict.unnarrowed) {
+      std::cerr << "numaplace hook: warning: " << describe(narrowing)
+                << " still reaches the pCPUs guest '" << input.guest
+                << "' takes; the hook cannot re-pin it while libvirt waits (start guests with numaplace start, "
+                   "which narrows them)\n";
+    }
     if (verdict.new_xml.empty()) return 0;
     alarm(0);  // all or nothing from here: the XML is written whole
     std::cout << verdict.new_xml;

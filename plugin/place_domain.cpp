@@ -193,6 +193,348 @@ std::string within_text(const OperatorConstraints& constraints) {
   return "";
 }
 
+// Everything one placement reads once and its steps share.
+struct Placing {
+  const HostTopology& host;
+  const PlaceRequest& request;
+  const std::string& what;
+  xml::Document doc;
+  xml::DomainSummary summary;
+  xml::DomainBindings bindings;
+  OperatorConstraints constraints;
+  xml::StoredRequest stored;
+  GuestRequest guest;
+  FloatingGuest floating;
+  std::vector<std::string> pci_addresses;  // every device the guest is given, once, canonical
+  HostTopology view;                       // the host within the CPUs the operator's pins allow
+  PlaceOutcome outcome;
+};
+
+std::string size_text(const Placing& p, std::uint64_t memory_kib) {
+  return "guest '" + p.summary.name + "' (" + count_of(p.summary.vcpus, "vCPU") + ", " + mib_text(memory_kib) + ")";
+}
+
+// The request: the one asked for, else the one the domain's metadata stores.
+Status read_request(Placing& p) {
+  p.stored = {p.request.flavor_specs, p.request.image_props, {}, {}};
+  if (p.request.flavor_specs.empty() && p.request.image_props.empty()) {
+    auto from_metadata = xml::read_stored_request(p.doc.get(), p.what);
+    if (!from_metadata) return from_metadata.error();
+    if (*from_metadata) {
+      p.stored = std::move(**from_metadata);
+      p.outcome.request_from_metadata = true;
+    }
+  }
+  p.guest.vcpus = p.summary.vcpus;
+  // <memory> includes the memory devices (DIMMs, NVDIMMs, virtio-mem); the guest's NUMA cells
+  // hold the rest, the boot memory, and libvirt adds the devices on top of them.
+  if (p.summary.memory_device_kib >= p.summary.memory_kib) {
+    return make_error("InvalidDomain", p.what + ": its memory devices (" + std::to_string(p.summary.memory_device_kib) +
+                                           " KiB) take all of <memory> (" + std::to_string(p.summary.memory_kib) +
+                                           " KiB), which includes them; leave memory for the guest to boot with");
+  }
+  p.guest.memory_kib = p.summary.memory_kib - p.summary.memory_device_kib;
+  p.guest.flavor_specs = p.stored.flavor_specs;
+  p.guest.image_props = p.stored.image_props;
+
+  // What a confinement binds: the boot memory and the RAM-backed devices without a nodemask; and
+  // where the operator's pins reach.
+  std::uint64_t confined_memory = p.guest.memory_kib;
+  for (const auto& device : p.bindings.memory_devices) confined_memory += device.nodemask ? 0 : device.size_kib;
+  p.floating = FloatingGuest{p.summary.vcpus, confined_memory, p.summary.hugepage_kib, {}, {}};
+  for (const auto& [vcpu, cpus] : p.constraints.vcpupins) {
+    CpuSet cells;
+    for (const auto& cell : p.host.cells) {
+      if (cell.cpus.intersects(cpus)) cells.insert(cell.id);
+    }
+    p.floating.pinned_vcpu_cells.emplace_back("vcpupin:" + std::to_string(vcpu), cells);
+  }
+  return Done{};
+}
+
+// The PCI devices the guest is given (<hostdev>s and the request's), each once: this very device,
+// where it is (its own NUMA node counts, not a pool of identical ones elsewhere), and nobody's.
+Status read_devices(Placing& p) {
+  std::vector<std::string> given;
+  for (const auto& text : p.request.pci_addresses) {
+    auto address = pci_address(text);
+    if (!address) return address.error();
+    given.push_back(std::move(*address));
+  }
+  for (const std::vector<std::string>* list : {&std::as_const(p.summary.pci_hostdevs), &std::as_const(given)}) {
+    for (const auto& address : *list) {
+      if (std::find(p.pci_addresses.begin(), p.pci_addresses.end(), address) == p.pci_addresses.end()) {
+        p.pci_addresses.push_back(address);
+      }
+    }
+  }
+  for (const auto& address : p.pci_addresses) {
+    const PciDevice* device = nullptr;
+    for (const auto& d : p.host.pci) {
+      if (canonical_pci_address(d.address).value_or(d.address) == address) device = &d;
+    }
+    if (device == nullptr) {
+      p.outcome.warnings.push_back("PCI device " + address + " of the domain is not among the host's devices; "
+                                   "its NUMA locality is unknown");
+      p.floating.pci_device_nodes.push_back(std::nullopt);
+      continue;
+    }
+    if (device->allocated) {
+      return make_error("PciDeviceHeld", "PCI device " + address + " of '" + p.summary.name + "' is held by " +
+                                             (device->held_by.empty() ? std::string("the host (allocated)")
+                                                                      : "guest '" + device->held_by + "'") +
+                                             "; give the guest another device, or free that one first");
+    }
+    p.floating.pci_device_nodes.push_back(device->numa_node);
+    p.guest.pci.push_back({1, device->vendor_id, device->product_id, "", device->address});
+  }
+  return Done{};
+}
+
+// The guest's NUMA topology by Nova's rules. A guest the domain backs with huge pages
+// (<memoryBacking><hugepages>) asks for that page size when the request names none; otherwise
+// the fit would count small pages for it.
+Result<std::optional<GuestTopology>> derive_topology(Placing& p) {
+  auto topology = derive_guest_topology(p.guest);
+  if (!topology || !topology->has_value()) return topology;
+  const auto names_page_size = [&] {
+    const auto flavor = p.guest.flavor_specs.find("hw:mem_page_size");
+    const auto image = p.guest.image_props.find("hw_mem_page_size");
+    return (flavor != p.guest.flavor_specs.end() && !flavor->second.empty()) ||
+           (image != p.guest.image_props.end() && !image->second.empty());
+  };
+  // The page size of every guest cell of the topology, when the domain gives them all one: no
+  // <page>, or pages that, restricted to the guest cells the topology has (the writer drops the
+  // others), are of one size and together name every cell. nullopt: cells differ, or some have none.
+  const auto one_size_for_all = [&]() -> std::optional<std::uint64_t> {
+    if (p.summary.hugepage_pages.empty()) return p.summary.hugepage_kib;
+    const auto cells = static_cast<std::uint32_t>((**topology).cells.size());
+    const CpuSet all = CpuSet::range(0, cells - 1);
+    std::optional<std::uint64_t> size;
+    CpuSet named;
+    for (const auto& page : p.summary.hugepage_pages) {
+      const CpuSet here = page.guest_cells ? page.guest_cells->intersected(all) : all;
+      if (here.empty()) continue;
+      if (size && *size != page.size_kib) return std::nullopt;
+      size = page.size_kib;
+      named = named.united(here);
+    }
+    if (!size || named != all) return std::nullopt;
+    return size;
+  };
+  const bool has_hugepages = p.summary.hugepage_kib > 0 || !p.summary.hugepage_pages.empty();
+  if (!has_hugepages || names_page_size()) return topology;
+  if (const auto size = one_size_for_all(); size && *size > 4) {
+    p.guest.flavor_specs["hw:mem_page_size"] = std::to_string(*size);
+    p.outcome.warnings.push_back("the domain's <memoryBacking><hugepages> asks for " + std::to_string(*size) +
+                                 " KiB pages: placed as hw:mem_page_size=" + std::to_string(*size));
+    return derive_guest_topology(p.guest);
+  } else if (!size) {
+    p.outcome.warnings.push_back("the domain's <memoryBacking><hugepages> gives guest cells their own page sizes; "
+                                 "numaplace fits the cells on small pages and keeps those <page> elements (pages "
+                                 "of guest cells the new topology lacks are dropped): ask with hw:mem_page_size to "
+                                 "have huge pages checked");
+  }
+  return topology;
+}
+
+// A confinement the operator's own elements allow: within the <numatune> nodeset, every
+// <vcpupin> and the <emulatorpin> reaching a pCPU of it.
+Status check_confinement(const Placing& p, const DefaultPlacement& confined, const CpuSet& nodes,
+                         const CpuSet& cell_cpus) {
+  const auto& constraints = p.constraints;
+  if (constraints.memory.nodeset && !nodes.is_subset_of(*constraints.memory.nodeset)) {
+    return make_error("ConflictingConstraint",
+                      p.what + ": <numatune><memory nodeset='" + to_cpu_list(*constraints.memory.nodeset) +
+                          "'> leaves out host cells " + to_cpu_list(nodes.minus(*constraints.memory.nodeset)) +
+                          ", which the guest's memory, vCPUs and devices need (" + confined.reason + ")");
+  }
+  for (const auto& [vcpu, cpus] : constraints.vcpupins) {
+    if (!cpus.intersects(confined.cpus)) {
+      return make_error("ConflictingPin", p.what + ": <vcpupin vcpu='" + std::to_string(vcpu) + "' cpuset='" +
+                                              to_cpu_list(cpus) + "'> shares no pCPU with host cells " +
+                                              to_cpu_list(nodes) + ", where the guest is confined (" +
+                                              to_cpu_list(confined.cpus) + "); widen or remove it");
+    }
+  }
+  if (constraints.emulatorpin && !constraints.emulatorpin->intersects(cell_cpus)) {
+    return make_error("ConflictingPin", p.what + ": <emulatorpin cpuset='" + to_cpu_list(*constraints.emulatorpin) +
+                                            "'> shares no pCPU with host cells " + to_cpu_list(nodes) +
+                                            ", where the guest is confined; widen or remove it");
+  }
+  return Done{};
+}
+
+// A guest without a NUMA topology confined to host cells under the topology policy; the record
+// of its memory per cell when it was.
+Result<std::optional<xml::ConfinementRecord>> confine(Placing& p) {
+  auto confined = place_floating_guest(p.view, p.floating, p.request.floating, p.pci_addresses);
+  if (!confined) {
+    if (confined.error().name != "NoFit") return confined.error();
+    return make_error("NoFit", size_text(p, p.floating.memory_kib) + " does not fit this host: memory: " +
+                                   confined.error().message + within_text(p.constraints));
+  }
+  std::optional<xml::ConfinementRecord> record;
+  if (confined->cells) {
+    CpuSet nodes;  // libvirt's canonical range syntax, "0-1" rather than "0,1"
+    for (std::uint32_t node : confined->cells->nodes()) nodes.insert(node);
+    if (confined->cpus.empty()) {
+      return make_error("NoFit", size_text(p, p.floating.memory_kib) + " does not fit this host: host cells " +
+                                     to_cpu_list(nodes) + ", which hold its memory, have no CPU left for "
+                                     "floating guests (dedicated guests hold them, or the host configuration "
+                                     "gives them none)" + within_text(p.constraints));
+    }
+    CpuSet cell_cpus;  // the emulator may use every floating CPU of the cells, not only the vCPUs'
+    for (const auto& cell : p.host.cells) {
+      if (nodes.contains(cell.id)) cell_cpus = cell_cpus.united(floating_cpus_of(p.host, cell));
+    }
+    if (auto allowed = check_confinement(p, *confined, nodes, cell_cpus); !allowed) return allowed.error();
+    for (auto& note : xml::write_confinement(p.doc.get(), nodes, confined->cpus, cell_cpus, p.constraints)) {
+      p.outcome.warnings.push_back("the domain's " + note + ", the host cells and pCPUs it is confined to");
+    }
+    record = xml::ConfinementRecord{nodes, confined->memory_split};
+  }
+  p.outcome.confinement = std::move(*confined);
+  return record;
+}
+
+// A guest confined to no cells (--policy none, or no mask chosen) still keeps off the pCPUs
+// dedicated guests hold.
+Status keep_off_held_cpus(Placing& p) {
+  CpuSet floating_cpus;
+  for (const auto& cell : p.view.cells) floating_cpus = floating_cpus.united(floating_cpus_of(p.view, cell));
+  if (floating_cpus == host_cpus_of(p.host)) return Done{};
+  if (floating_cpus.empty()) {
+    return make_error("NoFit", "guest '" + p.summary.name + "' does not fit this host: every pCPU it may use is "
+                               "held by a dedicated guest" + within_text(p.constraints));
+  }
+  xmlNode* vcpu = xml::first_child(xmlDocGetRootElement(p.doc.get()), "vcpu");
+  xmlSetProp(vcpu, reinterpret_cast<const xmlChar*>("placement"), reinterpret_cast<const xmlChar*>("static"));
+  xmlSetProp(vcpu, reinterpret_cast<const xmlChar*>("cpuset"),
+             reinterpret_cast<const xmlChar*>(to_cpu_list(floating_cpus).c_str()));
+  p.outcome.warnings.push_back("not confined to NUMA cells, but kept off the pCPUs dedicated guests hold: "
+                               "<vcpu cpuset='" + to_cpu_list(floating_cpus) + "'>");
+  return Done{};
+}
+
+// The operator's 1:1 pins hold their pCPUs, as another guest's claim reads them: never one a
+// dedicated guest holds, and other guests' threads leave them.
+Status hold_operator_pins(Placing& p) {
+  auto written = xml::read_domain_bindings(p.doc.get(), p.what, p.summary.vcpus);
+  if (!written) return written.error();
+  CpuSet held, others_held;
+  for (const auto& thread : thread_affinities(written->threads, host_cpus_of(p.host))) {
+    if (thread.kind == ThreadAffinity::Kind::Vcpu && thread.cpus.size() == 1) held.insert(thread.cpus.first());
+  }
+  for (const auto& cell : p.host.cells) others_held = others_held.united(cell.usage.pinned_cpus);
+  if (held.intersects(others_held)) {
+    return make_error("ConflictingPin", p.what + ": its <vcpupin> elements pin vCPUs onto pCPUs " +
+                                            to_cpu_list(held.intersected(others_held)) +
+                                            ", which dedicated guests hold; pin them elsewhere");
+  }
+  p.outcome.held = held;
+  if (p.request.other_guests != nullptr) {
+    auto narrowings = plan_narrowing(*p.request.other_guests, held, p.summary.name);
+    if (!narrowings) return narrowings.error();
+    p.outcome.narrowings = std::move(*narrowings);
+  }
+  return Done{};
+}
+
+Result<PlaceOutcome> place_without_topology(Placing& p) {
+  if (!p.bindings.memnodes.empty()) {
+    return make_error("ConflictingConstraint",
+                      p.what + ": <numatune><memnode cellid='" + std::to_string(p.bindings.memnodes.begin()->first) +
+                          "'> binds a guest cell's memory itself, but the request asks for no NUMA topology, so "
+                          "numaplace confines the guest as a whole; remove the <memnode> elements, or ask for the "
+                          "cells with hw:numa_nodes");
+  }
+  std::optional<xml::ConfinementRecord> record;
+  if (p.request.floating.policy != TopologyPolicy::None) {
+    auto confined = confine(p);
+    if (!confined) return confined.error();
+    record = std::move(*confined);
+  }
+  if (p.host.accounting == Accounting::Exclusive) {
+    if (!record) {
+      if (auto kept = keep_off_held_cpus(p); !kept) return kept.error();
+    }
+    if (auto held = hold_operator_pins(p); !held) return held.error();
+  }
+  if (!p.stored.flavor_specs.empty() || !p.stored.image_props.empty() || record || !p.constraints.empty()) {
+    xml::write_record(p.doc.get(), p.stored, {nullptr, record ? &*record : nullptr, &p.constraints});
+  }
+  p.outcome.domain_xml = xml::serialize(p.doc.get());
+  return std::move(p.outcome);
+}
+
+// The placement recorded for this very request, when the domain has one and it may be kept.
+Result<std::optional<Placement>> recorded_placement(const Placing& p) {
+  if (!p.request.keep_recorded) return std::optional<Placement>{};
+  auto record_request = xml::read_stored_request(p.doc.get(), p.what);
+  if (!record_request) return record_request.error();
+  if (!*record_request || (*record_request)->flavor_specs != p.stored.flavor_specs ||
+      (*record_request)->image_props != p.stored.image_props) {
+    return std::optional<Placement>{};
+  }
+  return xml::read_placement_record(p.doc.get(), p.what);
+}
+
+Result<PlaceOutcome> place_with_topology(Placing& p, const GuestTopology& topology) {
+  auto recorded = recorded_placement(p);
+  if (!recorded) return recorded.error();
+  FitOptions options = p.request.fit;
+  for (auto& limit : host_cell_limits(p.constraints)) options.host_cell_limits.push_back(std::move(limit));
+  const auto fit_on = [&](const HostTopology& on) {
+    if (*recorded) {
+      Replacement again = place_again(on, topology, **recorded, options);
+      p.outcome.replacement = {again.kind, std::move(again.repinned), std::move(again.why)};
+      return std::move(again.fit);
+    }
+    return fit_guest(on, topology, options);
+  };
+  FitResult fit = fit_on(p.view);
+  const bool exclusive = p.request.other_guests != nullptr && p.host.accounting == Accounting::Exclusive;
+  // A pinning that would leave another guest's thread with no pCPU is tried again with one pCPU of
+  // that thread kept out of reach, as long as the guest still fits: refused only when unavoidable.
+  if (fit.placement && exclusive) {
+    HostTopology sparing = p.view;
+    for (std::size_t spared = 0; spared < 64; ++spared) {
+      const ThreadAffinity* starving = starving_thread(*p.request.other_guests, fit.placement->held_cpus());
+      if (starving == nullptr) break;
+      const std::uint32_t keep = starving->cpus.last();
+      for (auto& cell : sparing.cells) {
+        if (cell.cpus.contains(keep)) cell.usage.pinned_cpus.insert(keep);
+      }
+      FitResult again = fit_on(sparing);
+      if (!again.placement) break;  // only a starving placement fits: plan_narrowing names it below
+      fit = std::move(again);
+    }
+  }
+  p.outcome.rejections = fit.rejections;
+  if (!fit.placement) {
+    return make_error("NoFit", size_text(p, p.guest.memory_kib) + " does not fit this host" +
+                                   within_text(p.constraints) + ": " + explain_no_fit(fit));
+  }
+  if (auto pins = check_pins(p.constraints, *fit.placement); !pins) {
+    return make_error(pins.error().name, p.what + ": " + pins.error().message);
+  }
+  if (auto devices = check_cell_device_memory(p.view, p.bindings, *fit.placement, p.summary.name); !devices) {
+    return devices.error();
+  }
+  p.outcome.held = fit.placement->held_cpus();
+  if (exclusive) {
+    auto narrowings = plan_narrowing(*p.request.other_guests, p.outcome.held, p.summary.name);
+    if (!narrowings) return narrowings.error();
+    p.outcome.narrowings = std::move(*narrowings);
+  }
+  xml::write_placement(p.doc.get(), p.host, *fit.placement, p.constraints);
+  xml::write_record(p.doc.get(), p.stored, {&*fit.placement, nullptr, &p.constraints});
+  p.outcome.placement = std::move(fit.placement);
+  p.outcome.domain_xml = xml::serialize(p.doc.get());
+  return std::move(p.outcome);
+}
+
 }  // namespace
 
 Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& request) {
@@ -207,301 +549,21 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
   if (!constraints) return constraints.error();
   if (auto checked = check_operator_pins(host, *bindings, what); !checked) return checked.error();
 
-  PlaceOutcome outcome;
-  outcome.domain_name = summary->name;
-  outcome.domain_uuid = summary->uuid;
-
-  xml::StoredRequest stored{request.flavor_specs, request.image_props, {}, {}};
-  if (request.flavor_specs.empty() && request.image_props.empty()) {
-    auto from_metadata = xml::read_stored_request(doc->get(), what);
-    if (!from_metadata) return from_metadata.error();
-    if (*from_metadata) {
-      stored = std::move(**from_metadata);
-      outcome.request_from_metadata = true;
-    }
-  }
-
-  GuestRequest guest;
-  guest.vcpus = summary->vcpus;
-  // <memory> includes the memory devices (DIMMs, NVDIMMs, virtio-mem); the guest's NUMA cells
-  // hold the rest, the boot memory, and libvirt adds the devices on top of them.
-  if (summary->memory_device_kib >= summary->memory_kib) {
-    return make_error("InvalidDomain", what + ": its memory devices (" + std::to_string(summary->memory_device_kib) +
-                                           " KiB) take all of <memory> (" + std::to_string(summary->memory_kib) +
-                                           " KiB), which includes them; leave memory for the guest to boot with");
-  }
-  guest.memory_kib = summary->memory_kib - summary->memory_device_kib;
-  guest.flavor_specs = stored.flavor_specs;
-  guest.image_props = stored.image_props;
-
-  // The memory a confinement binds: the boot memory and the RAM-backed devices without a nodemask.
-  std::uint64_t confined_memory = guest.memory_kib;
-  for (const auto& device : bindings->memory_devices) confined_memory += device.nodemask ? 0 : device.size_kib;
-  FloatingGuest floating{summary->vcpus, confined_memory, summary->hugepage_kib, {}, {}};
-  for (const auto& [vcpu, cpus] : constraints->vcpupins) {
-    CpuSet cells;
-    for (const auto& cell : host.cells) {
-      if (cell.cpus.intersects(cpus)) cells.insert(cell.id);
-    }
-    floating.pinned_vcpu_cells.emplace_back("vcpupin:" + std::to_string(vcpu), cells);
-  }
-  // Each device once: an address given as a <hostdev> and again with --pci (or twice) is one device.
-  std::vector<std::string> given;
-  for (const auto& text : request.pci_addresses) {
-    auto address = pci_address(text);
-    if (!address) return address.error();
-    given.push_back(std::move(*address));
-  }
-  std::vector<std::string> pci_addresses;
-  for (const std::vector<std::string>* list : {&std::as_const(summary->pci_hostdevs), &std::as_const(given)}) {
-    for (const auto& address : *list) {
-      if (std::find(pci_addresses.begin(), pci_addresses.end(), address) == pci_addresses.end()) {
-        pci_addresses.push_back(address);
-      }
-    }
-  }
-  for (const auto& address : pci_addresses) {
-    const PciDevice* device = nullptr;
-    for (const auto& d : host.pci) {
-      if (canonical_pci_address(d.address).value_or(d.address) == address) device = &d;
-    }
-    if (device == nullptr) {
-      outcome.warnings.push_back("PCI device " + address + " of the domain is not among the host's devices; "
-                                 "its NUMA locality is unknown");
-      floating.pci_device_nodes.push_back(std::nullopt);
-      continue;
-    }
-    if (device->allocated) {
-      return make_error("PciDeviceHeld", "PCI device " + address + " of '" + summary->name + "' is held by " +
-                                             (device->held_by.empty() ? std::string("the host (allocated)")
-                                                                      : "guest '" + device->held_by + "'") +
-                                             "; give the guest another device, or free that one first");
-    }
-    floating.pci_device_nodes.push_back(device->numa_node);
-    // This very device: its own NUMA node counts, not a pool of identical ones elsewhere.
-    guest.pci.push_back({1, device->vendor_id, device->product_id, "", device->address});
-  }
-
-  auto topology = derive_guest_topology(guest);
+  Placing p{host, request, what, std::move(*doc), std::move(*summary), std::move(*bindings), std::move(*constraints),
+            {}, {}, {}, {}, {}, {}};
+  p.outcome.domain_name = p.summary.name;
+  p.outcome.domain_uuid = p.summary.uuid;
+  if (auto read = read_request(p); !read) return read.error();
+  if (auto read = read_devices(p); !read) return read.error();
+  auto topology = derive_topology(p);
   if (!topology) return topology.error();
-  // A guest the domain backs with huge pages (<memoryBacking><hugepages>) asks for that page
-  // size when the request names none; otherwise the fit would count small pages for it.
-  const auto names_page_size = [&] {
-    const auto flavor = guest.flavor_specs.find("hw:mem_page_size");
-    const auto image = guest.image_props.find("hw_mem_page_size");
-    return (flavor != guest.flavor_specs.end() && !flavor->second.empty()) ||
-           (image != guest.image_props.end() && !image->second.empty());
-  };
-  // The page size of every guest cell of the topology, when the domain gives them all one: no
-  // <page>, or pages that, restricted to the guest cells the topology has (the writer drops the
-  // others), are of one size and together name every cell. nullopt: cells differ, or some have none.
-  const auto one_size_for_all = [&]() -> std::optional<std::uint64_t> {
-    if (summary->hugepage_pages.empty()) return summary->hugepage_kib;
-    const auto cells = static_cast<std::uint32_t>((**topology).cells.size());
-    const CpuSet all = CpuSet::range(0, cells - 1);
-    std::optional<std::uint64_t> size;
-    CpuSet named;
-    for (const auto& page : summary->hugepage_pages) {
-      const CpuSet here = page.guest_cells ? page.guest_cells->intersected(all) : all;
-      if (here.empty()) continue;
-      if (size && *size != page.size_kib) return std::nullopt;
-      size = page.size_kib;
-      named = named.united(here);
-    }
-    if (!size || named != all) return std::nullopt;
-    return size;
-  };
-  const bool has_hugepages = summary->hugepage_kib > 0 || !summary->hugepage_pages.empty();
-  if (topology->has_value() && has_hugepages && !names_page_size()) {
-    if (const auto size = one_size_for_all(); size && *size > 4) {
-      guest.flavor_specs["hw:mem_page_size"] = std::to_string(*size);
-      topology = derive_guest_topology(guest);
-      if (!topology) return topology.error();
-      outcome.warnings.push_back("the domain's <memoryBacking><hugepages> asks for " + std::to_string(*size) +
-                                 " KiB pages: placed as hw:mem_page_size=" + std::to_string(*size));
-    } else if (!size) {
-      outcome.warnings.push_back("the domain's <memoryBacking><hugepages> gives guest cells their own page sizes; "
-                                 "numaplace fits the cells on small pages and keeps those <page> elements (pages "
-                                 "of guest cells the new topology lacks are dropped): ask with hw:mem_page_size to "
-                                 "have huge pages checked");
-    }
-  }
 
   // The host as this guest may use it: within the pCPUs the operator's pins allow.
-  const CpuSet usable = usable_cpus(*constraints, summary->vcpus, host_cpus_of(host));
-  const HostTopology view = usable == host_cpus_of(host) ? host : host_within(host, usable);
-  if (auto devices = check_device_memory(view, *bindings, summary->name); !devices) return devices.error();
-
-  if (!topology->has_value()) {
-    if (!bindings->memnodes.empty()) {
-      return make_error("ConflictingConstraint",
-                        what + ": <numatune><memnode cellid='" + std::to_string(bindings->memnodes.begin()->first) +
-                            "'> binds a guest cell's memory itself, but the request asks for no NUMA topology, so "
-                            "numaplace confines the guest as a whole; remove the <memnode> elements, or ask for the "
-                            "cells with hw:numa_nodes");
-    }
-    std::optional<xml::ConfinementRecord> record;
-    if (request.floating.policy != TopologyPolicy::None) {
-      auto confined = place_floating_guest(view, floating, request.floating, pci_addresses);
-      if (!confined) {
-        if (confined.error().name == "NoFit") {
-          return make_error("NoFit", "guest '" + summary->name + "' (" + count_of(summary->vcpus, "vCPU") + ", " +
-                                         mib_text(floating.memory_kib) + ") does not fit this host: memory: " +
-                                         confined.error().message + within_text(*constraints));
-        }
-        return confined.error();
-      }
-      if (confined->cells) {
-        CpuSet nodes;  // libvirt's canonical range syntax, "0-1" rather than "0,1"
-        for (std::uint32_t node : confined->cells->nodes()) nodes.insert(node);
-        if (confined->cpus.empty()) {
-          return make_error("NoFit", "guest '" + summary->name + "' (" + count_of(summary->vcpus, "vCPU") + ", " +
-                                         mib_text(floating.memory_kib) + ") does not fit this host: host cells " +
-                                         to_cpu_list(nodes) + ", which hold its memory, have no CPU left for "
-                                         "floating guests (dedicated guests hold them, or the host configuration "
-                                         "gives them none)" + within_text(*constraints));
-        }
-        if (constraints->memory.nodeset && !nodes.is_subset_of(*constraints->memory.nodeset)) {
-          // The operator's nodeset is a limit: confine within it, or say it cannot be.
-          const CpuSet within = nodes.intersected(*constraints->memory.nodeset);
-          return make_error("ConflictingConstraint",
-                            what + ": <numatune><memory nodeset='" + to_cpu_list(*constraints->memory.nodeset) +
-                                "'> leaves out host cells " + to_cpu_list(nodes.minus(within)) +
-                                ", which the guest's memory, vCPUs and devices need (" + confined->reason + ")");
-        }
-        for (const auto& [vcpu, cpus] : constraints->vcpupins) {
-          if (!cpus.intersects(confined->cpus)) {
-            return make_error("ConflictingPin", what + ": <vcpupin vcpu='" + std::to_string(vcpu) + "' cpuset='" +
-                                                    to_cpu_list(cpus) + "'> shares no pCPU with host cells " +
-                                                    to_cpu_list(nodes) + ", where the guest is confined (" +
-                                                    to_cpu_list(confined->cpus) + "); widen or remove it");
-          }
-        }
-        CpuSet cell_cpus;  // the emulator may use every floating CPU of the cells, not only the vCPUs'
-        for (const auto& cell : host.cells) {
-          if (nodes.contains(cell.id)) cell_cpus = cell_cpus.united(floating_cpus_of(host, cell));
-        }
-        if (constraints->emulatorpin && !constraints->emulatorpin->intersects(cell_cpus)) {
-          return make_error("ConflictingPin", what + ": <emulatorpin cpuset='" + to_cpu_list(*constraints->emulatorpin) +
-                                                  "'> shares no pCPU with host cells " + to_cpu_list(nodes) +
-                                                  ", where the guest is confined; widen or remove it");
-        }
-        for (auto& note : xml::write_confinement(doc->get(), nodes, confined->cpus, cell_cpus, *constraints)) {
-          outcome.warnings.push_back("the domain's " + note + ", the host cells and pCPUs it is confined to");
-        }
-        record = xml::ConfinementRecord{nodes, confined->memory_split};
-      }
-      outcome.confinement = std::move(*confined);
-    }
-    if (!record && host.accounting == Accounting::Exclusive) {
-      // Not confined to NUMA cells (--policy none, or no mask chosen), but kept off the pCPUs
-      // dedicated guests hold.
-      CpuSet floating_cpus;
-      for (const auto& cell : view.cells) floating_cpus = floating_cpus.united(floating_cpus_of(view, cell));
-      if (floating_cpus != host_cpus_of(host)) {
-        if (floating_cpus.empty()) {
-          return make_error("NoFit", "guest '" + summary->name + "' does not fit this host: every pCPU it may use is "
-                                     "held by a dedicated guest" + within_text(*constraints));
-        }
-        xmlNode* vcpu = xml::first_child(xmlDocGetRootElement(doc->get()), "vcpu");
-        xmlSetProp(vcpu, reinterpret_cast<const xmlChar*>("placement"), reinterpret_cast<const xmlChar*>("static"));
-        xmlSetProp(vcpu, reinterpret_cast<const xmlChar*>("cpuset"),
-                   reinterpret_cast<const xmlChar*>(to_cpu_list(floating_cpus).c_str()));
-        outcome.warnings.push_back("not confined to NUMA cells, but kept off the pCPUs dedicated guests hold: "
-                                   "<vcpu cpuset='" + to_cpu_list(floating_cpus) + "'>");
-      }
-    }
-    // The operator's 1:1 pins hold their pCPUs, as another guest's claim reads them: never one a
-    // dedicated guest holds, and other guests' threads leave them.
-    if (host.accounting == Accounting::Exclusive) {
-      auto written = xml::read_domain_bindings(doc->get(), what, summary->vcpus);
-      if (!written) return written.error();
-      CpuSet held_here, others_held;
-      for (const auto& thread : thread_affinities(written->threads, host_cpus_of(host))) {
-        if (thread.kind == ThreadAffinity::Kind::Vcpu && thread.cpus.size() == 1) held_here.insert(thread.cpus.first());
-      }
-      for (const auto& cell : host.cells) others_held = others_held.united(cell.usage.pinned_cpus);
-      if (held_here.intersects(others_held)) {
-        return make_error("ConflictingPin", what + ": its <vcpupin> elements pin vCPUs onto pCPUs " +
-                                                to_cpu_list(held_here.intersected(others_held)) +
-                                                ", which dedicated guests hold; pin them elsewhere");
-      }
-      outcome.held = held_here;
-      if (request.other_guests != nullptr) {
-        auto narrowings = plan_narrowing(*request.other_guests, held_here, summary->name);
-        if (!narrowings) return narrowings.error();
-        outcome.narrowings = std::move(*narrowings);
-      }
-    }
-    if (!stored.flavor_specs.empty() || !stored.image_props.empty() || record || !constraints->empty()) {
-      xml::write_record(doc->get(), stored, {nullptr, record ? &*record : nullptr, &*constraints});
-    }
-    outcome.domain_xml = xml::serialize(doc->get());
-    return outcome;
-  }
-  // The request asked for is the one the domain records: start from the recorded placement.
-  std::optional<Placement> recorded;
-  if (request.keep_recorded) {
-    auto record_request = xml::read_stored_request(doc->get(), what);
-    if (!record_request) return record_request.error();
-    if (*record_request && (*record_request)->flavor_specs == stored.flavor_specs &&
-        (*record_request)->image_props == stored.image_props) {
-      auto record = xml::read_placement_record(doc->get(), what);
-      if (!record) return record.error();
-      recorded = std::move(*record);
-    }
-  }
-  FitOptions options = request.fit;
-  for (auto& limit : host_cell_limits(*constraints)) options.host_cell_limits.push_back(std::move(limit));
-  FitResult fit;
-  const auto fit_on = [&](const HostTopology& on) {
-    if (recorded) {
-      Replacement again = place_again(on, **topology, *recorded, options);
-      outcome.replacement = {again.kind, std::move(again.repinned), std::move(again.why)};
-      return std::move(again.fit);
-    }
-    return fit_guest(on, **topology, options);
-  };
-  fit = fit_on(view);
-  // A pinning that would leave another guest's thread with no pCPU is tried again with one pCPU of
-  // that thread kept out of reach, as long as the guest still fits: refused only when unavoidable.
-  if (fit.placement && request.other_guests != nullptr && host.accounting == Accounting::Exclusive) {
-    HostTopology sparing = view;
-    for (std::size_t spared = 0; spared < 64; ++spared) {
-      const ThreadAffinity* starving = starving_thread(*request.other_guests, fit.placement->held_cpus());
-      if (starving == nullptr) break;
-      const std::uint32_t keep = starving->cpus.last();
-      for (auto& cell : sparing.cells) {
-        if (cell.cpus.contains(keep)) cell.usage.pinned_cpus.insert(keep);
-      }
-      FitResult again = fit_on(sparing);
-      if (!again.placement) break;  // only a starving placement fits: plan_narrowing names it below
-      fit = std::move(again);
-    }
-  }
-  outcome.rejections = fit.rejections;
-  if (!fit.placement) {
-    return make_error("NoFit", "guest '" + summary->name + "' (" + count_of(summary->vcpus, "vCPU") + ", " +
-                                   mib_text(guest.memory_kib) + ") does not fit this host" +
-                                   within_text(*constraints) + ": " + explain_no_fit(fit));
-  }
-  if (auto pins = check_pins(*constraints, *fit.placement); !pins) {
-    return make_error(pins.error().name, what + ": " + pins.error().message);
-  }
-  if (auto devices = check_cell_device_memory(view, *bindings, *fit.placement, summary->name); !devices) {
-    return devices.error();
-  }
-  if (request.other_guests != nullptr && host.accounting == Accounting::Exclusive) {
-    auto narrowings = plan_narrowing(*request.other_guests, fit.placement->held_cpus(), summary->name);
-    if (!narrowings) return narrowings.error();
-    outcome.narrowings = std::move(*narrowings);
-  }
-  outcome.held = fit.placement->held_cpus();
-  xml::write_placement(doc->get(), host, *fit.placement, *constraints);
-  xml::write_record(doc->get(), stored, {&*fit.placement, nullptr, &*constraints});
-  outcome.placement = std::move(fit.placement);
-  outcome.domain_xml = xml::serialize(doc->get());
-  return outcome;
+  const CpuSet all = host_cpus_of(host);
+  const CpuSet usable = usable_cpus(p.constraints, p.summary.vcpus, all);
+  p.view = usable == all ? host : host_within(host, usable);
+  if (auto devices = check_device_memory(p.view, p.bindings, p.summary.name); !devices) return devices.error();
+  return topology->has_value() ? place_with_topology(p, **topology) : place_without_topology(p);
 }
 
 }  // namespace numaplace::plugin

@@ -112,17 +112,12 @@ struct TruthHost {
     return {cpu};
   }
   // CPUs dedicated / floating guests may use, as the configuration says (Nova's rules).
-  Cpus dedicated_set() const {
+  Cpus dedicated_set() const { return configured(config ? config->dedicated : std::nullopt); }
+  Cpus shared_set() const { return configured(config ? config->shared : std::nullopt); }
+  // A set of the configuration: every CPU when neither set is given, none when only the other is.
+  Cpus configured(const std::optional<Cpus>& set) const {
     Cpus out = all();
-    if (config && (config->shared || config->dedicated)) out = config->dedicated.value_or(Cpus{});
-    if (config) {
-      for (auto r : config->reserved) out.erase(r);
-    }
-    return out;
-  }
-  Cpus shared_set() const {
-    Cpus out = all();
-    if (config && (config->shared || config->dedicated)) out = config->shared.value_or(Cpus{});
+    if (config && (config->shared || config->dedicated)) out = set.value_or(Cpus{});
     if (config) {
       for (auto r : config->reserved) out.erase(r);
     }

@@ -417,14 +417,12 @@ Status keep_off_held_cpus(Placing& p) {
   return Done{};
 }
 
-// The operator's 1:1 pins hold their pCPUs, as another guest's claim reads them: never one a
+// The operator's 1:1 pins hold their pCPUs, as the guest's claim reads them later: never one a
 // dedicated guest holds, and other guests' threads leave them.
 Status hold_operator_pins(Placing& p) {
-  auto written = xml::read_domain_bindings(p.doc.get(), p.what, p.summary.vcpus);
-  if (!written) return written.error();
   CpuSet held, others_held;
-  for (const auto& thread : thread_affinities(written->threads, host_cpus_of(p.host))) {
-    if (thread.kind == ThreadAffinity::Kind::Vcpu && thread.cpus.size() == 1) held.insert(thread.cpus.first());
+  for (const auto& [vcpu, cpus] : p.constraints.vcpupins) {
+    if (cpus.size() == 1) held.insert(cpus.first());
   }
   for (const auto& cell : p.host.cells) others_held = others_held.united(cell.usage.pinned_cpus);
   if (held.intersects(others_held)) {

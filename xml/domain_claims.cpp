@@ -123,12 +123,30 @@ Result<GuestClaim> read_guest_claim(const xmlDoc* doc, const HostTopology& host,
     }
   }
 
-  // Threads: a vCPU allowed on one pCPU holds it, one allowed on several floats over them.
+  // Threads: a vCPU allowed on one pCPU holds it, one allowed on several floats over them. In a
+  // guest numaplace placed, only the vCPUs its record pins (and those the operator pinned 1:1)
+  // hold their pCPU: a floating vCPU narrowed down to one pCPU still floats.
+  std::optional<CpuSet> holding_vcpus;
+  if (has_record(doc)) {
+    auto constraints = read_recorded_constraints(doc, what);
+    if (!constraints) return constraints.error();
+    holding_vcpus = CpuSet{};
+    if (*record) {
+      for (const auto& placed : (*record)->cells) {
+        for (const auto& [vcpu, pcpu] : placed.pinning) holding_vcpus->insert(vcpu);
+      }
+    }
+    if (*constraints) {
+      for (const auto& [vcpu, cpus] : (*constraints)->vcpupins) {
+        if (cpus.size() == 1) holding_vcpus->insert(vcpu);
+      }
+    }
+  }
   claim.threads = thread_affinities(bindings->threads, anywhere);
   for (auto& thread : claim.threads) thread.cpus = thread.cpus.intersected(anywhere);
   for (const auto& thread : claim.threads) {
     if (thread.kind != ThreadAffinity::Kind::Vcpu) continue;
-    if (thread.cpus.size() == 1) {
+    if (thread.cpus.size() == 1 && (!holding_vcpus || holding_vcpus->contains(thread.id))) {
       claim_for(claim, *cell_of_cpu(host, thread.cpus.first())).pinned_cpus.insert(thread.cpus.first());
     } else {
       add_floating_vcpu(claim, host, thread.cpus);

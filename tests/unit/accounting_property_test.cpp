@@ -464,10 +464,8 @@ Seen read_guest(const std::string& xml, const TruthHost& host) {
   }
   std::uint64_t total = 0;
   for (xmlNode* memory : d.nodes("/domain/memory")) total = kib_of(Doc::text(memory), Doc::attr(memory, "unit").value_or("KiB"));
-  std::uint64_t devices = 0;
   for (xmlNode* size : d.nodes("/domain/devices/memory[@model='dimm']/target/size")) {
     const std::uint64_t kib = kib_of(Doc::text(size), Doc::attr(size, "unit").value_or("KiB"));
-    devices += kib;
     auto node = d.nodes("/domain/devices/memory[@model='dimm']/target/node");
     const std::uint32_t guest_node = node.empty() ? 0 : std::stoul(Doc::text(node[0]));
     if (!cells.empty()) seen.memory.push_back({host_of_cell[guest_node], kib, page_for(guest_node)});

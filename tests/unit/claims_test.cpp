@@ -158,3 +158,45 @@ TEST(DomainClaims, BrokenRecordsAndPinsAreNamed) {
 
 }  // namespace
 }  // namespace numaplace
+
+namespace numaplace {
+namespace {
+
+// A floating guest numaplace placed, narrowed down to one pCPU by a dedicated guest placed after
+// it, still floats there: only its record's pins (and 1:1 pins the operator wrote) hold a pCPU.
+// The same XML without numaplace's record reads as another tool's guest pinned 1:1.
+TEST(DomainClaims, AFloatingVcpuNarrowedToOnePcpuStillFloats) {
+  HostTopology host = two_cell_host();
+  Placement placement;
+  CellPlacement cell;
+  cell.guest_cell = 0;
+  cell.host_cell = 0;
+  cell.guest_cpus = CpuSet{0};
+  cell.host_cpus = CpuSet{0, 1};
+  cell.memory_kib = 1024 * 1024;
+  placement.cells.push_back(cell);
+  auto doc = xml::parse_document("<domain type='kvm'><name>f</name><memory unit='MiB'>1024</memory><vcpu>1</vcpu></domain>",
+                                 "d");
+  ASSERT_TRUE(doc.ok());
+  xml::write_placement(doc->get(), host, placement);
+  xml::write_record(doc->get(), {{{"hw:numa_nodes", "1"}}, {}, "", ""}, {&placement, nullptr, nullptr});
+  EXPECT_FALSE(xml::narrow_threads(doc->get(), CpuSet{0}, CpuSet::range(0, 31)).empty());
+  const std::string narrowed = xml::serialize(doc->get());
+  ASSERT_NE(narrowed.find("<vcpupin vcpu=\"0\" cpuset=\"1\"/>"), std::string::npos) << narrowed;
+  auto claim = claim_of(narrowed, host);
+  ASSERT_TRUE(claim.ok()) << claim.error().message;
+  EXPECT_TRUE(claim->held_cpus().empty());
+  ASSERT_EQ(claim->cells.size(), 1u);
+  EXPECT_DOUBLE_EQ(claim->cells[0].shared_vcpus, 1.0);
+
+  const auto metadata_start = narrowed.find("<metadata>");
+  const auto metadata_end = narrowed.find("</metadata>") + std::string("</metadata>").size();
+  std::string foreign = narrowed;
+  foreign.erase(metadata_start, metadata_end - metadata_start);
+  auto other_tool = claim_of(foreign, host);
+  ASSERT_TRUE(other_tool.ok()) << other_tool.error().message;
+  EXPECT_EQ(to_cpu_list(other_tool->held_cpus()), "1");
+}
+
+}  // namespace
+}  // namespace numaplace

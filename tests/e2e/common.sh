@@ -30,10 +30,23 @@ need_packages() {
   done
 }
 
+# /dev/kvm as Debian's udev rules leave it (group kvm, 0660). Machines without udev may have it
+# root-only: then libvirt's QEMU probe (as root) and its later check (as the qemu user) disagree
+# about KVM, and libvirt 9.0 probes QEMU again on every call (7 s for `virsh capabilities`, 40 s for
+# a validated define, seen here), which is all the e2e tests' time.
+kvm_device_as_udev_leaves_it() {
+  [ -c /dev/kvm ] && [ "$(id -u)" -eq 0 ] && getent group kvm >/dev/null || return 0
+  [ "$(stat -c %G:%a /dev/kvm)" = "kvm:660" ] && return 0
+  say "setting /dev/kvm to group kvm, mode 0660, as udev would"
+  chgrp kvm /dev/kvm && chmod 0660 /dev/kvm
+}
+
 # Starts virtlogd and libvirtd by hand (no systemd), remembering them for stop_started_daemons.
 start_libvirtd() {
-  virtlogd -d -p "$WORK/virtlogd.pid"; STARTED_DAEMONS+=("$WORK/virtlogd.pid")
-  libvirtd -d -p "$WORK/libvirtd.pid"; STARTED_DAEMONS+=("$WORK/libvirtd.pid")
+  kvm_device_as_udev_leaves_it
+  # Without the e2e lock's descriptor: a daemon left behind by a killed run must not hold the lock.
+  virtlogd -d -p "$WORK/virtlogd.pid" 9>&-; STARTED_DAEMONS+=("$WORK/virtlogd.pid")
+  libvirtd -d -p "$WORK/libvirtd.pid" 9>&-; STARTED_DAEMONS+=("$WORK/libvirtd.pid")
   for _ in $(seq 1 60); do virsh -c "$URI" version >/dev/null 2>&1 && break; sleep 0.5; done
   virsh -c "$URI" version >/dev/null 2>&1 || fail "libvirtd did not come up"
   # A freshly started libvirtd probes QEMU's capabilities on its first calls (tens of seconds

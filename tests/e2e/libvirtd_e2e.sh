@@ -47,7 +47,10 @@ for v in 0 1; do
   [ "$got" = "$expected" ] || fail "/proc: vCPU thread $v allowed on '$got', expected '$expected'"
 done
 say "np-e2e-a: vcpupin, numatune and /proc agree ($expected, node $host_cell)"
+# Gone, not only stopped: a defined guest floating over the host's pCPUs would have to be narrowed by
+# the dedicated guests below, and on a host of two pCPUs the second one would leave it none.
 virsh -c "$URI" destroy np-e2e-a >/dev/null
+virsh -c "$URI" undefine np-e2e-a >/dev/null
 
 # --- 2. two dedicated guests defined and started at once ------------------------------------------
 # The second waits on the host lock while the first defines and starts; a libvirtd that probes

@@ -1,5 +1,5 @@
-"""Tests of the Python binding against the built library (NUMAPLACE_LIBRARY) and the shared samples
-(NUMAPLACE_SHARED_DIR), run by ctest with Debian's python3."""
+"""Tests of the Python binding against the built library (NUMAPLACE_LIBRARY) and the test data's
+samples (NUMAPLACE_TEST_DATA_DIR, default tests/data), run by ctest with Debian's python3."""
 
 import os
 import threading
@@ -7,7 +7,7 @@ import unittest
 
 import numaplace
 
-SHARED = os.environ.get("NUMAPLACE_SHARED_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared"))
+SHARED = os.environ.get("NUMAPLACE_TEST_DATA_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data"))
 SOURCE = os.path.join(os.path.dirname(__file__), "..", "..")
 
 

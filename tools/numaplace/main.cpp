@@ -22,8 +22,8 @@ int main(int argc, char** argv) {
       "  numaplace place vm.xml --capabilities host-caps.xml --spec hw:cpu_policy=dedicated -o placed.xml\n"
       "  numaplace topology --connect qemu:///system\n"
       "  numaplace define vm.xml --spec hw:numa_nodes=1 && numaplace start vm\n"
-      "  numaplace conformance nova-fit ../shared/conformance/nova/fit.jsonl\n"
-      "  numaplace replay ../shared/conformance/nova/streams.jsonl --strategy pack\n"
+      "  numaplace conformance nova-fit tests/data/conformance/nova/edge.jsonl\n"
+      "  numaplace replay tests/data/conformance/nova/streams.jsonl --strategy pack\n"
       "Exit codes: 0 done, 1 bad input, 2 usage, 3 does not fit, 4 host unreadable, 5 libvirt refused.");
 
   using namespace numaplace::cli;

@@ -4,7 +4,10 @@
 // 4 the host could not be read (or locked); 5 libvirt refused the domain.
 #include <CLI/CLI.hpp>
 
+#include <string>
 #include <vector>
+
+#include "numaplace_version.h"
 
 #include "numaplace/cli_common.h"
 #include "numaplace/command.h"
@@ -16,6 +19,8 @@ int main(int argc, char** argv) {
       "cells and pCPUs, and rewrites the domain XML with <numatune>, <vcpupin> and <cpu><numa>.",
       "numaplace"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("numaplace ") + NUMAPLACE_VERSION_STRING,
+                       "Print numaplace's version and exit");
   app.footer(
       "Examples:\n"
       "  numaplace place vm.xml --spec hw:numa_nodes=2 > placed.xml\n"

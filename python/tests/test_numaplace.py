@@ -87,6 +87,12 @@ class PlaceTest(unittest.TestCase):
         self.assertEqual(caught.exception.name, "UnknownStrategy")
 
 
+class VersionTest(unittest.TestCase):
+    def test_package_and_library_versions_agree(self):
+        self.assertRegex(numaplace.__version__, r"^[0-9]+\.[0-9]+\.[0-9]+$")
+        self.assertEqual(numaplace.library_version(), numaplace.__version__)
+
+
 class ErrorTest(unittest.TestCase):
     def test_no_fit(self):
         with self.assertRaises(numaplace.Error) as caught:

@@ -24,7 +24,10 @@ install(FILES ${PROJECT_BINARY_DIR}/numaplace.pc DESTINATION ${CMAKE_INSTALL_LIB
 
 # Man pages and bash completion, made at build time from the built CLI's --help texts (one
 # source for both: tools/man/cli_docs.py).
-find_program(NUMAPLACE_PYTHON3_FOR_DOCS python3 REQUIRED)
+find_program(NUMAPLACE_PYTHON3_FOR_DOCS python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(NOT NUMAPLACE_PYTHON3_FOR_DOCS)
+  find_program(NUMAPLACE_PYTHON3_FOR_DOCS python3 REQUIRED)
+endif()
 set(NUMAPLACE_DOCS_DIR ${PROJECT_BINARY_DIR}/docs-generated)
 add_custom_command(
   OUTPUT ${NUMAPLACE_DOCS_DIR}/stamp

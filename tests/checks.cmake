@@ -29,7 +29,11 @@ add_test(NAME checks.abi-symbols
 # Man pages and bash completion against the CLI's --help.
 add_test(NAME checks.docs
          COMMAND bash ${NUMAPLACE_CHECKS}/docs_check.sh $<TARGET_FILE:numaplace_cli> ${NUMAPLACE_DOCS_DIR})
-set_tests_properties(checks.version checks.abi-symbols checks.docs PROPERTIES LABELS checks TIMEOUT 120)
+# Every project source file carries its SPDX licence line; every test data file its provenance.
+add_test(NAME checks.spdx COMMAND bash ${PROJECT_SOURCE_DIR}/tools/dev/spdx.sh --check)
+add_test(NAME checks.provenance COMMAND bash ${NUMAPLACE_CHECKS}/provenance_check.sh ${PROJECT_SOURCE_DIR})
+set_tests_properties(checks.version checks.abi-symbols checks.docs checks.spdx checks.provenance
+                     PROPERTIES LABELS checks TIMEOUT 120)
 
 add_test(NAME install.layout
          COMMAND ${CMAKE_COMMAND} -E env "NUMAPLACE_TEST_PYTHON_ENV=${NUMAPLACE_PYTHON_ENV_WORDS}"

@@ -80,6 +80,8 @@ package() {
   PACKAGES+=("${PACKAGE_TOOLS[@]}")
   install_missing
   local work=$BUILD_DIR/package start=$SECONDS
+  # A test that broke /dev/null (a regular file in its place) would write into the packages.
+  [ -c /dev/null ] || { echo "dev.sh: /dev/null is not a character device: restore it (mknod -m 666 /dev/null c 1 3)" >&2; return 1; }
   rm -rf "$work"
   mkdir -p "$work/src"
   tar -C . --exclude=./.git --exclude=./build --exclude='./build-*' --exclude="./$BUILD_DIR" --exclude='./obj-*' \

@@ -122,7 +122,7 @@ package() {
   echo "man numaplace-place: $(man -w numaplace-place)"
   MANWIDTH=80 man numaplace-place 2>/dev/null | sed -n '3,4p'
   [ -x /etc/libvirt/hooks/qemu.d/numaplace ] || { echo "dev.sh: no hook /etc/libvirt/hooks/qemu.d/numaplace"; return 1; }
-  [ ! -e /usr/etc ] || { echo "dev.sh: /usr/etc exists"; return 1; }
+  if dpkg -L "${names[@]}" | grep -q '^/usr/etc'; then echo "dev.sh: a package put files under /usr/etc"; return 1; fi
   echo "hook: $(dpkg -S /etc/libvirt/hooks/qemu.d/numaplace)"
   (cd / && /usr/bin/python3 -c 'import numaplace
 assert numaplace.__version__ == numaplace.library_version()

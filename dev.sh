@@ -3,16 +3,24 @@
 # configures and builds into build/, then runs what you ask for:
 #   ./dev.sh demo      place the bundled 8-vCPU guest on libvirt's test host, validate with libvirt
 #   ./dev.sh test      run the whole test suite (unit, conformance, CLI, e2e) with ctest, then
-#                      the same suite under ASan+UBSan with each fuzz harness run briefly (= asan)
+#                      the same suite under ASan+UBSan with each fuzz harness run briefly (= asan),
+#                      then the Debian packages (= package)
 #   ./dev.sh asan      only the clang ASan+UBSan build (build-asan/): the suite without e2e, and
 #                      each libFuzzer harness for NUMAPLACE_FUZZ_SMOKE_RUNS (default 10000) runs
 #   ./dev.sh fuzz-smoke  the same build, only the fuzz harnesses (ctest label fuzz)
+#   ./dev.sh package   build the .deb packages from the tree (build/package/), lintian them and, as
+#                      root, install them, run the demo with the installed numaplace, purge them
 #   ./dev.sh build     only install and build
+# The tests read the tree's tests/data; NUMAPLACE_SHARED_DIR=DIR tests with another directory of
+# the same layout (conformance/, corpus/, samples/) instead.
 set -euo pipefail
 cd "$(dirname "$0")"
 
 PACKAGES=(cmake g++ make pkg-config libxml2-dev libvirt-dev libvirt-clients libhwloc-dev libnuma-dev
-          libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev python3-scipy)
+          libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev python3-scipy
+          xz-utils man-db python3-setuptools python3-wheel python3-pip)
+# What ./dev.sh package needs besides: the Debian package tools.
+PACKAGE_TOOLS=(build-essential debhelper dh-python dpkg-dev lintian)
 BUILD_DIR=${BUILD_DIR:-build}
 
 install_missing() {
@@ -31,17 +39,21 @@ install_missing() {
 
 build() {
   install_missing
-  cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@" >/dev/null
+  cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNUMAPLACE_SHARED_DIR="${NUMAPLACE_SHARED_DIR:-}" "$@" >/dev/null
   cmake --build "$BUILD_DIR" -j"$(nproc)"
 }
 
 demo() {
   build
-  local out="$BUILD_DIR/demo-placed.xml"
+  run_demo "$BUILD_DIR/numaplace" "$BUILD_DIR/demo-placed.xml"
+}
+
+run_demo() {  # NUMAPLACE OUT.xml
+  local numaplace=$1 out=$2
   echo "== numaplace topology (libvirt test:///default)"
-  "$BUILD_DIR/numaplace" topology
+  "$numaplace" topology
   echo "== numaplace place examples/guest-8vcpu-4g.xml (8 vCPUs, 4 GiB; cells 6+2 vCPUs, 3072+1024 MiB)"
-  "$BUILD_DIR/numaplace" place examples/guest-8vcpu-4g.xml \
+  "$numaplace" place examples/guest-8vcpu-4g.xml \
     --spec hw:numa_nodes=2 --spec hw:numa_cpus.0=0,1,2,3,4,5 --spec hw:numa_cpus.1=6,7 \
     --spec hw:numa_mem.0=3072 --spec hw:numa_mem.1=1024 -o "$out"
   cat "$out"
@@ -49,23 +61,82 @@ demo() {
   virsh -c test:///default define --validate "$out"
 }
 
-shared_dir_or_exit() {
-  local shared=${NUMAPLACE_SHARED_DIR:-../shared}
-  if [ ! -f "$shared/conformance/SCHEMA.md" ]; then
-    echo "dev.sh: the tests read the reference vectors, corpus and samples of shared/, expected at $shared" >&2
-    echo "dev.sh: clone numaplace beside shared/, or run NUMAPLACE_SHARED_DIR=/path/to/shared ./dev.sh test" >&2
-    exit 2
-  fi
-  (cd "$shared" && pwd)
+# The whole suite, then the same suite under ASan+UBSan with the fuzz harnesses run briefly, then
+# the Debian packages.
+run_tests() {
+  build
+  ctest --test-dir "$BUILD_DIR" -j"$(nproc)" --output-on-failure
+  hardened
+  package
 }
 
-# The whole suite, then the same suite under ASan+UBSan with the fuzz harnesses run briefly.
-run_tests() {
-  local shared
-  shared=$(shared_dir_or_exit)
-  build -DNUMAPLACE_SHARED_DIR="$shared"
-  ctest --test-dir "$BUILD_DIR" -j"$(nproc)" --output-on-failure
-  hardened -DNUMAPLACE_SHARED_DIR="$shared"
+# The .deb packages built from the tree as it is (committed or not) in build/package/, checked with
+# lintian (no error allowed), and, as root (or through sudo), installed with apt, checked where a
+# system looks for them (numaplace --version, man numaplace-place, the hook in
+# /etc/libvirt/hooks/qemu.d, python3's import, pkg-config), the demo run with the installed
+# /usr/bin/numaplace, and purged again. When one of them was installed before, the packages are not
+# installed (nor purged) here.
+package() {
+  PACKAGES+=("${PACKAGE_TOOLS[@]}")
+  install_missing
+  local work=$BUILD_DIR/package start=$SECONDS
+  # A test that broke /dev/null (a regular file in its place) would write into the packages.
+  [ -c /dev/null ] || { echo "dev.sh: /dev/null is not a character device: restore it (mknod -m 666 /dev/null c 1 3)" >&2; return 1; }
+  rm -rf "$work"
+  mkdir -p "$work/src"
+  tar -C . --exclude=./.git --exclude=./build --exclude='./build-*' --exclude="./$BUILD_DIR" --exclude='./obj-*' \
+    --exclude=./debian/tmp --exclude='*/__pycache__' -cf - . | tar -C "$work/src" -xf -
+  echo "== dpkg-buildpackage -b -us -uc (log: $work/build.log)"
+  if ! (cd "$work/src" && dpkg-buildpackage -b -us -uc -j"$(nproc)") >"$work/build.log" 2>&1; then
+    tail -n 60 "$work/build.log"
+    echo "dev.sh: dpkg-buildpackage failed (log: $work/build.log)" >&2
+    return 1
+  fi
+  ls "$work"/*.deb
+  echo "== lintian --fail-on error"
+  lintian --fail-on error "$work"/*.changes
+  local names=(libnumaplace0 libnumaplace-dev numaplace python3-numaplace) name
+  sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  if [ "$(id -u)" -ne 0 ] && ! sudo -n true 2>/dev/null; then
+    echo "dev.sh: not root and no sudo: the packages are built, not installed and tried"
+    return 0
+  fi
+  for name in "${names[@]}"; do
+    if dpkg-query -W -f='${Status}' "$name" 2>/dev/null | grep -q "ok installed"; then
+      echo "dev.sh: $name was installed before: the packages are built, not installed and tried"
+      return 0
+    fi
+  done
+  local debs=()
+  for name in "${names[@]}"; do debs+=("$(cd "$work" && pwd)/$(cd "$work" && ls "${name}"_*.deb)"); done
+  echo "== apt-get install ${debs[*]##*/}"
+  trap purge_packages EXIT
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
+    --no-install-recommends "${debs[@]}" >"$work/install.log" 2>&1 || { cat "$work/install.log"; return 1; }
+  local want
+  want=$(sed -n 's/^project(numaplace VERSION \([0-9.]*\).*/\1/p' CMakeLists.txt)
+  [ "$(/usr/bin/numaplace --version)" = "numaplace $want" ] ||
+    { echo "dev.sh: /usr/bin/numaplace --version says '$(/usr/bin/numaplace --version)'"; return 1; }
+  echo "/usr/bin/numaplace --version: numaplace $want"
+  echo "man numaplace-place: $(man -w numaplace-place)"
+  MANWIDTH=80 man numaplace-place 2>/dev/null | sed -n '3,4p'
+  [ -x /etc/libvirt/hooks/qemu.d/numaplace ] || { echo "dev.sh: no hook /etc/libvirt/hooks/qemu.d/numaplace"; return 1; }
+  if dpkg -L "${names[@]}" | grep -q '^/usr/etc'; then echo "dev.sh: a package put files under /usr/etc"; return 1; fi
+  echo "hook: $(dpkg -S /etc/libvirt/hooks/qemu.d/numaplace)"
+  (cd / && /usr/bin/python3 -c 'import numaplace
+assert numaplace.__version__ == numaplace.library_version()
+print("python3: numaplace", numaplace.__version__, "from", numaplace.__file__)')
+  echo "pkg-config: numaplace $(pkg-config --modversion numaplace): $(pkg-config --cflags --libs numaplace)"
+  run_demo /usr/bin/numaplace "$work/demo-placed.xml"
+  purge_packages
+  echo "dev.sh: packages built, lintian without errors, installed, tried and purged ($((SECONDS - start)) s)"
+}
+
+purge_packages() {
+  trap - EXIT
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get -o DPkg::Lock::Timeout=600 purge -y -qq \
+    libnumaplace0 libnumaplace-dev numaplace python3-numaplace >/dev/null 2>&1 || true
 }
 
 # One clang build (build-asan/) with AddressSanitizer and UndefinedBehaviorSanitizer over the library,
@@ -77,10 +148,14 @@ hardened() {
   PACKAGES+=(clang)
   install_missing
   CC=clang CXX=clang++ cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNUMAPLACE_SANITIZE=ON \
-    -DNUMAPLACE_FUZZ=ON -DNUMAPLACE_BENCHMARKS=OFF \
+    -DNUMAPLACE_FUZZ=ON -DNUMAPLACE_BENCHMARKS=OFF -DNUMAPLACE_SHARED_DIR="${NUMAPLACE_SHARED_DIR:-}" \
     -DNUMAPLACE_FUZZ_SMOKE_RUNS="${NUMAPLACE_FUZZ_SMOKE_RUNS:-10000}" "$@" >/dev/null
   cmake --build build-asan -j"$(nproc)"
-  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1 \
+  # intercept_tls_get_addr=0: clang 14's runtime can take a dynamic TLS block of a dlopen()ed library
+  # (libvirt's glib) for a glibc 2.19 one when its address happens to fall on that header's offset,
+  # and LeakSanitizer's tracer then dies scanning a bogus range (google/sanitizers#1322); without the
+  # interception those blocks are still found as heap blocks the thread's DTV points to.
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1:intercept_tls_get_addr=0 \
     ctest --test-dir build-asan -j"$(nproc)" -LE "e2e|quality" --output-on-failure "${CTEST_ARGS[@]}"
 }
 
@@ -88,8 +163,9 @@ CTEST_ARGS=()
 case "${1:-}" in
   demo) demo ;;
   test) run_tests ;;
-  asan) shared=$(shared_dir_or_exit); hardened -DNUMAPLACE_SHARED_DIR="$shared" ;;
-  fuzz-smoke) shared=$(shared_dir_or_exit); CTEST_ARGS=(-L fuzz); hardened -DNUMAPLACE_SHARED_DIR="$shared" ;;
+  asan) hardened ;;
+  fuzz-smoke) CTEST_ARGS=(-L fuzz); hardened ;;
+  package) package ;;
   build) build ;;
-  *) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  *) awk 'NR == 1 {next} /^#/ {if ($0 !~ /^# SPDX-License-Identifier: [^ ]+$/) {sub(/^# ?/, ""); print}; next} {exit}' "$0"; exit 2 ;;
 esac

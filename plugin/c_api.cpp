@@ -271,7 +271,7 @@ char* copy_string(const std::string& text) {
 
 extern "C" {
 
-const char* np_version(void) { return "0.1.0"; }
+const char* np_version(void) { return NUMAPLACE_VERSION_STRING; }
 
 const char* np_status_name(np_status status) {
   switch (status) {

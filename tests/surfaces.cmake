@@ -5,33 +5,28 @@
 # are compiled with the same compilers and sanitizer flags, and Python preloads the runtime
 # (and does not report its own interpreter's leaks).
 set(NUMAPLACE_SURFACE_ENV CC=${CMAKE_C_COMPILER} CXX=${CMAKE_CXX_COMPILER})
-set(NUMAPLACE_PYTHON_ENV)
 if(NUMAPLACE_SANITIZE)
   if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
     # The library's UBSan checks of C++ types need the C++ part of the runtime in the C program too.
     list(APPEND NUMAPLACE_SURFACE_ENV "NUMAPLACE_EXTRA_FLAGS=-fsanitize=address,undefined -fsanitize-link-c++-runtime"
          "NUMAPLACE_EXTRA_LIBS=-lstdc++")
-    set(asan_runtime_name libclang_rt.asan-x86_64.so)
   else()
     list(APPEND NUMAPLACE_SURFACE_ENV "NUMAPLACE_EXTRA_FLAGS=-fsanitize=address,undefined")
-    set(asan_runtime_name libasan.so)
   endif()
-  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=${asan_runtime_name}
-                  OUTPUT_VARIABLE asan_runtime OUTPUT_STRIP_TRAILING_WHITESPACE)
-  list(APPEND NUMAPLACE_PYTHON_ENV LD_PRELOAD=${asan_runtime} ASAN_OPTIONS=detect_leaks=0)
 endif()
+# NUMAPLACE_PYTHON_ENV (the sanitizer runtime preloaded for Python): tests/checks.cmake.
 
 add_test(NAME install.pkg-config
          COMMAND ${CMAKE_COMMAND} -E env ${NUMAPLACE_SURFACE_ENV}
                  sh ${CMAKE_CURRENT_SOURCE_DIR}/install/install_test.sh ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR}
-                 ${NUMAPLACE_SHARED_DIR}/samples/libvirt/caps-2cell.xml ${PROJECT_SOURCE_DIR}/examples/guest-8vcpu-4g.xml)
+                 ${NUMAPLACE_TEST_DATA_DIR}/samples/libvirt/caps-2cell.xml ${PROJECT_SOURCE_DIR}/examples/guest-8vcpu-4g.xml)
 set_tests_properties(install.pkg-config PROPERTIES LABELS install TIMEOUT 300)
 
 find_program(NUMAPLACE_PYTHON3 python3 PATHS /usr/bin NO_DEFAULT_PATH)
 if(NUMAPLACE_PYTHON3)
   add_test(NAME python.binding
            COMMAND ${CMAKE_COMMAND} -E env ${NUMAPLACE_PYTHON_ENV} NUMAPLACE_LIBRARY=$<TARGET_FILE:numaplace>
-                   NUMAPLACE_SHARED_DIR=${NUMAPLACE_SHARED_DIR} PYTHONPATH=${PROJECT_SOURCE_DIR}/python
+                   NUMAPLACE_TEST_DATA_DIR=${NUMAPLACE_TEST_DATA_DIR} PYTHONPATH=${PROJECT_BINARY_DIR}/python
                    PYTHONDONTWRITEBYTECODE=1
                    ${NUMAPLACE_PYTHON3} -m unittest discover -s ${PROJECT_SOURCE_DIR}/python/tests -v)
   set_tests_properties(python.binding PROPERTIES LABELS python TIMEOUT 300)

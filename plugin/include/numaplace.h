@@ -23,6 +23,8 @@
 
 #include <stddef.h>
 
+#include "numaplace_version.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -33,8 +35,10 @@ extern "C" {
 #define NP_EXPORT
 #endif
 
-#define NP_VERSION_MAJOR 0
-#define NP_VERSION_MINOR 1
+/* The version this header belongs to: NUMAPLACE_VERSION_MAJOR, _MINOR, _PATCH and _STRING
+ * (numaplace_version.h); the older names stay. */
+#define NP_VERSION_MAJOR NUMAPLACE_VERSION_MAJOR
+#define NP_VERSION_MINOR NUMAPLACE_VERSION_MINOR
 
 typedef enum np_status {
   NP_OK = 0,
@@ -57,7 +61,7 @@ typedef struct np_pair {
   const char* value;
 } np_pair;
 
-/* The library's version, "0.1.0". */
+/* The library's version, "MAJOR.MINOR.PATCH" (NUMAPLACE_VERSION_STRING of the header it was built with). */
 NP_EXPORT const char* np_version(void);
 /* A short name for a status ("NP_ERR_NO_FIT"). */
 NP_EXPORT const char* np_status_name(np_status status);

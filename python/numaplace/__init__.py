@@ -12,8 +12,10 @@ the nova-fit host schema (cells, usage, pci, allocation_ratio), a libvirt URI
 ("qemu:///system"), or a numaplace.Host loaded once and reused. Failures raise
 numaplace.Error with .name (stable kind such as "NoFit"), .status and the message.
 
-The library is NUMAPLACE_LIBRARY if set, else the installed libnumaplace.so.0.
-No compiler is needed; nothing here keeps global state besides the loaded library.
+The library is NUMAPLACE_LIBRARY if set, else the one installed with this package (its path
+in _config.py, written by `cmake --install`), else libnumaplace.so.0 from the system's library
+path. No compiler is needed; nothing here keeps global state besides the loaded library.
+numaplace.__version__ is the package's version (the library's: library_version()).
 """
 
 import ctypes
@@ -25,6 +27,14 @@ from typing import Any, Dict, Iterable, Mapping, NamedTuple, Optional, Union
 __all__ = ["Error", "Host", "Result", "place", "library_version"]
 
 SONAME = "libnumaplace.so.0"
+
+try:  # written by the build (build/python), `cmake --install` or the wheel's build
+    from ._config import VERSION as __version__
+    from ._config import LIBRARY as _INSTALLED_LIBRARY
+except ImportError:  # the bare source tree
+    __version__ = None
+    _INSTALLED_LIBRARY = None
+
 NP_OK = 0
 NP_LIBVIRT_RUNNING_CLAIMS = 1
 
@@ -62,7 +72,10 @@ def _load() -> ctypes.CDLL:
     with _lib_lock:
         if _lib is not None:
             return _lib
-        path = os.environ.get("NUMAPLACE_LIBRARY") or SONAME
+        path = os.environ.get("NUMAPLACE_LIBRARY")
+        if not path:
+            installed = _INSTALLED_LIBRARY
+            path = installed if installed and (os.sep not in installed or os.path.exists(installed)) else SONAME
         try:
             lib = ctypes.CDLL(path)
         except OSError as exc:

@@ -1,5 +1,5 @@
-"""Tests of the Python binding against the built library (NUMAPLACE_LIBRARY) and the shared samples
-(NUMAPLACE_SHARED_DIR), run by ctest with Debian's python3."""
+"""Tests of the Python binding against the built library (NUMAPLACE_LIBRARY) and the test data's
+samples (NUMAPLACE_TEST_DATA_DIR, default tests/data), run by ctest with Debian's python3."""
 
 import os
 import threading
@@ -7,7 +7,7 @@ import unittest
 
 import numaplace
 
-SHARED = os.environ.get("NUMAPLACE_SHARED_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared"))
+SHARED = os.environ.get("NUMAPLACE_TEST_DATA_DIR", os.path.join(os.path.dirname(__file__), "..", "..", "tests", "data"))
 SOURCE = os.path.join(os.path.dirname(__file__), "..", "..")
 
 
@@ -97,6 +97,12 @@ class PlaceTest(unittest.TestCase):
         with self.assertRaises(numaplace.Error) as caught:
             numaplace.place(host=uneven, flavor=flavor, domain_xml=GUEST, options={"strategy": "fastest"})
         self.assertEqual(caught.exception.name, "UnknownStrategy")
+
+
+class VersionTest(unittest.TestCase):
+    def test_package_and_library_versions_agree(self):
+        self.assertRegex(numaplace.__version__, r"^[0-9]+\.[0-9]+\.[0-9]+$")
+        self.assertEqual(numaplace.library_version(), numaplace.__version__)
 
 
 class ErrorTest(unittest.TestCase):

@@ -1,11 +1,14 @@
-// Paths the tests read: the shared samples/corpus and the built CLI.
+// Paths the tests read: the test data (tests/data, laid out in the build tree with the compressed
+// vectors decompressed: cmake/TestData.cmake), the source tree and the built CLI.
 #pragma once
 
 #include <string>
 
 namespace numaplace::testing {
 
-inline std::string shared_path(const std::string& relative) { return std::string(NUMAPLACE_SHARED_DIR) + "/" + relative; }
+// A file of the test data (conformance/, corpus/, samples/); the name recalls the shared/ directory
+// these files came from.
+inline std::string shared_path(const std::string& relative) { return std::string(NUMAPLACE_TEST_DATA_DIR) + "/" + relative; }
 inline std::string source_path(const std::string& relative) { return std::string(NUMAPLACE_SOURCE_DIR) + "/" + relative; }
 inline std::string cli_path() { return NUMAPLACE_CLI; }
 

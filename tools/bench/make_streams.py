@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Fresh admission streams drawn the way ../shared/conformance/nova/streams.jsonl was drawn.
+"""Fresh admission streams drawn the way tests/data/conformance/nova/streams.jsonl was drawn.
 
 The 24 streams of streams.jsonl are few: a strategy tuned on them may only fit them. This script
 draws new streams by the recipe STREAMS.md states (the four host shapes, taken cell for cell from

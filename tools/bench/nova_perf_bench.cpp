@@ -1,4 +1,4 @@
-// The cases of ../shared/conformance/nova/perf.jsonl (Nova's own fit times in nova_seconds),
+// The cases of tests/data/conformance/nova/perf.jsonl (Nova's own fit times in nova_seconds),
 // one benchmark each: fit_guest on the vector's host and guest, prepared once. Counters:
 // nova_s (Nova's recorded seconds), speedup (Nova's seconds over ours, measured here),
 // candidates (partial assignments the ordered search extended) and allocs (heap
@@ -48,7 +48,7 @@ void BM_NovaPerfCase(benchmark::State& state, const PerfCase& perf) {
 
 // Registers one benchmark per vector; a missing file registers nothing (and says so).
 int register_perf_cases() {
-  const std::string path = std::string(NUMAPLACE_SHARED_DIR) + "/conformance/nova/perf.jsonl";
+  const std::string path = std::string(NUMAPLACE_TEST_DATA_DIR) + "/conformance/nova/perf.jsonl";
   std::ifstream in(path);
   if (!in) {
     std::fprintf(stderr, "nova_perf_bench: %s not found; the perf.jsonl cases are not benchmarked\n", path.c_str());

@@ -38,7 +38,7 @@ leaves room for many small ones). Every refusal of both Nova runs is checked aga
 breaks is no bound, and the script stops saying so.
 
 Needs Debian's python3-scipy (1.10: HiGHS inside). Run with /usr/bin/python3:
-  /usr/bin/python3 tools/bench/stream_bound.py ../shared/conformance/nova/streams.jsonl \
+  /usr/bin/python3 tools/bench/stream_bound.py tests/data/conformance/nova/streams.jsonl \
       [--ours replay.jsonl] [--time-limit 120] [--json] [--total [--any-refusal]]
 """
 import argparse

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Differential tester: numaplace's nova-fit conformance runner against the real Nova.
 
-Generates random nova-fit cases drawn like ../shared/conformance/nova/{fit,edge}.jsonl
+Generates random nova-fit cases drawn like tests/data/conformance/nova/{fit,edge}.jsonl
 (mutating and recombining their hosts and requests, plus fresh random draws), runs
 Debian python3-nova's real pipeline on each (ImageMeta.from_dict -> numa_get_constraints
 -> get_pci_numa_policy_constraint -> numa_fit_instance_to_host with NUMATopologyLimits and
@@ -30,10 +30,11 @@ import signal
 import subprocess
 import sys
 
-# The reference vectors beside the checkout (../shared), or under $NUMAPLACE_SHARED_DIR.
+# The reference vectors as the build lays them out (build/test-data: tests/data with the
+# compressed ones decompressed, cmake/TestData.cmake), or under $NUMAPLACE_SHARED_DIR.
 CONFORMANCE = os.path.join(
     os.environ.get("NUMAPLACE_SHARED_DIR",
-                   os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared")),
+                   os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "build", "test-data")),
     "conformance", "nova")
 
 # --------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Nova's admission streams re-run by the real Nova, for checking `numaplace replay`.
 
-For every stream of FILE (the schema of ../shared/conformance/nova/STREAMS.md: one host and
+For every stream of FILE (the schema of tests/data/conformance/nova/STREAMS.md: one host and
 its requests in order), places the requests one after another with Debian python3-nova's real
 code, exactly as STREAMS.md describes, once with `[compute]
 packing_host_numa_cells_allocation_strategy = False` ("spread") and once with `= True` ("pack"):
@@ -24,9 +24,9 @@ own "nova" figures come from numaplace itself).
   /usr/bin/python3 tools/conformance/nova_stream_differential.py IN.jsonl --out OUT.jsonl \
       [--jobs 2] [--limit N] [--stream ID]... [--numaplace build/numaplace]
   /usr/bin/python3 tools/conformance/nova_stream_differential.py --validate \
-      [../shared/conformance/nova/streams.jsonl]
+      [tests/data/conformance/nova/streams.jsonl]
 
---validate re-runs Nova on the streams of the file (default: the shared streams.jsonl) and checks
+--validate re-runs Nova on the streams of the file (default: the test data's streams.jsonl) and checks
 that the recorded `nova` results are reproduced exactly (figures and every trace entry); exit 1
 otherwise. --numaplace runs `replay OUT --strategy nova` and `--strategy nova-pack` on the output
 and prints their differences (exit 1 when there is one).

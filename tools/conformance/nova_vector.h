@@ -1,5 +1,5 @@
 // Reads the host and the request of a nova-fit reference vector
-// (../shared/conformance/nova/README.md) into core values.
+// (tests/data/conformance/nova/README.md) into core values.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-// Replays a Nova admission stream (../shared/conformance/nova/STREAMS.md): one host,
+// Replays a Nova admission stream (tests/data/conformance/nova/STREAMS.md): one host,
 // its requests in order, each fitted on the current host state with the chosen
 // strategy and, when admitted, folded into the host by Nova's accounting
 // (placement/admission.h). A refusal leaves the host unchanged and the stream goes on.

@@ -1,5 +1,5 @@
 // A conformance suite checks one reference vector (a JSON object from
-// ../shared/conformance) against numaplace and says pass, fail (with what was
+// tests/data/conformance) against numaplace and says pass, fail (with what was
 // expected and what we got) or skip (with why). The runner in runner.h reads the
 // files, calls the suite per line, and prints the summary.
 #pragma once

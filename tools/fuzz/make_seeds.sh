@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
 # Builds the seed corpora of the fuzz harnesses (one directory per entry) from the
-# project's shared data and the small hand-made seeds in tests/fuzz/seeds/:
+# project's test data (tests/data) and the small hand-made seeds in tests/fuzz/seeds/:
 #   cpulist       cpus=/cpuset=/nodeset= values of every corpus and sample XML
 #   specs         flavor extra specs and image properties of the nova vectors, as key=value lines
 #   capabilities  corpus/*/capabilities, samples/libvirt/caps-*
 #   nodedev       corpus/*/nodedev, samples/libvirt/nodedev-*, test-driver node files
 #   domain        corpus/*/domains, samples/libvirt/domain-*
 #   hwloc         samples/hwloc
-#   json          a sample of lines of every conformance .jsonl file (one vector a file)
+#   json          a sample of lines of every conformance .jsonl file (one vector a file; NAME.jsonl.xz
+#                 is read as NAME.jsonl when that is not there)
 #   hook          "OP SUBOP" + a domain (each domain seed under restore/migrate/prepare begin)
-# Usage: make_seeds.sh OUT_DIR [SHARED_DIR]   (SHARED_DIR defaults to ../shared beside the checkout)
+# Usage: make_seeds.sh OUT_DIR [DATA_DIR]   (DATA_DIR: tests/data's layout; default tests/data itself)
 set -euo pipefail
 SOURCE=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=$1
-SHARED=$(readlink -f "${2:-$SOURCE/../shared}")
+SHARED=$(readlink -f "${2:-$SOURCE/tests/data}")
 [ -d "$SHARED/corpus" ] || { echo "make_seeds.sh: no corpus under $SHARED" >&2; exit 1; }
 rm -rf "$OUT"
 mkdir -p "$OUT"/{cpulist,specs,capabilities,nodedev,domain,hwloc,json,hook}
@@ -32,7 +33,7 @@ for entry in cpulist specs capabilities nodedev domain hwloc json hook; do
 done
 
 python3 - "$SHARED" "$OUT" <<'PY'
-import glob, hashlib, json, os, re, sys
+import glob, hashlib, json, lzma, os, re, sys
 shared, out = sys.argv[1], sys.argv[2]
 
 def put(entry, text):
@@ -48,8 +49,12 @@ for path in glob.glob(shared + "/corpus/**/*.xml", recursive=True) + glob.glob(s
 for value in sorted(lists)[:400]:
     put("cpulist", value)
 
-for path in sorted(glob.glob(shared + "/conformance/**/*.jsonl", recursive=True)):
-    lines = [l for l in open(path, encoding="utf-8") if l.strip()]
+vectors = glob.glob(shared + "/conformance/**/*.jsonl", recursive=True)
+vectors += [p for p in glob.glob(shared + "/conformance/**/*.jsonl.xz", recursive=True) if p[:-3] not in vectors]
+for path in sorted(vectors, key=lambda p: p[:-3] if p.endswith(".xz") else p):
+    opener = lzma.open if path.endswith(".xz") else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        lines = [l for l in f if l.strip()]
     step = max(1, len(lines) // 150)  # about 150 vectors a file
     for line in lines[::step]:
         put("json", line.strip())

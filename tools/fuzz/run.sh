@@ -24,7 +24,7 @@ CC=clang CXX=clang++ cmake -S . -B "$BUILD" -DNUMAPLACE_FUZZ=ON -DNUMAPLACE_BENC
   -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$BUILD" -j"$(nproc)" --target "${ENTRIES[@]/#/fuzz_}" >/dev/null
 SHARED=$(sed -n 's/^NUMAPLACE_SHARED_DIR:PATH=//p' "$BUILD/CMakeCache.txt")
-bash tools/fuzz/make_seeds.sh "$BUILD/fuzz-seeds" "$SHARED" >/dev/null
+bash tools/fuzz/make_seeds.sh "$BUILD/fuzz-seeds" "${SHARED:-$BUILD/test-data}" >/dev/null
 
 run_one() {
   local entry=$1 corpus="$BUILD/fuzz-corpus/$1" artifacts="$BUILD/fuzz-artifacts/$1" log="$BUILD/fuzz-logs/$1.log"

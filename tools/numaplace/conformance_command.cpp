@@ -22,8 +22,8 @@ Command register_conformance(CLI::App& app) {
               "Prints one line per failing vector and closes with 'N passed, M failed, K skipped';\n"
               "exits 0 only when nothing failed.\n"
               "Examples:\n"
-              "  numaplace conformance nova-fit ../shared/conformance/nova/edge.jsonl ../shared/conformance/nova/fit.jsonl\n"
-              "  numaplace conformance nova-fit ../shared/conformance/nova/perf.jsonl --repeat 101");
+              "  numaplace conformance nova-fit tests/data/conformance/nova/edge.jsonl build/test-data/conformance/nova/fit.jsonl\n"
+              "  numaplace conformance nova-fit tests/data/conformance/nova/perf.jsonl --repeat 101");
   cmd->add_option("SUITE", options->suite, "suite name, e.g. nova-fit")->required();
   cmd->add_option("FILE", options->files, "vector files (JSON lines)")->required()->check(CLI::ExistingFile);
   cmd->add_flag("--show-skips", options->run.show_skips, "print a line for every skipped vector too");

@@ -133,10 +133,10 @@ int run_hook(const HookOptions& o) {
 
 Command register_hook(CLI::App& app) {
   auto options = std::make_shared<HookOptions>();
-  auto* hook = app.add_subcommand("hook", "Run as libvirt's hook (installed as /etc/libvirt/hooks/qemu)");
+  auto* hook = app.add_subcommand("hook", "Run as libvirt's hook (installed as /etc/libvirt/hooks/qemu.d/numaplace)");
   hook->footer(
-      "libvirt runs /etc/libvirt/hooks/qemu NAME OP SUBOP EXTRA with the domain XML on stdin; that\n"
-      "script (tools/hooks/qemu) runs 'numaplace hook qemu -- NAME OP SUBOP EXTRA'.\n"
+      "libvirt runs /etc/libvirt/hooks/qemu.d/numaplace NAME OP SUBOP EXTRA with the domain XML on stdin;\n"
+      "that script (tools/hooks/qemu) runs 'numaplace hook qemu -- NAME OP SUBOP EXTRA'.\n"
       "  migrate begin, restore begin: place a numaplace guest again for this host, print the XML\n"
       "  prepare begin: refuse a guest whose pinned pCPUs a running guest holds (exit 1)\n"
       "  anything else: pass (exit 0, no output)\n"

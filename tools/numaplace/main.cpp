@@ -4,7 +4,10 @@
 // 4 the host could not be read (or locked); 5 libvirt refused the domain.
 #include <CLI/CLI.hpp>
 
+#include <string>
 #include <vector>
+
+#include "numaplace_version.h"
 
 #include "numaplace/cli_common.h"
 #include "numaplace/command.h"
@@ -16,14 +19,16 @@ int main(int argc, char** argv) {
       "cells and pCPUs, and rewrites the domain XML with <numatune>, <vcpupin> and <cpu><numa>.",
       "numaplace"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("numaplace ") + NUMAPLACE_VERSION_STRING,
+                       "Print numaplace's version and exit");
   app.footer(
       "Examples:\n"
       "  numaplace place vm.xml --spec hw:numa_nodes=2 > placed.xml\n"
       "  numaplace place vm.xml --capabilities host-caps.xml --spec hw:cpu_policy=dedicated -o placed.xml\n"
       "  numaplace topology --connect qemu:///system\n"
       "  numaplace define vm.xml --spec hw:numa_nodes=1 && numaplace start vm\n"
-      "  numaplace conformance nova-fit ../shared/conformance/nova/fit.jsonl\n"
-      "  numaplace replay ../shared/conformance/nova/streams.jsonl --strategy pack\n"
+      "  numaplace conformance nova-fit tests/data/conformance/nova/edge.jsonl\n"
+      "  numaplace replay tests/data/conformance/nova/streams.jsonl --strategy pack\n"
       "Exit codes: 0 done, 1 bad input, 2 usage, 3 does not fit, 4 host unreadable, 5 libvirt refused.");
 
   using namespace numaplace::cli;

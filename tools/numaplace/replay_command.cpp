@@ -1,4 +1,4 @@
-// numaplace replay FILE: Nova's admission streams (../shared/conformance/nova/STREAMS.md)
+// numaplace replay FILE: Nova's admission streams (tests/data/conformance/nova/STREAMS.md)
 // replayed with a numaplace strategy, each stream's figures beside Nova's spread and
 // pack runs and a perfect packer's bound, then the means and ratios overall and per
 // host shape. --strategy nova and nova-pack replay Nova's own choices: there the
@@ -285,9 +285,9 @@ Command register_replay(CLI::App& app) {
       "Exit codes: 0 done; 1 bad input, a stream that does not reproduce Nova (nova, nova-pack) or a missed\n"
       "goal (--goals); 2 usage.\n"
       "Examples:\n"
-      "  numaplace replay ../shared/conformance/nova/streams.jsonl\n"
-      "  numaplace replay ../shared/conformance/nova/streams.jsonl --strategy nova      # must reproduce Nova\n"
-      "  numaplace replay ../shared/conformance/nova/streams.jsonl --stream nova-stream-09 --first-refusals");
+      "  numaplace replay tests/data/conformance/nova/streams.jsonl\n"
+      "  numaplace replay tests/data/conformance/nova/streams.jsonl --strategy nova      # must reproduce Nova\n"
+      "  numaplace replay tests/data/conformance/nova/streams.jsonl --stream nova-stream-09 --first-refusals");
   return {cmd, [options] { return run_replay(*options); }};
 }
 

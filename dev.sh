@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # numaplace developer entry point. Installs what is missing (Debian 12 packages),
 # configures and builds into build/, then runs what you ask for:
 #   ./dev.sh demo      place the bundled 8-vCPU guest on libvirt's test host, validate with libvirt

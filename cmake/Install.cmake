@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # What `cmake --install` puts where, like a system package (GNUInstallDirs throughout):
 #   bin/numaplace, lib*/libnumaplace.so.0 (+ the .so link), include/numaplace{,_version}.h{,pp},
 #   lib*/pkgconfig/numaplace.pc, share/man/man1/numaplace*.1, share/bash-completion/completions/numaplace,

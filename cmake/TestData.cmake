@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The data the tests and benchmarks read: tests/data/ of this tree (conformance/ vectors, corpus/,
 # samples/; where each file comes from: tests/data/PROVENANCE). Laid out at configure time as
 # NUMAPLACE_TEST_DATA_DIR (build/test-data/): every file of tests/data linked there, and each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // What admitting a placed guest does to the host's usage, by Nova's own accounting
 // (numa_usage_from_instance_numa, Nova 26), so that a stream of admissions can be
 // replayed on the same terms as Nova: per guest cell on its host cell, memory is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The bounds of the search over (guest cell -> host cell position) assignments:
 // `fits[g][p]` says guest cell g fits the host cell at position p of `order` on its
 // own; `feasible(next)` is false only when no completion of the guest cells taken so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The best assignment of guest cells to distinct host cells under a scored strategy:
 // maximise the sum of the pairs' scores (cell_score.h); among equal sums, minimise the
 // sum of pairwise distances between the chosen host cells; among those, the first in

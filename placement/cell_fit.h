@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Whether one guest cell fits one host cell on its own, in Nova's order of checks:
 //   memory: a requested page size needs free pages of that size holding the cell
 //     exactly (page_size.h); otherwise the cell may not exceed the host cell's total

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "placement/cell_score.h"
 
 #include <algorithm>

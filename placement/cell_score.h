@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // How full one host cell would be with one guest cell added, and what a strategy
 // (strategy.h) scores that. CPU is counted in milli-pCPUs over every CPU of the cell:
 // pinned pCPUs count whole, floating vCPU load counts 1 / CPU ratio each. Memory is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // What guests already hold on a host, per host cell, and how that folds into
 // HostCell::usage. A claim pins pCPUs (dedicated vCPUs) and holds more without
 // running a vCPU there (isolate's sibling threads, the isolated emulator pCPU), carries

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Counted nouns for messages: count_of(1, "vCPU") is "1 vCPU", count_of(2, "vCPU") is "2 vCPUs".
 // The plural is the noun plus "s"; every noun numaplace counts in a message (vCPU, node, cell, pCPU,
 // device) takes it. Pure: no I/O.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Pinning the dedicated vCPUs of one guest cell onto free pCPUs of one host cell,
 // with Nova's thread policies over the host's thread siblings:
 //   prefer (or unset): fill whole free cores first, then cores with fewer free

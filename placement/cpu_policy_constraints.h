@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The CPU part of Nova's numa_get_constraints, in Nova's order (the first failing
 // check names the error): hw:cpu_policy (+ image hw_cpu_policy), hw:cpu_thread_policy
 // (+ image), hw:cpu_realtime / hw:cpu_realtime_mask, hw:cpu_dedicated_mask,

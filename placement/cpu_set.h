@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // A set of CPU ids (host pCPUs or guest vCPUs) and libvirt's cpulist syntax.
 // parse_cpu_list accepts "0-3,^2,8" (ranges, single ids, ^exclusions applied after
 // all inclusions, blanks around items) and refuses junk, reversed ranges and ids

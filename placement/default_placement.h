@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Default placement for a guest that asks for no NUMA topology (kubelet
 // TopologyManager style): every resource offers NUMA-affinity hints (each mask of
 // host cells whose free capacity can serve it; preferred when of minimal width),

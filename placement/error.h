@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Errors are values. An Error has a stable name (a machine-readable kind, e.g.
 // "InvalidCpuList" or a Nova exception class such as "ImageNUMATopologyAsymmetric")
 // and a sentence a person can act on. Result<T> holds either a T or an Error;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Fitting a guest NUMA topology onto host cells. Each guest cell goes to its own
 // host cell; a pair fits when the cell's CPUs (shared or pinned), memory (pages)
 // fit there given what is already used (cell_fit.h), and the whole assignment must

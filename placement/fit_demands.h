@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // One fit check as the Resource Comparison design decides it: what is asked of a few named
 // resources against what is offered, compared in one ResourceVector call (resource_vector.h),
 // missing dimensions read as infinity. The demands keep the caller's order (Nova's order of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Why fit_guest decided what it did, for `--explain`: every (guest cell, host cell)
 // pair with either the reason it cannot fit (resource, asked, free, as cell_fit.h
 // words it) or how full the host cell would be and the strategy's score; the chosen

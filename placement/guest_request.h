@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // What a guest asks for, before interpretation: its size and the raw NUMA wishes
 // written as OpenStack flavor extra specs ("hw:numa_nodes") and image properties
 // ("hw_numa_nodes"). guest_topology.h turns this into a GuestTopology or an error.

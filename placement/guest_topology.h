@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The guest's NUMA topology, derived from a GuestRequest with OpenStack Nova's
 // rules (flavor keys win, the image may only fill what the flavor left unset,
 // every inconsistency is a named error using Nova's exception class as its name),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The host's own configuration, as an operator states it once for every surface: which
 // CPUs floating and dedicated guests may use (Nova's [compute] cpu_shared_set and
 // cpu_dedicated_set, with Nova's meaning: neither set gives every CPU to both, the legacy

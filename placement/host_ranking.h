@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Ranking many hosts for one guest, as a scheduler would: the same fit test the
 // host itself runs (fit_guest on the host's cells and usage), then a score per
 // fitting host by a kube-scheduler NodeResourcesFit strategy (score_node) on the

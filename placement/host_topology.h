@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The host as the placement core sees it: NUMA cells with their CPUs, thread
 // siblings, memory, huge pages, distances, PCI devices, and what running guests
 // already use in each cell. Plain values; every source (capabilities XML, hwloc,

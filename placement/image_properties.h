@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Image properties as Nova reads them when the image is loaded (ImageMeta.from_dict),
 // before any flavor key is looked at, each coerced by its type in the order Nova's
 // ImageMetaProps declares them (so with several bad ones the same one is named):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Memory sizes as libvirt writes them: a non-negative integer and a unit
 // (b/bytes, KB/MB/GB/TB/PB/EB = powers of 1000, k/KiB, M/MiB, G/GiB, T/TiB,
 // P/PiB, E/EiB = powers of 1024; libvirt's default unit is KiB). to_kib refuses

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Keeping other guests off the pCPUs a dedicated guest is about to hold. Under Exclusive
 // accounting no thread of any guest (vCPU, emulator, iothread) runs on a pCPU another guest
 // holds; a guest placed later avoids them by itself (floating_cpus_of), but guests already on

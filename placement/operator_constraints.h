@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // What an operator wrote into a domain that numaplace must place within, never widen:
 // <vcpu cpuset> and each <vcpupin> (the pCPUs vCPUs may use), <emulatorpin>, and the
 // memory binding of <numatune> (its mode and nodeset, and per guest cell its <memnode>).

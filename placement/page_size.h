@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Memory page sizes. page_size_constraint applies Nova's rules to hw:mem_page_size
 // and the image's hw_mem_page_size (the image may only narrow "any" or "large";
 // anything else it says is MemoryPageSizeForbidden). choose_page_size picks the

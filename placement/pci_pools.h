@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // PCI requests against the host's free devices, with Nova's pools and NUMA policies.
 // Free devices matching a request's vendor/product (case-insensitive) are counted per
 // host cell, without a NUMA node, and elsewhere. Whether a set of chosen host cells can

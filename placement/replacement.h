@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Placing a guest again, moving only what must move. A domain placed by numaplace carries
 // its placement (xml/placement_record.h); when the guest is placed again (the host's other
 // guests changed, a restore or migration, a second `place`), that record is the starting

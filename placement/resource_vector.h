@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // A resource vector: named dimensions ("cpu", "memory", "hugepages-2048",
 // "pci:10de:1eb8", any name) each holding an amount (a double).
 // The nine comparisons of the Resource Comparison design take the union of both

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // How Nova reads the text of flavor extra specs and image properties, as plain
 // functions: Python's int(), oslo's bool_from_string, Nova's CPU spec syntax
 // ("0-3,^2,5") and its page-size values ("small", "2048", "2MB", "1GiB").

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // How fit_guest chooses among the assignments that fit (fit.h):
 //   nova:   the first assignment in Nova's order of host cells (Nova's answer);
 //   spread: the assignment whose cells stay emptiest (kube-scheduler LeastAllocated);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The C ABI of plugin/include/numaplace.h over the C++ core. Every entry point
 // catches everything (an exception never crosses the boundary) and turns core
 // Errors into np_error values; handles own plain C++ values and nothing global.

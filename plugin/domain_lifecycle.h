@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Define and start guests through libvirt with placement in between, under the
 // host lock: read the host and the claims of the guests already there, place,
 // define with libvirt's schema validation, and (for start) start. A guest being

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Free memory per NUMA cell as a live source reports it (libvirt's
 // virNodeGetCellsFreeMemory, libnuma's numa_node_size64), and the one way it
 // enters the host model: apply_free_memory raises each cell's memory usage to

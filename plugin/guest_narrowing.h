@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Carries out a narrowing plan (placement/narrowing.h) on the guests of a libvirt connection,
 // before the dedicated guest that takes the pCPUs is defined or started: a running guest's
 // threads are re-pinned live (virDomainPinVcpuFlags, virDomainPinEmulator,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Folds the domains already on a host into its usage. Each domain's XML is read
 // as a GuestClaim (xml/domain_claims.h); a domain whose XML cannot be read is
 // reported as a warning, not silently dropped and not fatal for everyone else.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "plugin/host_config_file.h"
 
 #include <cerrno>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Reads numaplace's host configuration file (placement/host_config.h), an INI file with
 // Nova's names where Nova has them:
 //   [DEFAULT]  cpu_allocation_ratio = 16.0      ram_allocation_ratio = 1.5

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // A host as JSON, the schema of the nova-fit reference vectors
 // (../shared/conformance/nova/README.md, "host"), so that a scheduler can hand
 // numaplace the hosts it already describes that way:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // A host-wide exclusive lock (flock on a file) held while numaplace reads claims,
 // places and defines, so that two invocations never hand out the same pCPU.
 // The lock is released when the HostLock is destroyed or the process dies, so a

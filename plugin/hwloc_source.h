@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The host as hwloc sees it, from the live machine or from an hwloc XML export
 // (`lstopo --of xml`, `hwloc-gather-topology`): one HostCell per NUMA node (its
 // os_index as id, ascending), the node's CPUs (PU os_index), thread siblings

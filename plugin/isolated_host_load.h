@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Loading a host in a child process, so that a crash or a stall inside a C library reading
 // untrusted input (hwloc 2.9's XML importer trusts its input: fuzzing found five crash classes in
 // an hour) ends as a named error instead of taking the caller down. `load` runs in a forked

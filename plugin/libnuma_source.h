@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The live machine through libnuma: each configured NUMA node's total and free
 // memory (numa_node_size64, in KiB) and the node distance matrix (numa_distance,
 // relative: 10 is local; empty rows when the kernel reports none). On a machine

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // libvirt, loaded on first use. numaplace reads most hosts from files (capabilities, hwloc,
 // JSON) and runs as libvirt's hook, where calling back into libvirt is forbidden; mapping
 // libvirt and its ~50 dependent libraries there would cost start-up time and most of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "plugin/libvirt_connection.h"
 
 #include "plugin/libvirt_api.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // A read-only libvirt connection (RAII over virConnectPtr) and what numaplace
 // reads through it: capabilities XML, the PCI node devices (each read by
 // xml/nodedev_reader; one libvirt cannot describe sensibly is refused, not

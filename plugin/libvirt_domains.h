@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The domains a libvirt connection knows, with their XML: running ones in their
 // live form (what libvirt enforces now), defined-only ones in their inactive form.
 #pragma once

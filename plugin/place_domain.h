@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The library's one-call placement: a domain XML text, a host (with the claims of
 // other guests already folded into its usage) and the NUMA wishes in; the
 // rewritten domain XML (or an error naming why) out. When the caller gives no

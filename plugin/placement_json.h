@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The JSON texts the library hands to programs for one placement: the placement
 // itself (which host cell and pCPUs each guest cell got) and the explanation (the
 // request that was used and every (guest cell, host cell) pair that could not be

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // What libvirt's QEMU hook decides for one operation, given the domain XML libvirt passed on
 // stdin, this host, and the guests running here (from libvirt's status files: the hook never
 // calls back into libvirtd, which waits for it). Pure of I/O: the caller loads the host and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The guests running on this host as libvirt's QEMU driver records them in its
 // status directory (/run/libvirt/qemu/NAME.xml): each file a <domstatus> document
 // wrapping the live <domain>. The libvirt hook reads them instead of calling back

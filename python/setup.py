@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """The version and _config.py of the pip package (pyproject.toml holds the rest).
 
 The version is project(VERSION) of ../CMakeLists.txt, its only source; in an sdist, which has no

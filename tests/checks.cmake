@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Checks of the built tree that need neither GoogleTest nor the test data, labelled `checks` (the
 # Debian package build runs these alone: debian/rules), and the install layout (label install).
 # Included from the top CMakeLists.txt before tests/, which reuses NUMAPLACE_PYTHON_ENV.

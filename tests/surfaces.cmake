@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Tests of the library's surfaces beyond the unit tests: the INSTALLED library used
 # from C and C++ through pkg-config, and the Python binding with Debian's python3.
 

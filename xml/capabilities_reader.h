@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Reads `virsh capabilities` XML (host/topology/cells) into a HostTopology:
 // cells with CPUs, thread siblings, memory, page pools and distances (indexed
 // by cell position). Every CPU is usable for shared and dedicated guests.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // What a libvirt domain's XML binds on the host, read as libvirt applies it, every value
 // checked (an absurd cpulist, a vCPU or iothread that does not exist, a pin given twice, an
 // unknown memory mode are InvalidDomain or the cpulist's own error, naming the element):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Reads what an existing domain holds on this host (a GuestClaim) from its XML, as libvirt
 // enforces it (xml/domain_bindings.h): a vCPU allowed on one pCPU holds that pCPU; a vCPU
 // allowed on several is shared load spread over their cells; every thread (vCPUs, emulator,

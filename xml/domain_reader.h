@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Reads what placement needs from a libvirt domain XML: its name, type, vCPU
 // count (the maximum in <vcpu>) and memory (<memory>, in KiB; without one, the
 // sum of the <cpu><numa> cells, as libvirt computes it) and the memory devices'

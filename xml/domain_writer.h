@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Writes a placement into a libvirt domain document, owning exactly these parts:
 // <vcpu cpuset>, <cputune><vcpupin>/<emulatorpin>, <numatune> (memory + one
 // memnode per guest cell), <cpu><numa> cells with distances mirrored

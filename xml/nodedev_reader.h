@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Reads libvirt node device XML (`virsh nodedev-dumpxml`, one <device>) or a
 // test-driver host file (<node> holding many <device>s) into PciDevices:
 // address "dddd:bb:ss.f", NUMA node (absent or -1: unknown), vendor and product

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "xml/operator_constraints.h"
 
 #include "xml/placement_record.h"

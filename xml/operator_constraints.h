@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The operator's constraints of a domain about to be placed (placement/operator_constraints.h):
 // those numaplace's record keeps when the domain has one (its <vcpupin>, <numatune> ... are then
 // numaplace's own output), else read from the domain's elements, the first time it is placed.

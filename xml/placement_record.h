@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // numaplace's own element inside a domain's <metadata>, in the namespace
 // kNamespaceUri:
 //   <numaplace:numaplace xmlns:numaplace="...">

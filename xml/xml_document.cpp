@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "xml/xml_document.h"
 
 #include <libxml/parser.h>

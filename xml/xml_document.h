@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // RAII ownership of a libxml2 document and the one safe way to parse one:
 // no network, no entity substitution, no DTD loading, and any document with a
 // DOCTYPE refused outright (no XXE, no billion laughs). The text is read as UTF-8

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Policy best-effort: the best merged hint of all resources' hint lists (preferred if
 // any alignment is, else the best non-preferred one, else all nodes); always admitted.
 #pragma once

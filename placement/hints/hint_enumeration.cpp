@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The reference merge: every combination of one hint per list, compared one by one
 // exactly as the kubelet's HintMerger does. Exponential; kept as the yardstick the
 // fast merge is tested and benchmarked against.

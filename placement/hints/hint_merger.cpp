@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "placement/hints/hint_merger.h"
 
 #include <algorithm>

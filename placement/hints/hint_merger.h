@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Merging hint lists into the best merged hint, the heart of every policy.
 // A merged hint takes one hint from each list: its affinity is the AND of the
 // chosen affinities ("any" = all nodes) within the host's nodes; it is preferred

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // How the kubelet's TopologyManager ranks merged hints, one comparison at a time:
 // a merged hint with no nodes never wins; preferred beats not preferred; between two
 // preferred hints the better mask wins (MaskOrder); between two non-preferred hints,

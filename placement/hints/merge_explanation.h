@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Sentences for --explain: why a merged hint won, or why none did.
 #pragma once
 

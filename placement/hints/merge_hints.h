@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The topology hint merge, the public entry point (the kubelet TopologyManager's
 // Merge, without its 8-node limit): given one hint list per resource (vCPUs,
 // memory, each huge page size, each PCI device; see topology_hint.h for how a

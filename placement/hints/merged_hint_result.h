@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The step every merging policy shares: choose the best merged hint of `lists` (with
 // the mask order the policy and options call for), fall back to {all nodes, not
 // preferred} when none has a node, and say why. Admission is left to the policy.

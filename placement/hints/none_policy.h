@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Policy none: no NUMA alignment; the guest floats over the whole host. The result
 // carries no affinity, is not preferred, and is always admitted.
 #pragma once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The NUMA nodes of a host as the hint merge sees them: their ids (the default
 // affinity is all of them) and, optionally, the distance matrix (row i, column j =
 // distance from nodes[i] to nodes[j], as in `numactl -H`). make_numa_info()

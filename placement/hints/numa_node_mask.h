@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // A set of NUMA node ids (0..63) as a 64-bit mask: the affinity of a topology hint.
 // Narrower means fewer nodes; between equal counts, the lower mask value (the one
 // whose highest differing node is absent), as the kubelet's bitmask orders them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Policy restricted: the same merged hint as best-effort, admitted only when it is
 // preferred (every resource aligned at its narrowest).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "placement/hints/single_numa_node_policy.h"
 
 #include "placement/hints/merged_hint_result.h"

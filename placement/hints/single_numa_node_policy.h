@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Policy single-numa-node: only {any, preferred} hints and preferred hints of exactly
 // one node take part (a list left empty makes every combination fail); masks compare
 // by narrowness only (prefer-closest does not apply). A result spanning all nodes

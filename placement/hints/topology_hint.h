@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // A topology hint: the NUMA nodes a resource could be served from (its affinity)
 // and whether that alignment is preferred (for a provider, preferred marks the masks
 // of minimal width). An absent affinity means "any node will do" (the kubelet's nil

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The TopologyManager policies, the options of a merge, and what a merge answers.
 // none: no alignment, always admitted. best-effort: the best merged hint, always
 // admitted. restricted: the same hint, admitted only when preferred.

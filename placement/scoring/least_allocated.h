@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // LeastAllocated (spread): each resource scores (allocatable - requested) * 100 /
 // allocatable, floored, 0 when over-requested; the result is the weighted mean,
 // floored: sum(score * weight) / sum(weight), 0 when no resource takes part.

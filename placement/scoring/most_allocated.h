@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // MostAllocated (pack): each resource scores min(requested, allocatable) * 100 /
 // allocatable, floored; the result is the weighted mean, floored:
 // sum(score * weight) / sum(weight), 0 when no resource takes part.

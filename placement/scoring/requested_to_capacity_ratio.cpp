@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "placement/scoring/requested_to_capacity_ratio.h"
 
 #include <cmath>

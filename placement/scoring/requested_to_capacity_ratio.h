@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // RequestedToCapacityRatio: a piecewise-linear shape of (utilization %, score 0..10)
 // points, scores scaled by 10 to 0..100. A resource's utilization is
 // requested * 100 / allocatable floored (100 when over-requested); its score is the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // What kube-scheduler's NodeResourcesFit scores: for each configured resource, the
 // amount that would be requested after placing the pod (already requested + the
 // pod's request) against what is allocatable, with the resource's weight.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // One entry point over the three NodeResourcesFit strategies, so that a candidate on
 // a host's cells and a host among hosts are scored by the same call. A strategy is
 // named as kube-scheduler names it ("LeastAllocated", "MostAllocated",

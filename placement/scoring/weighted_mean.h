@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The floored weighted mean LeastAllocated and MostAllocated share:
 // sum(score(requested, allocatable) * weight) / sum(weight) in integer arithmetic,
 // 0 when the weights sum to 0.

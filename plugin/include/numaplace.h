@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* numaplace C ABI: place libvirt guests onto the NUMA cells of a host.
  *
  * Contract:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // numaplace C++ API: a small RAII layer, header only, over the C ABI of
 // numaplace.h, so C++ callers get value types and ownership without depending on
 // the library's internal C++ types (the shared library's ABI stays the C one).

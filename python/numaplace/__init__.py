@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """numaplace for Python compute drivers: ctypes over the C ABI of libnumaplace.
 
     import numaplace

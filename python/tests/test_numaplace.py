@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Tests of the Python binding against the built library (NUMAPLACE_LIBRARY) and the test data's
 samples (NUMAPLACE_TEST_DATA_DIR, default tests/data), run by ctest with Debian's python3."""
 

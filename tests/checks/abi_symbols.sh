@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # libnumaplace.so exports the C ABI and nothing else: its defined dynamic symbols are exactly the
 # functions numaplace.h declares (NP_EXPORT ... np_NAME(...)), each under the version node NUMAPLACE_0.
 # Usage: abi_symbols.sh LIBNUMAPLACE_SO NUMAPLACE_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The generated man pages and bash completion (tools/man/cli_docs.py) against the CLI they came from:
 # a page numaplace.1 and one numaplace-COMMAND.1 for every subcommand `numaplace --help` lists, each
 # rendering without a warning from man/groff and naming every option of its command's --help; the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Where `cmake --install` puts things, as a system package would (cmake/Install.cmake):
 # - --prefix /usr (into a DESTDIR): the hook in /etc/libvirt/hooks/qemu.d/numaplace (never
 #   /usr/etc, never over an existing /etc/libvirt/hooks/qemu), the Python package in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Every file under tests/data is named by a `path:` pattern of tests/data/PROVENANCE (its origin and
 # licence), and every pattern names at least one file.
 # Usage: provenance_check.sh SOURCE_DIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The pip package of python/ (pyproject.toml, setup.py): an sdist and a wheel build from the tree
 # (offline: --no-build-isolation, Debian's setuptools and wheel), a wheel builds from that sdist too
 # (its version then read from PKG-INFO), and the installed wheel imports with project(VERSION) as

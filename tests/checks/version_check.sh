@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # project(VERSION) in CMakeLists.txt is the only place the version is written; everything that
 # says a version must say that one: numaplace --version, np_version() of the shared library, the
 # header's NUMAPLACE_VERSION_MAJOR/MINOR/PATCH/STRING (and the older NP_VERSION_MAJOR/MINOR),

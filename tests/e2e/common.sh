@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Shared by the end-to-end scripts (sourced, not run). Before sourcing, a script sets TAG (its
 # message prefix), SAMPLE (the recipe-tested domain XML), WORK (its scratch directory) and
 # GUESTS (the names of the guests it may create, removed before and after).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Concurrency and crash safety on a real libvirtd (claims live in libvirt's domain XML and
 # numaplace's <metadata> record, read and written under the host flock; see
 # docs/DESIGN-NOTES.md "Claims live in libvirt").

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The libvirt hook end to end on a real libvirtd and QEMU:
 #   1. a dedicated guest A is defined and started by numaplace, pinned to pCPU P;
 #   2. A is saved (virsh save), and a guest B pinned by hand to P is started in its place;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # End to end on a real libvirtd running real (TCG) QEMU guests:
 #   numaplace define + numaplace start a guest, then check the pinning three ways
 #   (virsh vcpupin, virsh numatune, /proc of the QEMU process and its vCPU threads);

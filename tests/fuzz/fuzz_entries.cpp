@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "fuzz/fuzz_entries.h"
 
 #include <nlohmann/json.hpp>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The outside-text entry points of numaplace, one function per parser, each fed
 // raw bytes exactly as a libFuzzer harness gets them. Each returns the parser's
 // outcome: std::nullopt on success, or the named Error it refused the input with.

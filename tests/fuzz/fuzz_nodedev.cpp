@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // libFuzzer harness: the nodedev entry of fuzz_entries.h. A refusal is fine; a crash,
 // a sanitizer report, a hang or a broken invariant is a bug.
 #include <cstddef>

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Installs the build into a private prefix inside the build directory, then compiles
 # and links a C and a C++ program against the INSTALLED library through pkg-config
 # (PKG_CONFIG_PATH pointing there) and runs them.

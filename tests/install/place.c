@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* A C program built against the INSTALLED numaplace (pkg-config) by install_test.sh:
    loads a capabilities file, places a domain file with hw:numa_nodes=2, prints the
    placement JSON; then checks that a guest that cannot fit gives NP_ERR_NO_FIT with a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The C++ API (numaplace.hpp) built against the INSTALLED library by install_test.sh.
 #include <numaplace.hpp>
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Peak resident memory of `numaplace place --capabilities FILE` on a 16-cell host.
 
 Writes a 16-cell capabilities document (4 sockets x 4 cells, 8 cores x 2 threads and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 /* peak_rss_probe PROGRAM [ARG...]: runs PROGRAM with its stdout on /dev/null and prints
    "EXIT_CODE PEAK_RSS_KIB" of that child (wait4's rusage). A small C launcher, because
    a forked child's peak RSS starts from its parent's: measured from a Python process,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The cell-by-cell bound on admissions before the first refusal (tools/bench/stream_bound.py):
 # its model must accept every admission of both Nova runs where Nova put it and numaplace's own
 # first refusal-free prefixes (else it is stricter than Nova and no bound), and the must-admit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Property: streams of mixed guests placed one after another, each with the earlier guests'
 // domain XML as claims (as `numaplace place --claim` and define do), never double-book the host.
 // Hosts are drawn at random (1 to 16 cells, SMT or not, huge page pools, PCI devices), written

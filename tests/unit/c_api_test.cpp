@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The C ABI (numaplace.h) as a C caller uses it, and the C++ API (numaplace.hpp) over it:
 // every host source, claims, placement JSON, errors as status + name + message, NULLs,
 // and one host shared by threads.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Runs the built numaplace binary as a user would, for the CLI tests: its exit
 // code, everything it printed on stdout, and everything on stderr.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The host sources of the CLI, run as a user would: --hwloc (this machine or an
 // export), --nodedev files, and the PCI devices libvirt's test host reports.
 #include <gtest/gtest.h>

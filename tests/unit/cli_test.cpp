@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Runs the real numaplace binary as a user would and checks exit codes,
 // stdout, stderr and that nothing partial is ever written.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Runs place over every domain of the real-world corpus (libvirt's and virt-manager's
 // test data) on the 2-cell sample host, once as is (default placement) and once with
 // hw:numa_nodes=2. Each run either yields XML that libvirt's own schema accepts

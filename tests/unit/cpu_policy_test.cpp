@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Nova's CPU policy keys and their companions, as derive_guest_topology applies them.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // `numaplace place --strategy ... --explain [--json]` run as a user would.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // FitOptions::explanation: every pair assessed, rejections naming the resource and the
 // amounts, the chosen assignment against the runner-up, and the verdict sentence.
 #include <gtest/gtest.h>

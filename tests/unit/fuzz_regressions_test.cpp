@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Every input that ever crashed a fuzz harness (tests/fuzz/regressions/ENTRY-what-it-was), fed
 // to the same entry point (tests/fuzz/fuzz_entries.h): it must not crash (nor trip ASan/UBSan in
 // the sanitizer build) and must end in success or a named, explained error.

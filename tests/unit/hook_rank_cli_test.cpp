@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // `numaplace hook qemu ...` and `numaplace rank ...` run as libvirt and a scheduler would:
 // the XML on stdin, the exit code and the output checked for every operation and for
 // garbage; status directories built from placed guests.

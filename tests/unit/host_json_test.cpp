@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The JSON host schema (plugin/host_json.h): the nova-fit fields, cpulist strings,
 // round trip from capabilities, and a named error pointing at each bad field.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Every hwloc XML sample loads into the host model with the cells, CPUs,
 // siblings, memory, sockets, distances and PCI devices read by hand from the
 // files; bad paths and malformed exports are refused by name.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Loading a host in a child process: the answer comes back whole (every hwloc sample equals its
 // in-process load), and a loader that crashes, stalls, exits or fails becomes a named error in the
 // parent, which carries on.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // libnuma on the machine running the tests: at least one node with memory, free
 // memory no larger than total, a local distance of 10. Where libnuma is unusable
 // (numa_available() < 0) the named error is checked instead.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // PCI node devices and free memory per cell through libvirt's test driver (no
 // daemon): its built-in host, and a custom host file with an SR-IOV PF and VF.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // define/start against libvirt's real test driver, in process. test:///default keeps its
 // state while at least one connection to it is open, so the fixture holds one open for
 // the length of each test and successive calls see each other's domains.

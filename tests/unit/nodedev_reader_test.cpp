@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "xml/nodedev_reader.h"
 
 #include <gtest/gtest.h>

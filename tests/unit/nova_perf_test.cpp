@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The nova-fit suite over perf.jsonl (cases where Nova walks up to hundreds of millions of
 // permutations, or times out): every answer right, the whole file in well under a second.
 #include <gtest/gtest.h>

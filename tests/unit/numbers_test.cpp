@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Numbers that lie: memory sizes in every unit libvirt accepts, values past 64 bits, negative
 // values, CPU ids beyond the host or the guest, cpulists of a million entries. Each is read
 // exactly or refused with a named error, never wrapped around or truncated.

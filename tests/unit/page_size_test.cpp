@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Page-size values, Nova's flavor/image rules for them, and the choice per host cell.
 #include "placement/page_size.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // PCI requests in the fit: Nova's policies, the host-cell order by free devices, and
 // the fast ordered search against a brute-force walk over every permutation.
 #include <gtest/gtest.h>

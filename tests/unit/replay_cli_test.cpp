@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // `numaplace replay` run as a user would on Nova's admission streams: the first refusal it
 // reports per stream, and its refusal of bad input.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Scored strategies (strategy.h, best_assignment.h) and compact pinning, on hosts small
 // enough to reason about by hand, plus the branch and bound against a brute-force walk.
 #include <gtest/gtest.h>

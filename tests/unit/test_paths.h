@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Paths the tests read: the test data (tests/data, laid out in the build tree with the compressed
 // vectors decompressed: cmake/TestData.cmake), the source tree and the built CLI.
 #pragma once

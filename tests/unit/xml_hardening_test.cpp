@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Hostile XML: an external entity pointing at a file (XXE), a billion-laughs document, a
 // 100 MB document and a 10,000-deep nesting, through every reader of outside XML (the one
 // parser, capabilities, node devices, domains via place_domain, hwloc exports, the CLI).

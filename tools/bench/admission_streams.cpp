@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // How many guests each strategy admits before the first refusal, over random guest
 // streams on the same hosts (the figure in README "Choosing among fits"). Each stream
 // draws guests of 1 NUMA cell, or of 1 or 2 (guest_cells), 2..8 vCPUs per cell, 1..16 GiB per cell, shared

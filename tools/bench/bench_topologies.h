@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Host cells and guests the benchmarks build their cases from, so that every benchmark speaks
 // of the same shapes: an SMT cell of `cores` cores x 2 threads (core c holds CPUs base + c and
 // base + cores + c, base = id x 2 x cores), every CPU both shared and dedicated, `memory_kib`,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Guest NUMA fit (fit_guest, Nova's order, ordered search with matching bounds):
 // 2/4/8/16 host cells x 1/2/4/8 guest cells, shared and dedicated (SMT siblings,
 // thread policy require), on an empty host and on a near-full one where the cells

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Topology hint merge: the fast merge on 8 and 16 NUMA nodes with 4 resources, and
 // the kubelet's full enumeration on 8 nodes as the baseline, run in the same process.
 // Each resource offers every mask that can hold it (all masks of at least its width

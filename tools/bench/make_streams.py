@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Fresh admission streams drawn the way tests/data/conformance/nova/streams.jsonl was drawn.
 
 The 24 streams of streams.jsonl are few: a strategy tuned on them may only fit them. This script

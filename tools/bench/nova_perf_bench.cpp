@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // The cases of tests/data/conformance/nova/perf.jsonl (Nova's own fit times in nova_seconds),
 // one benchmark each: fit_guest on the vector's host and guest, prepared once. Counters:
 // nova_s (Nova's recorded seconds), speedup (Nova's seconds over ours, measured here),

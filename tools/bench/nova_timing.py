@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Time Nova's own numa_fit_instance_to_host on the fit benchmark's cases.
 
 Not run in CI. Needs Debian's python3-nova (apt-get install python3-nova), which

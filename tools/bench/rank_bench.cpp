@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Ranking many hosts for one guest (rank_hosts, placement/host_ranking.h): 10,000
 // pre-parsed hosts of 2, 4 or 8 SMT cells (8 cores x 2 threads each) with a random
 // mix of usage (pinned pCPUs, floating load, memory; about one in ten hosts too full

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Fit time per strategy (nova, spread, pack, ratio; adaptive is pack on these hosts of 4 cells
 // or more) on the fit benchmark's host shape
 // (cells of 8 cores x 2 threads, 64 GiB), empty and half used unevenly, for 4/8/16 host

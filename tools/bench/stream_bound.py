@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Upper bound on admitted_before_first_refusal for the admission streams, cell by cell.
 
 `numaplace replay` prints a loose bound (what fits by host totals alone). This script asks a

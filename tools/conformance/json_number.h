@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Whole numbers read from reference vectors and admission streams. nlohmann's get<integer>()
 // converts a JSON float with a plain cast, which is undefined behaviour when the value does not
 // fit the type (the json fuzz harness found a cpu id of 5.1e+87). whole<T> accepts an integer,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Suite k8s-merge: TopologyManager hint merging and admission under each policy,
 // with prefer-closest-numa-nodes and max-allowable-numa-nodes, for each vector of
 // k8s/merge.jsonl.

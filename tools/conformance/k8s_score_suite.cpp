@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Suite k8s-score: kube-scheduler NodeResourcesFit scores (LeastAllocated,
 // MostAllocated, RequestedToCapacityRatio) for each vector of k8s/score.jsonl.
 #include <cstdint>

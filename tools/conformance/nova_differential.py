@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Differential tester: numaplace's nova-fit conformance runner against the real Nova.
 
 Generates random nova-fit cases drawn like tests/data/conformance/nova/{fit,edge}.jsonl

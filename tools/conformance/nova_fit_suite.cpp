@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Suite nova-fit: for each vector of nova/edge.jsonl and nova/fit.jsonl (and perf.jsonl),
 // the outcome kind (fit / no_fit / invalid with Nova's error class / no_topology), the
 // guest topology Nova derives, and for a fit the host cell and page size of every guest

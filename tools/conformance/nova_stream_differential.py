@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Nova's admission streams re-run by the real Nova, for checking `numaplace replay`.
 
 For every stream of FILE (the schema of tests/data/conformance/nova/STREAMS.md: one host and

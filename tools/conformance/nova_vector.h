@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Reads the host and the request of a nova-fit reference vector
 // (tests/data/conformance/nova/README.md) into core values.
 #pragma once

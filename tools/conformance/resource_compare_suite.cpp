@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // Suite resource-compare: the nine comparisons of the Resource Comparison design
 // with zero/infinity defaults, for each vector of volcano/compare-design.jsonl.
 #include <string>

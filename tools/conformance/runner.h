@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Runs a conformance suite over JSON-lines files: one line per failing vector
 // ("FAIL id: expected ..., got ..."), then the closing line
 // "N passed, M failed, K skipped". Returns the process exit code: 0 only when

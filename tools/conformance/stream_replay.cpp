@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "conformance/stream_replay.h"
 #include "conformance/json_number.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Replays a Nova admission stream (tests/data/conformance/nova/STREAMS.md): one host,
 // its requests in order, each fitted on the current host state with the chosen
 // strategy and, when admitted, folded into the host by Nova's accounting

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // A conformance suite checks one reference vector (a JSON object from
 // tests/data/conformance) against numaplace and says pass, fail (with what was
 // expected and what we got) or skip (with why). The runner in runner.h reads the

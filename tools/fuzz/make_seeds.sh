@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Builds the seed corpora of the fuzz harnesses (one directory per entry) from the
 # project's test data (tests/data) and the small hand-made seeds in tests/fuzz/seeds/:
 #   cpulist       cpus=/cpuset=/nodeset= values of every corpus and sample XML

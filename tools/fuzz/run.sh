@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Builds the libFuzzer harnesses (clang, ASan+UBSan) into build-fuzz/ and runs each for
 # SECONDS_PER_HARNESS (default 60) over seeds from tools/fuzz/make_seeds.sh, keeping the
 # grown corpus in build-fuzz/fuzz-corpus/ENTRY. Prints one line per harness:

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
 """Man pages and bash completion of the numaplace command, made from its own --help texts.
 
 The --help texts (CLI11's layout, written in tools/numaplace/*_command.cpp) are the one source:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "numaplace/claims_source.h"
 
 #include "plugin/libvirt_connection.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Where the CLI gets the claims of guests already on the host: the domains of a
 // libvirt connection (running ones; defined ones placed by numaplace too with
 // include_defined) and domain XML files given with --claim.

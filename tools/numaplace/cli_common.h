@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // What every numaplace subcommand shares: exit codes, error reporting (text or
 // JSON), KEY=VALUE parsing, all-or-nothing output, and the host/claims/request
 // options with the code that turns them into a host with its claims folded in.

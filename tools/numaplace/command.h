@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // A numaplace subcommand: it registers its options on the app and hands back
 // the function to run when the user chose it (returning the exit code).
 #pragma once

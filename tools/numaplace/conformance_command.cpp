@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // numaplace conformance SUITE FILE...: the reference-vector runner.
 #include <iostream>
 #include <memory>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "numaplace/explain_output.h"
 
 #include "placement/count_words.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // --explain for place, define and start: the fit's explanation (placement/fit_explanation.h)
 // as text for people and as JSON for programs, with the guests holding each host cell
 // (from the claims folded into the host, when the caller has them), and the options

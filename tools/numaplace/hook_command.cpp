@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // numaplace hook qemu NAME OP SUBOP [EXTRA]: libvirt's QEMU hook (tools/hooks/qemu).
 // libvirt waits for the hook and treats a non-zero exit as failure of the operation,
 // and uses stdout as the new domain XML only on "migrate begin" and "restore begin".

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Where the CLI gets its host from, exactly one of: a libvirt URI (--connect,
 // default test:///default, libvirt's built-in test host: capabilities plus its
 // PCI node devices), a saved capabilities file (--capabilities FILE), or hwloc

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 #include "numaplace/json_output.h"
 
 #include "placement/default_placement.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
 // JSON views of core values for `--json` output.
 #pragma once
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // numaplace define FILE / numaplace start NAME: placement in between reading the
 // host's claims and defining (or starting) through libvirt, under the host lock.
 #include <iostream>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // numaplace: places libvirt guests onto the NUMA cells of a host. Each subcommand
 // lives in its own *_command.cpp; this file only assembles and dispatches them.
 // Exit codes: 0 done; 1 bad input; 2 usage or unreadable files; 3 does not fit;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // numaplace place DOMAIN: place one guest and print (or write) its rewritten XML.
 #include <iostream>
 #include <memory>

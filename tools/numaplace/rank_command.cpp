@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // numaplace rank --hosts DIR|FILE ...: the same fit test on every host, a score per
 // fitting host (placement/host_ranking.h), best first; --explain says why each refused
 // host was refused. Hosts: capabilities XML or hwloc XML files (by their root element),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // numaplace replay FILE: Nova's admission streams (tests/data/conformance/nova/STREAMS.md)
 // replayed with a numaplace strategy, each stream's figures beside Nova's spread and
 // pack runs and a perfect packer's bound, then the means and ratios overall and per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
 // numaplace topology: the host's cells, CPUs, memory, pages, distances, PCI
 // devices, and who holds what, as a table or JSON.
 #include <algorithm>

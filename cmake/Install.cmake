@@ -12,7 +12,7 @@ include(GNUInstallDirs)
 install(TARGETS numaplace
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT library NAMELINK_COMPONENT development)
 install(TARGETS numaplace_cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT cli)
-install(FILES plugin/include/numaplace.h plugin/include/numaplace.hpp ${PROJECT_BINARY_DIR}/include/numaplace_version.h
+install(FILES plugin/capi/include/numaplace.h plugin/capi/include/numaplace.hpp ${PROJECT_BINARY_DIR}/include/numaplace_version.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT development)
 # numaplace.pc finds its prefix relative to itself, so an install under any --prefix works.
 if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
@@ -20,7 +20,7 @@ if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
 else()
   file(RELATIVE_PATH NUMAPLACE_PC_TO_PREFIX "/prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/prefix")
 endif()
-configure_file(plugin/numaplace.pc.in ${PROJECT_BINARY_DIR}/numaplace.pc @ONLY)
+configure_file(plugin/capi/numaplace.pc.in ${PROJECT_BINARY_DIR}/numaplace.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/numaplace.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT development)
 
 # Man pages and bash completion, made at build time from the built CLI's --help texts (one

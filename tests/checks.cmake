@@ -26,7 +26,7 @@ add_test(NAME checks.version
                  $<TARGET_FILE:numaplace_cli> $<TARGET_FILE:numaplace>)
 # libnumaplace.so exports numaplace.h's np_* functions and nothing else.
 add_test(NAME checks.abi-symbols
-         COMMAND sh ${NUMAPLACE_CHECKS}/abi_symbols.sh $<TARGET_FILE:numaplace> ${PROJECT_SOURCE_DIR}/plugin/include/numaplace.h)
+         COMMAND sh ${NUMAPLACE_CHECKS}/abi_symbols.sh $<TARGET_FILE:numaplace> ${PROJECT_SOURCE_DIR}/plugin/capi/include/numaplace.h)
 # Man pages and bash completion against the CLI's --help.
 add_test(NAME checks.docs
          COMMAND bash ${NUMAPLACE_CHECKS}/docs_check.sh $<TARGET_FILE:numaplace_cli> ${NUMAPLACE_DOCS_DIR})

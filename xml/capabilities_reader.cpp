@@ -5,7 +5,7 @@
 #include <charconv>
 #include <map>
 
-#include "placement/memory_size.h"
+#include "placement/model/memory_size.h"
 #include "xml/xml_document.h"
 
 namespace numaplace::xml {

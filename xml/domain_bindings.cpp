@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <charconv>
 
-#include "placement/count_words.h"
-#include "placement/memory_size.h"
+#include "placement/model/count_words.h"
+#include "placement/model/memory_size.h"
 #include "xml/xml_document.h"
 
 namespace numaplace::xml {

@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "placement/claims.h"
-#include "placement/cpu_set.h"
-#include "placement/error.h"
+#include "placement/lifecycle/claims.h"
+#include "placement/model/cpu_set.h"
+#include "placement/model/error.h"
 
 namespace numaplace::xml {
 

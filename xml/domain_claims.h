@@ -16,9 +16,9 @@
 
 #include <string>
 
-#include "placement/claims.h"
-#include "placement/error.h"
-#include "placement/host_topology.h"
+#include "placement/lifecycle/claims.h"
+#include "placement/model/error.h"
+#include "placement/model/host_topology.h"
 
 namespace numaplace::xml {
 

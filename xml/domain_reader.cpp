@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <limits>
 
-#include "placement/memory_size.h"
+#include "placement/model/memory_size.h"
 #include "xml/xml_document.h"
 
 namespace numaplace::xml {

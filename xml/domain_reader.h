@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "placement/cpu_set.h"
-#include "placement/error.h"
+#include "placement/model/cpu_set.h"
+#include "placement/model/error.h"
 
 namespace numaplace::xml {
 

@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "placement/fit.h"
-#include "placement/host_topology.h"
-#include "placement/operator_constraints.h"
+#include "placement/fit/fit.h"
+#include "placement/model/host_topology.h"
+#include "placement/lifecycle/operator_constraints.h"
 
 namespace numaplace::xml {
 
@@ -38,7 +38,7 @@ std::vector<std::string> write_confinement(xmlDoc* doc, const CpuSet& nodes, con
 // Keeps every thread of the domain off `taken` (pCPUs another guest now holds): <vcpu cpuset>
 // (or, without one, `host_cpus`) when a thread runs by it, and each <vcpupin>, <emulatorpin>
 // and <iothreadpin> that reaches into `taken`, each less `taken`. The caller has checked none is
-// left empty (placement/narrowing.h). Returns what changed, one sentence each.
+// left empty (placement/lifecycle/narrowing.h). Returns what changed, one sentence each.
 std::vector<std::string> narrow_threads(xmlDoc* doc, const CpuSet& taken, const CpuSet& host_cpus);
 
 }  // namespace numaplace::xml

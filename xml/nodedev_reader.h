@@ -14,8 +14,8 @@
 #include <string_view>
 #include <vector>
 
-#include "placement/error.h"
-#include "placement/host_topology.h"
+#include "placement/model/error.h"
+#include "placement/model/host_topology.h"
 
 namespace numaplace::xml {
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-// The operator's constraints of a domain about to be placed (placement/operator_constraints.h):
+// The operator's constraints of a domain about to be placed (placement/lifecycle/operator_constraints.h):
 // those numaplace's record keeps when the domain has one (its <vcpupin>, <numatune> ... are then
 // numaplace's own output), else read from the domain's elements, the first time it is placed.
 // An element numaplace cannot place within is a named error: ConflictingConstraint for
@@ -11,8 +11,8 @@
 
 #include <string>
 
-#include "placement/error.h"
-#include "placement/operator_constraints.h"
+#include "placement/model/error.h"
+#include "placement/lifecycle/operator_constraints.h"
 #include "xml/domain_bindings.h"
 
 namespace numaplace::xml {

@@ -32,10 +32,10 @@
 #include <optional>
 #include <string>
 
-#include "placement/error.h"
-#include "placement/fit.h"
-#include "placement/guest_request.h"
-#include "placement/operator_constraints.h"
+#include "placement/model/error.h"
+#include "placement/fit/fit.h"
+#include "placement/model/guest_request.h"
+#include "placement/lifecycle/operator_constraints.h"
 
 namespace numaplace::xml {
 

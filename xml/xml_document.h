@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "placement/error.h"
+#include "placement/model/error.h"
 
 namespace numaplace::xml {
 

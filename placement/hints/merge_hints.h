@@ -17,7 +17,7 @@
 
 #include <vector>
 
-#include "placement/error.h"
+#include "placement/model/error.h"
 #include "placement/hints/numa_info.h"
 #include "placement/hints/topology_hint.h"
 #include "placement/hints/topology_policy.h"

@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "placement/error.h"
+#include "placement/model/error.h"
 #include "placement/hints/numa_node_mask.h"
 
 namespace numaplace {

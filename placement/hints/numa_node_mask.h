@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "placement/error.h"
+#include "placement/model/error.h"
 
 namespace numaplace {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "placement/error.h"
+#include "placement/model/error.h"
 #include "placement/hints/topology_hint.h"
 
 namespace numaplace {

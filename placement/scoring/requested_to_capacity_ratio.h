@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "placement/error.h"
+#include "placement/model/error.h"
 #include "placement/scoring/resource_load.h"
 
 namespace numaplace::scoring {

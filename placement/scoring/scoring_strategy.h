@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "placement/error.h"
+#include "placement/model/error.h"
 #include "placement/scoring/requested_to_capacity_ratio.h"
 #include "placement/scoring/resource_load.h"
 

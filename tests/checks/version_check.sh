@@ -21,7 +21,7 @@ check "np_version()" "$(env ${NUMAPLACE_TEST_PYTHON_ENV:-} /usr/bin/python3 -c '
 lib = ctypes.CDLL(sys.argv[1]); lib.np_version.restype = ctypes.c_char_p
 print(lib.np_version().decode())' "$lib")"
 macros=$(printf '#include <numaplace.h>\nNUMAPLACE_VERSION_MAJOR.NUMAPLACE_VERSION_MINOR.NUMAPLACE_VERSION_PATCH NUMAPLACE_VERSION_STRING NP_VERSION_MAJOR.NP_VERSION_MINOR\n' |
-         "${CC:-cc}" -E -P -I"$source/plugin/include" -I"$build/include" - | tr -d ' ' | tail -n 1)
+         "${CC:-cc}" -E -P -I"$source/plugin/capi/include" -I"$build/include" - | tr -d ' ' | tail -n 1)
 # "0.1.0""0.1.0"0.1 once the spaces are gone
 check "NUMAPLACE_VERSION_MAJOR.MINOR.PATCH" "$(echo "$macros" | sed 's/".*//')"
 check "NUMAPLACE_VERSION_STRING" "$(echo "$macros" | sed 's/^[^"]*"\([^"]*\)".*/\1/')"

@@ -10,12 +10,12 @@
 #include <limits>
 
 #include "conformance/suite.h"
-#include "placement/cpu_set.h"
-#include "placement/fit.h"
-#include "placement/guest_topology.h"
-#include "plugin/hwloc_source.h"
-#include "plugin/place_domain.h"
-#include "plugin/qemu_hook.h"
+#include "placement/model/cpu_set.h"
+#include "placement/fit/fit.h"
+#include "placement/request/guest_topology.h"
+#include "plugin/sources/hwloc_source.h"
+#include "plugin/service/place_domain.h"
+#include "plugin/service/qemu_hook.h"
 #include "xml/capabilities_reader.h"
 #include "xml/domain_claims.h"
 #include "xml/domain_reader.h"

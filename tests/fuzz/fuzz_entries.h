@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "placement/error.h"
+#include "placement/model/error.h"
 
 namespace numaplace::fuzz {
 
@@ -37,7 +37,7 @@ Outcome hwloc_xml(std::string_view data);
 // are refused as the runner refuses them.
 Outcome json_vector(std::string_view data);
 
-// The QEMU hook's decision (plugin/qemu_hook.h) on the fixed 2-cell host with one running
+// The QEMU hook's decision (plugin/service/qemu_hook.h) on the fixed 2-cell host with one running
 // guest pinned to pCPUs 0-1: the first line is "OP SUBOP" (e.g. "restore begin"), the rest is
 // the domain XML libvirt would pass on stdin. A verdict that prints XML must print XML that
 // parses as a domain.

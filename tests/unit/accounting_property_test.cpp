@@ -36,12 +36,12 @@
 #include <string>
 #include <vector>
 
-#include "placement/claims.h"
-#include "placement/host_config.h"
-#include "plugin/host_claims.h"
-#include "plugin/host_config_file.h"
-#include "plugin/hwloc_source.h"
-#include "plugin/place_domain.h"
+#include "placement/lifecycle/claims.h"
+#include "placement/model/host_config.h"
+#include "plugin/sources/host_claims.h"
+#include "plugin/sources/host_config_file.h"
+#include "plugin/sources/hwloc_source.h"
+#include "plugin/service/place_domain.h"
 #include "xml/capabilities_reader.h"
 #include "xml/domain_writer.h"
 #include "xml/nodedev_reader.h"

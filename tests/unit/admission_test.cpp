@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "placement/admission.h"
+#include "placement/lifecycle/admission.h"
 
 #include <gtest/gtest.h>
 

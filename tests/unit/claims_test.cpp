@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "placement/claims.h"
+#include "placement/lifecycle/claims.h"
 
 #include <gtest/gtest.h>
 

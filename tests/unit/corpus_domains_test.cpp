@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "plugin/place_domain.h"
+#include "plugin/service/place_domain.h"
 #include "test_paths.h"
 #include "xml/capabilities_reader.h"
 #include "xml/xml_document.h"

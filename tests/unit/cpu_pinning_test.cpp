@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Pinning dedicated vCPUs under Nova's thread policies, on hand-worked hosts.
-#include "placement/cpu_pinning.h"
+#include "placement/fit/cpu_pinning.h"
 
 #include <gtest/gtest.h>
 

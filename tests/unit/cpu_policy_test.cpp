@@ -2,7 +2,7 @@
 // Nova's CPU policy keys and their companions, as derive_guest_topology applies them.
 #include <gtest/gtest.h>
 
-#include "placement/guest_topology.h"
+#include "placement/request/guest_topology.h"
 
 namespace numaplace {
 namespace {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "placement/cpu_set.h"
+#include "placement/model/cpu_set.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "placement/default_placement.h"
+#include "placement/lifecycle/default_placement.h"
 
 #include <gtest/gtest.h>
 
-#include "plugin/place_domain.h"
+#include "plugin/service/place_domain.h"
 #include "test_paths.h"
 #include "xml/capabilities_reader.h"
 #include "xml/xml_document.h"

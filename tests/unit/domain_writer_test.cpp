@@ -7,7 +7,7 @@
 
 #include <memory>
 
-#include "plugin/place_domain.h"
+#include "plugin/service/place_domain.h"
 #include "test_paths.h"
 #include "xml/capabilities_reader.h"
 #include "xml/xml_document.h"

@@ -3,8 +3,8 @@
 // amounts, the chosen assignment against the runner-up, and the verdict sentence.
 #include <gtest/gtest.h>
 
-#include "placement/fit.h"
-#include "placement/fit_explanation.h"
+#include "placement/fit/fit.h"
+#include "placement/fit/fit_explanation.h"
 
 namespace numaplace {
 namespace {

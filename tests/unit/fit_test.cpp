@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "placement/fit.h"
+#include "placement/fit/fit.h"
 
 #include <gtest/gtest.h>
 

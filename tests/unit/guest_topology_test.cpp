@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "placement/guest_topology.h"
+#include "placement/request/guest_topology.h"
 
 #include <gtest/gtest.h>
 

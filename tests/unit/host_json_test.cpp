@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The JSON host schema (plugin/host_json.h): the nova-fit fields, cpulist strings,
+// The JSON host schema (plugin/sources/host_json.h): the nova-fit fields, cpulist strings,
 // round trip from capabilities, and a named error pointing at each bad field.
 #include <gtest/gtest.h>
 
 #include <fstream>
 #include <sstream>
 
-#include "plugin/host_json.h"
+#include "plugin/sources/host_json.h"
 #include "test_paths.h"
 #include "xml/capabilities_reader.h"
 

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Ranking hosts (placement/host_ranking.h): the fit test decides who is in, the
+// Ranking hosts (placement/lifecycle/host_ranking.h): the fit test decides who is in, the
 // strategy orders them, refused hosts say why, and the order is stable.
 #include <gtest/gtest.h>
 
-#include "placement/host_ranking.h"
+#include "placement/lifecycle/host_ranking.h"
 
 namespace numaplace {
 namespace {

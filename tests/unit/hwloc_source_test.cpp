@@ -2,7 +2,7 @@
 // Every hwloc XML sample loads into the host model with the cells, CPUs,
 // siblings, memory, sockets, distances and PCI devices read by hand from the
 // files; bad paths and malformed exports are refused by name.
-#include "plugin/hwloc_source.h"
+#include "plugin/sources/hwloc_source.h"
 
 #include <gtest/gtest.h>
 

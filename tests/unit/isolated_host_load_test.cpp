@@ -2,7 +2,7 @@
 // Loading a host in a child process: the answer comes back whole (every hwloc sample equals its
 // in-process load), and a loader that crashes, stalls, exits or fails becomes a named error in the
 // parent, which carries on.
-#include "plugin/isolated_host_load.h"
+#include "plugin/sources/isolated_host_load.h"
 
 #include <gtest/gtest.h>
 #include <sys/mman.h>
@@ -13,8 +13,8 @@
 #include <filesystem>
 #include <thread>
 
-#include "plugin/host_json.h"
-#include "plugin/hwloc_source.h"
+#include "plugin/sources/host_json.h"
+#include "plugin/sources/hwloc_source.h"
 #include "test_paths.h"
 
 namespace numaplace::plugin {

@@ -2,11 +2,11 @@
 // libnuma on the machine running the tests: at least one node with memory, free
 // memory no larger than total, a local distance of 10. Where libnuma is unusable
 // (numa_available() < 0) the named error is checked instead.
-#include "plugin/libnuma_source.h"
+#include "plugin/sources/libnuma_source.h"
 
 #include <gtest/gtest.h>
 
-#include "plugin/hwloc_source.h"
+#include "plugin/sources/hwloc_source.h"
 
 namespace numaplace::plugin {
 namespace {

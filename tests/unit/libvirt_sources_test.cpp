@@ -3,8 +3,8 @@
 // daemon): its built-in host, and a custom host file with an SR-IOV PF and VF.
 #include <gtest/gtest.h>
 
-#include "plugin/free_memory.h"
-#include "plugin/libvirt_connection.h"
+#include "plugin/sources/free_memory.h"
+#include "plugin/sources/libvirt_connection.h"
 #include "test_paths.h"
 
 namespace numaplace::plugin {

@@ -2,7 +2,7 @@
 // define/start against libvirt's real test driver, in process. test:///default keeps its
 // state while at least one connection to it is open, so the fixture holds one open for
 // the length of each test and successive calls see each other's domains.
-#include "plugin/domain_lifecycle.h"
+#include "plugin/service/domain_lifecycle.h"
 
 #include <gtest/gtest.h>
 #include <libvirt/libvirt.h>

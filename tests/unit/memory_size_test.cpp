@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "placement/memory_size.h"
+#include "placement/model/memory_size.h"
 
 #include <gtest/gtest.h>
 

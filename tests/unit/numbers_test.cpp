@@ -7,10 +7,10 @@
 #include <chrono>
 #include <string>
 
-#include "placement/cpu_set.h"
-#include "placement/guest_topology.h"
-#include "placement/memory_size.h"
-#include "plugin/place_domain.h"
+#include "placement/model/cpu_set.h"
+#include "placement/request/guest_topology.h"
+#include "placement/model/memory_size.h"
+#include "plugin/service/place_domain.h"
 #include "test_paths.h"
 #include "xml/capabilities_reader.h"
 #include "xml/domain_claims.h"

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Page-size values, Nova's flavor/image rules for them, and the choice per host cell.
-#include "placement/page_size.h"
+#include "placement/request/page_size.h"
 
 #include <gtest/gtest.h>
 
-#include "placement/cell_fit.h"
-#include "placement/guest_topology.h"
+#include "placement/fit/cell_fit.h"
+#include "placement/request/guest_topology.h"
 
 namespace numaplace {
 namespace {

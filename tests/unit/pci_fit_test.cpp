@@ -7,8 +7,8 @@
 #include <numeric>
 #include <random>
 
-#include "placement/fit.h"
-#include "placement/pci_pools.h"
+#include "placement/fit/fit.h"
+#include "placement/fit/pci_pools.h"
 
 namespace numaplace {
 namespace {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "placement/replacement.h"
+#include "placement/lifecycle/replacement.h"
 
 #include <gtest/gtest.h>
 

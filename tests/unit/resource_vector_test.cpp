@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "placement/resource_vector.h"
+#include "placement/model/resource_vector.h"
 
 #include <gtest/gtest.h>
 

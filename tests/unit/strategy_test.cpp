@@ -7,12 +7,12 @@
 #include <numeric>
 #include <random>
 
-#include "placement/best_assignment.h"
-#include "placement/cell_fit.h"
-#include "placement/cell_score.h"
-#include "placement/cpu_pinning.h"
-#include "placement/fit.h"
-#include "placement/strategy.h"
+#include "placement/fit/best_assignment.h"
+#include "placement/fit/cell_fit.h"
+#include "placement/fit/cell_score.h"
+#include "placement/fit/cpu_pinning.h"
+#include "placement/fit/fit.h"
+#include "placement/fit/strategy.h"
 
 namespace numaplace {
 namespace {

@@ -18,8 +18,8 @@
 #include <functional>
 #include <thread>
 
-#include "plugin/hwloc_source.h"
-#include "plugin/place_domain.h"
+#include "plugin/sources/hwloc_source.h"
+#include "plugin/service/place_domain.h"
 #include "cli_runner.h"
 #include "test_paths.h"
 #include "xml/capabilities_reader.h"

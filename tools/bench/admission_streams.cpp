@@ -13,7 +13,7 @@
 #include <random>
 
 #include "bench/bench_topologies.h"
-#include "placement/fit.h"
+#include "placement/fit/fit.h"
 
 namespace {
 

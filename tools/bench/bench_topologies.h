@@ -7,8 +7,8 @@
 
 #include <cstdint>
 
-#include "placement/guest_topology.h"
-#include "placement/host_topology.h"
+#include "placement/request/guest_topology.h"
+#include "placement/model/host_topology.h"
 
 namespace numaplace::bench {
 

@@ -13,7 +13,7 @@
 #include <cstdint>
 
 #include "bench/bench_topologies.h"
-#include "placement/fit.h"
+#include "placement/fit/fit.h"
 
 namespace {
 

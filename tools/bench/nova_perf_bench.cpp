@@ -15,8 +15,8 @@
 
 #include "bench/allocation_counter.h"
 #include "conformance/nova_vector.h"
-#include "placement/fit.h"
-#include "placement/guest_topology.h"
+#include "placement/fit/fit.h"
+#include "placement/request/guest_topology.h"
 
 namespace {
 

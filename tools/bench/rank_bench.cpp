@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Ranking many hosts for one guest (rank_hosts, placement/host_ranking.h): 10,000
+// Ranking many hosts for one guest (rank_hosts, placement/lifecycle/host_ranking.h): 10,000
 // pre-parsed hosts of 2, 4 or 8 SMT cells (8 cores x 2 threads each) with a random
 // mix of usage (pinned pCPUs, floating load, memory; about one in ten hosts too full
 // for the guest), one request: a 2-cell guest, shared or dedicated (thread policy
@@ -12,7 +12,7 @@
 
 #include "bench/allocation_counter.h"
 #include "bench/bench_topologies.h"
-#include "placement/host_ranking.h"
+#include "placement/lifecycle/host_ranking.h"
 
 namespace {
 

@@ -12,7 +12,7 @@
 
 #include "bench/allocation_counter.h"
 #include "bench/bench_topologies.h"
-#include "placement/fit.h"
+#include "placement/fit/fit.h"
 
 namespace {
 

@@ -14,9 +14,9 @@
 #include "conformance/nova_vector.h"
 #include "conformance/json_number.h"
 #include "conformance/suite.h"
-#include "placement/cpu_pinning.h"
-#include "placement/fit.h"
-#include "placement/guest_topology.h"
+#include "placement/fit/cpu_pinning.h"
+#include "placement/fit/fit.h"
+#include "placement/request/guest_topology.h"
 
 namespace numaplace::conformance {
 namespace {

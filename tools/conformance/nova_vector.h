@@ -5,9 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "placement/fit.h"
-#include "placement/guest_request.h"
-#include "placement/host_topology.h"
+#include "placement/fit/fit.h"
+#include "placement/model/guest_request.h"
+#include "placement/model/host_topology.h"
 
 namespace numaplace::conformance {
 

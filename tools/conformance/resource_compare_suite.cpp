@@ -4,7 +4,7 @@
 #include <string>
 
 #include "conformance/suite.h"
-#include "placement/resource_vector.h"
+#include "placement/model/resource_vector.h"
 
 namespace numaplace::conformance {
 namespace {

@@ -6,10 +6,10 @@
 #include <limits>
 
 #include "conformance/nova_vector.h"
-#include "placement/admission.h"
-#include "placement/cpu_pinning.h"
-#include "placement/guest_topology.h"
-#include "plugin/place_domain.h"
+#include "placement/lifecycle/admission.h"
+#include "placement/fit/cpu_pinning.h"
+#include "placement/request/guest_topology.h"
+#include "plugin/service/place_domain.h"
 
 namespace numaplace::conformance {
 namespace {

@@ -2,7 +2,7 @@
 // Replays a Nova admission stream (tests/data/conformance/nova/STREAMS.md): one host,
 // its requests in order, each fitted on the current host state with the chosen
 // strategy and, when admitted, folded into the host by Nova's accounting
-// (placement/admission.h). A refusal leaves the host unchanged and the stream goes on.
+// (placement/lifecycle/admission.h). A refusal leaves the host unchanged and the stream goes on.
 // Figures per stream: admitted before the first refusal, admitted in total, and the
 // mean distance between the host cells of admitted multi-cell guests. The upper
 // bound says what a perfect packer could reach by CPU and memory totals alone.
@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "placement/error.h"
-#include "placement/fit.h"
+#include "placement/model/error.h"
+#include "placement/fit/fit.h"
 
 namespace numaplace::conformance {
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "numaplace/claims_source.h"
 
-#include "plugin/libvirt_connection.h"
-#include "plugin/libvirt_domains.h"
+#include "plugin/sources/libvirt_connection.h"
+#include "plugin/sources/libvirt_domains.h"
 #include "xml/xml_document.h"
 
 namespace numaplace::cli {

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "placement/error.h"
-#include "placement/host_topology.h"
-#include "plugin/host_claims.h"
+#include "placement/model/error.h"
+#include "placement/model/host_topology.h"
+#include "plugin/sources/host_claims.h"
 
 namespace numaplace::cli {
 

@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "numaplace/host_source.h"
-#include "placement/claims.h"
-#include "placement/default_placement.h"
-#include "placement/error.h"
-#include "placement/guest_request.h"
-#include "placement/host_topology.h"
-#include "plugin/place_domain.h"
+#include "placement/lifecycle/claims.h"
+#include "placement/lifecycle/default_placement.h"
+#include "placement/model/error.h"
+#include "placement/model/guest_request.h"
+#include "placement/model/host_topology.h"
+#include "plugin/service/place_domain.h"
 
 namespace numaplace::cli {
 

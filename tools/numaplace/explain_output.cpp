@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "numaplace/explain_output.h"
 
-#include "placement/count_words.h"
-#include "placement/strategy.h"
+#include "placement/model/count_words.h"
+#include "placement/fit/strategy.h"
 
 namespace numaplace::cli {
 namespace {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-// --explain for place, define and start: the fit's explanation (placement/fit_explanation.h)
+// --explain for place, define and start: the fit's explanation (placement/fit/fit_explanation.h)
 // as text for people and as JSON for programs, with the guests holding each host cell
 // (from the claims folded into the host, when the caller has them), and the options
 // that choose the strategy (--strategy, --ratio-shape, --ratio-weights, --pack).
@@ -11,11 +11,11 @@
 #include <string>
 #include <vector>
 
-#include "placement/claims.h"
-#include "placement/default_placement.h"
-#include "placement/error.h"
-#include "placement/fit.h"
-#include "placement/fit_explanation.h"
+#include "placement/lifecycle/claims.h"
+#include "placement/lifecycle/default_placement.h"
+#include "placement/model/error.h"
+#include "placement/fit/fit.h"
+#include "placement/fit/fit_explanation.h"
 
 namespace numaplace::cli {
 

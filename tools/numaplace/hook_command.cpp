@@ -13,7 +13,7 @@
 // Safety: no input crashes it (errors are messages, exit 1); a time limit (alarm,
 // --timeout, default 10 s, NUMAPLACE_HOOK_TIMEOUT) ends it with a refusal; the file
 // /etc/numaplace/hook-disabled or NUMAPLACE_HOOK_DISABLED=1 makes every operation pass.
-// The decision itself is plugin/qemu_hook.h (fuzzed by tests/fuzz/fuzz_hook.cpp); this file
+// The decision itself is plugin/service/qemu_hook.h (fuzzed by tests/fuzz/fuzz_hook.cpp); this file
 // reads stdin, loads the host and the status files, and prints the verdict.
 #include <unistd.h>
 
@@ -27,8 +27,8 @@
 #include "numaplace/cli_common.h"
 #include "numaplace/command.h"
 #include "numaplace/host_source.h"
-#include "plugin/qemu_hook.h"
-#include "plugin/status_claims.h"
+#include "plugin/service/qemu_hook.h"
+#include "plugin/sources/status_claims.h"
 
 namespace numaplace::cli {
 namespace {

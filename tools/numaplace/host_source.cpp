@@ -3,12 +3,12 @@
 
 #include <iostream>
 
-#include "plugin/free_memory.h"
-#include "plugin/host_config_file.h"
-#include "plugin/hwloc_source.h"
-#include "plugin/isolated_host_load.h"
-#include "plugin/libnuma_source.h"
-#include "plugin/libvirt_connection.h"
+#include "plugin/sources/free_memory.h"
+#include "plugin/sources/host_config_file.h"
+#include "plugin/sources/hwloc_source.h"
+#include "plugin/sources/isolated_host_load.h"
+#include "plugin/sources/libnuma_source.h"
+#include "plugin/sources/libvirt_connection.h"
 #include "xml/capabilities_reader.h"
 #include "xml/nodedev_reader.h"
 #include "xml/xml_document.h"

@@ -7,7 +7,7 @@
 // PCI devices on any of them; a file's device on a NUMA node the host does not
 // have is refused ("InvalidNodeDevice"). PCI devices libvirt describes badly are
 // left out with a warning on stderr. hwloc reads in a child process
-// (plugin/isolated_host_load.h): a crash or stall inside hwloc is "HwlocLoadFailed".
+// (plugin/sources/isolated_host_load.h): a crash or stall inside hwloc is "HwlocLoadFailed".
 // The host configuration (--host-config, or this machine's own file) is applied last.
 #pragma once
 
@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "placement/error.h"
-#include "placement/host_topology.h"
+#include "placement/model/error.h"
+#include "placement/model/host_topology.h"
 
 namespace numaplace::cli {
 
@@ -26,11 +26,11 @@ struct HostSourceOptions {
   bool hwloc = false;                      // read the host from hwloc ...
   std::string hwloc_file;                  // ... from this export; empty: this machine
   std::vector<std::string> nodedev_files;  // node device XML adding PCI devices
-  // Raise each cell's used memory to what the live host shows in use (plugin/free_memory.h):
+  // Raise each cell's used memory to what the live host shows in use (plugin/sources/free_memory.h):
   // libvirt's free memory per cell, or libnuma's for --hwloc of this machine. A file-based
   // host has no live free memory: FreeMemoryUnavailable.
   bool free_memory = false;
-  // The host configuration (plugin/host_config_file.h): this file; empty: $NUMAPLACE_CONFIG or
+  // The host configuration (plugin/sources/host_config_file.h): this file; empty: $NUMAPLACE_CONFIG or
   // /etc/numaplace/numaplace.conf when the host is this machine (bare --hwloc, a local libvirt
   // URI such as qemu:///system), none for files and other hosts.
   std::string host_config;

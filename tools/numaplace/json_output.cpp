@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "numaplace/json_output.h"
 
-#include "placement/default_placement.h"
+#include "placement/lifecycle/default_placement.h"
 
 namespace numaplace::cli {
 

@@ -4,10 +4,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "placement/claims.h"
-#include "placement/default_placement.h"
-#include "placement/fit.h"
-#include "placement/host_topology.h"
+#include "placement/lifecycle/claims.h"
+#include "placement/lifecycle/default_placement.h"
+#include "placement/fit/fit.h"
+#include "placement/model/host_topology.h"
 
 namespace numaplace::cli {
 

@@ -8,8 +8,8 @@
 #include "numaplace/command.h"
 #include "numaplace/explain_output.h"
 #include "numaplace/json_output.h"
-#include "plugin/domain_lifecycle.h"
-#include "plugin/placement_json.h"
+#include "plugin/service/domain_lifecycle.h"
+#include "plugin/service/placement_json.h"
 
 namespace numaplace::cli {
 namespace {

@@ -7,8 +7,8 @@
 #include "numaplace/command.h"
 #include "numaplace/explain_output.h"
 #include "numaplace/json_output.h"
-#include "plugin/place_domain.h"
-#include "plugin/placement_json.h"
+#include "plugin/service/place_domain.h"
+#include "plugin/service/placement_json.h"
 #include "xml/domain_reader.h"
 #include "xml/xml_document.h"
 

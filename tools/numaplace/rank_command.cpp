@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // numaplace rank --hosts DIR|FILE ...: the same fit test on every host, a score per
-// fitting host (placement/host_ranking.h), best first; --explain says why each refused
+// fitting host (placement/lifecycle/host_ranking.h), best first; --explain says why each refused
 // host was refused. Hosts: capabilities XML or hwloc XML files (by their root element),
 // JSON files in the nova host schema (one host, a list, or {"hosts": [...]}; usage
 // counts as claimed), JSON-lines files (one host a line); a directory holds such files.
@@ -15,8 +15,8 @@
 #include "numaplace/command.h"
 #include "numaplace/host_source.h"
 #include "numaplace/json_output.h"
-#include "placement/host_ranking.h"
-#include "plugin/host_json.h"
+#include "placement/lifecycle/host_ranking.h"
+#include "plugin/sources/host_json.h"
 #include "xml/capabilities_reader.h"
 #include "xml/domain_reader.h"
 #include "xml/xml_document.h"

@@ -8,8 +8,8 @@
 #include "numaplace/cli_common.h"
 #include "numaplace/command.h"
 #include "numaplace/json_output.h"
-#include "placement/count_words.h"
-#include "placement/default_placement.h"
+#include "placement/model/count_words.h"
+#include "placement/lifecycle/default_placement.h"
 
 namespace numaplace::cli {
 namespace {

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "placement/fit/cell_fit.h"
+
+#include <algorithm>
+#include <string>
+
+#include "placement/fit/fit_demands.h"
+#include "placement/model/count_words.h"
+#include "placement/request/page_size.h"
+
+namespace numaplace {
+namespace {
+
+std::string mib(std::uint64_t kib) {
+  if (kib % 1024 == 0) return std::to_string(kib / 1024) + " MiB";
+  return std::to_string(kib) + " KiB";
+}
+
+std::string signed_mib(double kib) {
+  // Appended rather than "-" + mib(...): g++ 12 at -O3 warns (-Wrestrict) on that insert.
+  std::string text = kib < 0 ? "-" : "";
+  text += mib(static_cast<std::uint64_t>(kib < 0 ? -kib : kib));
+  return text;
+}
+
+std::string format_ratio(double value) {
+  std::string text = std::to_string(value);
+  while (!text.empty() && text.back() == '0') text.pop_back();
+  if (!text.empty() && text.back() == '.') text.pop_back();
+  return text;
+}
+
+CellFit misfit(std::string reason) {
+  CellFit out;
+  out.reason = std::move(reason);
+  return out;
+}
+
+}  // namespace
+
+bool reserves_emulator_cpu(const GuestTopology& guest, const GuestCell& guest_cell) {
+  return guest.emulator_threads_policy == EmulatorThreadsPolicy::Isolate && !guest.cells.empty() &&
+         guest.cells.front().id == guest_cell.id;
+}
+
+CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopology& guest,
+                 const GuestCell& guest_cell, bool reserve_emulator, PinningStyle style) {
+  CellFit out;
+  // Reasons are only written on failure: the search checks every pair.
+  const auto name_of = [](const HostCell& c) { return "host cell " + std::to_string(c.id); };
+  const std::uint64_t want_kib = guest_cell.memory_kib;
+  const bool pinned = guest.cpu_policy == CpuPolicy::Dedicated || guest.cpu_policy == CpuPolicy::Mixed;
+  const bool floating = guest.cpu_policy != CpuPolicy::Dedicated;
+  const std::size_t reserve = reserve_emulator ? 1 : 0;
+  const std::size_t dedicated = guest_cell.dedicated_cpus.size() + reserve;
+  const std::size_t shared_vcpus = guest_cell.cpus.size() - guest_cell.dedicated_cpus.size();
+  const auto dedicated_text_of = [&] {
+    return count_of(guest_cell.dedicated_cpus.size(), "dedicated vCPU") + (reserve ? " + 1 emulator pCPU" : "");
+  };
+
+  // A requested page size is a choice among the cell's pools (page_size.h), made first as Nova does.
+  if (guest_cell.pagesize != kPageSizeNone) {
+    std::string why;
+    auto size = choose_page_size(cell, guest_cell.pagesize, want_kib, &why);
+    if (!size) return misfit(why);
+    out.pagesize_kib = *size;
+  }
+
+  // Stage 1, against the cell's totals: memory (without a page size: the smallest pages' total,
+  // or the cell's memory when it reports no pages; memory that is not a whole number of small
+  // pages takes one more, as libvirt rounds up), dedicated vCPUs, shared vCPUs.
+  const PagePool* smallest =
+      cell.pages.empty() ? nullptr
+                         : &*std::min_element(cell.pages.begin(), cell.pages.end(), [](const PagePool& a, const PagePool& b) {
+                             return a.size_kib < b.size_kib;
+                           });
+  if (smallest != nullptr && smallest->size_kib == 0) {
+    return misfit(name_of(cell) + " reports pages of 0 KiB, which no host has; its memory cannot be counted");
+  }
+  Demands totals;
+  if (guest_cell.pagesize == kPageSizeNone) {
+    if (smallest != nullptr) {
+      const std::uint64_t rounded_kib = (want_kib + smallest->size_kib - 1) / smallest->size_kib * smallest->size_kib;
+      totals.add("memory", static_cast<double>(rounded_kib), static_cast<double>(smallest->total * smallest->size_kib));
+    } else {
+      totals.add("memory", static_cast<double>(want_kib), static_cast<double>(cell.memory_kib));
+    }
+  }
+  if (pinned) totals.add("dedicated-cpus", static_cast<double>(dedicated), static_cast<double>(cell.dedicated_cpus.size()));
+  if (floating) totals.add("shared-vcpus", static_cast<double>(shared_vcpus), static_cast<double>(cell.shared_cpus.size()));
+  if (const Demand* short_of = first_shortfall(totals)) {
+    const std::string which = short_of->dimension;
+    if (which == "memory" && smallest != nullptr) {
+      return misfit("needs " + mib(want_kib) + " of memory, " + name_of(cell) + " has " +
+                    mib(smallest->total * smallest->size_kib) + " in " + std::to_string(smallest->size_kib) +
+                    " KiB pages in all");
+    }
+    if (which == "memory") {
+      return misfit("needs " + mib(want_kib) + " of memory, " + name_of(cell) + " has " + mib(cell.memory_kib) + " in all");
+    }
+    if (which == "dedicated-cpus") {
+      return misfit("needs " + dedicated_text_of() + ", " + name_of(cell) + " has " +
+                    std::to_string(cell.dedicated_cpus.size()) + " dedicated CPUs in all");
+    }
+    return misfit("needs " + count_of(shared_vcpus, "shared vCPU") + ", " + name_of(cell) + " has " +
+                  std::to_string(cell.shared_cpus.size()) + " CPUs for shared guests");
+  }
+
+  // Stage 2, the dedicated part against what is free now: pCPUs not pinned by guests, and
+  // memory without any ratio (it may already be overcommitted by floating guests: negative). On a
+  // real host (Exclusive) small-page memory comes from the small pages only, which the huge page
+  // pools are carved out of; Nova counts the cell's whole memory.
+  const bool small_pages_only =
+      host.accounting == Accounting::Exclusive && smallest != nullptr && guest_cell.pagesize == kPageSizeNone;
+  const double free_memory =
+      static_cast<double>(small_pages_only ? smallest->total * smallest->size_kib : cell.memory_kib) -
+      static_cast<double>(cell.usage.memory_kib);
+  if (pinned) {
+    std::size_t pinned_here = 0;
+    for (auto cpu : cell.usage.pinned_cpus) pinned_here += cell.dedicated_cpus.contains(cpu) ? 1 : 0;
+    const std::size_t free = cell.dedicated_cpus.size() - pinned_here;
+    Demands free_now;
+    free_now.add("dedicated-cpus", static_cast<double>(dedicated), static_cast<double>(free));
+    free_now.add("memory", static_cast<double>(want_kib), free_memory);
+    if (const Demand* short_of = first_shortfall(free_now)) {
+      if (std::string(short_of->dimension) == "dedicated-cpus") {
+        return misfit("needs " + dedicated_text_of() + ", " + name_of(cell) + " has " + std::to_string(free) +
+                      " free of " + std::to_string(cell.dedicated_cpus.size()) + " (" + std::to_string(pinned_here) +
+                      " pinned by guests)");
+      }
+      return misfit("needs " + mib(want_kib) + " of memory for a pinned cell, " + name_of(cell) + " has " +
+                    signed_mib(free_memory) + " free (" + mib(cell.usage.memory_kib) + " used by guests)");
+    }
+    std::string why;
+    auto pinning = pin_dedicated_cpus(cell, guest_cell.dedicated_cpus, guest.thread_policy,
+                                      static_cast<std::uint32_t>(reserve), &why, style,
+                                      host.accounting == Accounting::Exclusive);
+    if (!pinning) return misfit(why);
+    out.pinning = std::move(*pinning);
+  }
+
+  // On a real host (Exclusive accounting) the pCPUs this cell takes leave the floating set: the
+  // floating guests already here and the cell's own shared vCPUs run on what is left, within the
+  // CPU ratio. The pinned part's memory is held within the RAM ratio too (stricter only below 1).
+  const bool exclusive = host.accounting == Accounting::Exclusive;
+  CpuSet floating_left = exclusive ? floating_cpus_of(host, cell) : cell.shared_cpus;
+  if (exclusive && pinned) {
+    CpuSet taken = out.pinning.reserved.united(out.pinning.isolated);
+    for (const auto& [vcpu, pcpu] : out.pinning.pinning) taken.insert(pcpu);
+    floating_left = floating_left.minus(taken);
+    const double load = cell.usage.shared_cpus + (floating ? static_cast<double>(shared_vcpus) : 0.0);
+    const double room = static_cast<double>(floating_left.size()) * host.ratio.cpu;
+    if (load > 0 && (floating_left.empty() || (host.ratio.enforced && load > room))) {
+      return misfit("needs " + dedicated_text_of() + " of " + name_of(cell) + ", which would leave " +
+                    format_ratio(load) + " floating vCPUs on " + std::to_string(floating_left.size()) +
+                    " CPUs not held by dedicated guests" +
+                    (floating_left.empty() ? std::string() : ", limit " + format_ratio(room) + " at CPU ratio " +
+                                                                 format_ratio(host.ratio.cpu)));
+    }
+    if (host.ratio.enforced && host.ratio.ram < 1.0 &&
+        static_cast<double>(cell.usage.memory_kib + want_kib) > static_cast<double>(cell.memory_kib) * host.ratio.ram) {
+      return misfit("needs " + mib(want_kib) + " of memory for a pinned cell, " + name_of(cell) + " has " +
+                    signed_mib(static_cast<double>(cell.memory_kib) * host.ratio.ram -
+                               static_cast<double>(cell.usage.memory_kib)) +
+                    " left (" + mib(cell.usage.memory_kib) + " used by guests, RAM ratio " +
+                    format_ratio(host.ratio.ram) + ")");
+    }
+  }
+  if (exclusive && floating && floating_left.size() < shared_vcpus) {
+    return misfit("needs " + count_of(shared_vcpus, "shared vCPU") + ", " + name_of(cell) + " has " +
+                  std::to_string(floating_left.size()) + " CPUs for shared guests not held by dedicated guests");
+  }
+
+  // Stage 3, the floating part against the allocation ratios: shared vCPU load within CPU
+  // ratio x shared CPUs (Exclusive: those left to floating guests), memory within RAM ratio x cell
+  // memory; none when the host sets no limits.
+  if (floating && host.ratio.enforced) {
+    const double cpu_limit = static_cast<double>(floating_left.size()) * host.ratio.cpu;
+    const double memory_limit = static_cast<double>(cell.memory_kib) * host.ratio.ram;
+    Demands limits;
+    limits.add("shared-vcpus", cell.usage.shared_cpus + static_cast<double>(shared_vcpus), cpu_limit);
+    limits.add("memory", static_cast<double>(cell.usage.memory_kib) + static_cast<double>(want_kib), memory_limit);
+    if (const Demand* short_of = first_shortfall(limits)) {
+      if (std::string(short_of->dimension) == "shared-vcpus") {
+        return misfit("needs " + count_of(shared_vcpus, "shared vCPU") + ", " + name_of(cell) + " carries " +
+                      format_ratio(cell.usage.shared_cpus) + " vCPUs already, limit " + format_ratio(cpu_limit) + " (" +
+                      std::to_string(floating_left.size()) + " CPUs x CPU ratio " + format_ratio(host.ratio.cpu) +
+                      ")");
+      }
+      return misfit("needs " + mib(want_kib) + " of memory, " + name_of(cell) + " has " +
+                    signed_mib(memory_limit - static_cast<double>(cell.usage.memory_kib)) + " left (" +
+                    mib(cell.usage.memory_kib) + " used by guests, RAM ratio " + format_ratio(host.ratio.ram) + ")");
+    }
+  }
+  out.fits = true;
+  return out;
+}
+
+}  // namespace numaplace

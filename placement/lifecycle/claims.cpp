@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "placement/lifecycle/claims.h"
+
+#include <algorithm>
+
+namespace numaplace {
+
+std::string describe(const ThreadAffinity& thread) {
+  switch (thread.kind) {
+    case ThreadAffinity::Kind::Vcpu: return "vCPU " + std::to_string(thread.id);
+    case ThreadAffinity::Kind::Emulator: return "the emulator threads";
+    case ThreadAffinity::Kind::IoThread: return "iothread " + std::to_string(thread.id);
+  }
+  return "a thread";
+}
+
+CpuSet GuestClaim::held_cpus() const {
+  CpuSet held;
+  for (const auto& cell : cells) held = held.united(cell.held_cpus());
+  return held;
+}
+
+PagePool* smallest_pool(HostCell& cell) {
+  PagePool* smallest = nullptr;
+  for (auto& pool : cell.pages) {
+    if (smallest == nullptr || pool.size_kib < smallest->size_kib) smallest = &pool;
+  }
+  return smallest;
+}
+
+std::vector<std::string> apply_claims(HostTopology& host, const std::vector<GuestClaim>& claims) {
+  std::vector<std::string> foreign;
+  for (const auto& claim : claims) {
+    bool all_known = true;
+    for (const auto& cell_claim : claim.cells) {
+      auto it = std::find_if(host.cells.begin(), host.cells.end(),
+                             [&](const HostCell& c) { return c.id == cell_claim.host_cell; });
+      if (it == host.cells.end()) {
+        all_known = false;
+        continue;
+      }
+      HostCell& cell = *it;
+      cell.usage.pinned_cpus = cell.usage.pinned_cpus.united(cell_claim.held_cpus());
+      cell.usage.shared_cpus += cell_claim.shared_vcpus;
+      cell.usage.memory_kib += cell_claim.memory_kib;
+      // Small-page memory is drawn from the cell's smallest pages, as huge pages from theirs.
+      if (PagePool* smallest = smallest_pool(cell); smallest != nullptr && smallest->size_kib > 0) {
+        smallest->used += (cell_claim.memory_kib + smallest->size_kib - 1) / smallest->size_kib;
+      }
+      for (const auto& [size, count] : cell_claim.pages) {
+        for (auto& pool : cell.pages) {
+          if (pool.size_kib == size) pool.used += count;
+        }
+      }
+    }
+    host.unbound_memory_kib += claim.unbound_memory_kib;
+    for (const auto& address : claim.pci_devices) {
+      for (auto& device : host.pci) {
+        if (device.address != address) continue;
+        device.allocated = true;
+        if (device.held_by.empty()) device.held_by = claim.name;
+      }
+    }
+    if (!all_known) foreign.push_back(claim.name);
+  }
+  return foreign;
+}
+
+std::vector<std::pair<std::uint32_t, std::string>> pinning_collisions(const GuestClaim& candidate,
+                                                                       const std::vector<GuestClaim>& others) {
+  std::vector<std::pair<std::uint32_t, std::string>> out;
+  const CpuSet mine = candidate.held_cpus();
+  for (const auto& other : others) {
+    if ((!candidate.uuid.empty() && other.uuid == candidate.uuid) || other.name == candidate.name) continue;
+    for (std::uint32_t cpu : mine.intersected(other.held_cpus())) out.emplace_back(cpu, other.name);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace numaplace

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// What guests already hold on a host, per host cell, and how that folds into
+// HostCell::usage. A claim pins pCPUs (dedicated vCPUs) and holds more without
+// running a vCPU there (isolate's sibling threads, the isolated emulator pCPU), carries
+// shared vCPU load (floating vCPUs, possibly a fraction per cell when a vCPU may run on
+// several cells), binds memory and huge pages to a cell, and holds PCI devices. Memory a
+// guest did not bind to any cell is kept aside as unbound. Every thread of the guest
+// (vCPUs, emulator, iothreads) comes with the pCPUs libvirt lets it run on, which is what
+// narrowing (narrowing.h) works on. apply_claims is additive and pure.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "placement/model/cpu_set.h"
+#include "placement/model/host_topology.h"
+
+namespace numaplace {
+
+struct CellClaim {
+  std::uint32_t host_cell = 0;
+  CpuSet pinned_cpus;          // pCPUs its dedicated vCPUs are pinned to
+  double shared_vcpus = 0;     // floating vCPU load on the cell's shared CPUs
+  std::uint64_t memory_kib = 0;  // small-page memory bound here
+  std::map<std::uint64_t, std::uint64_t> pages;  // huge page size KiB -> pages bound here
+  CpuSet reserved_cpus;        // held, but no vCPU of its own runs there: isolate siblings, emulator pCPU
+
+  CpuSet held_cpus() const { return pinned_cpus.united(reserved_cpus); }
+};
+
+// One thread of a guest and where libvirt lets it run.
+struct ThreadAffinity {
+  enum class Kind { Vcpu, Emulator, IoThread };
+  Kind kind = Kind::Vcpu;
+  std::uint32_t id = 0;  // the vCPU or iothread id (0 for the emulator)
+  CpuSet cpus;           // the pCPUs it may run on
+  std::string source;    // the element that says so: "<vcpupin vcpu='2'>", "<vcpu cpuset>", or
+                         // "no pinning" (libvirt lets it run on every host CPU)
+};
+
+std::string describe(const ThreadAffinity& thread);  // "vCPU 2", "the emulator threads", "iothread 1"
+
+struct GuestClaim {
+  std::string name;
+  std::string uuid;
+  bool running = false;
+  bool placed_by_numaplace = false;  // carries numaplace's own record
+  std::vector<CellClaim> cells;
+  std::uint64_t unbound_memory_kib = 0;
+  double unbound_vcpus = 0;
+  std::vector<ThreadAffinity> threads;   // every vCPU, the emulator, every iothread
+  std::vector<std::string> pci_devices;  // host PCI addresses of its <hostdev>s, as the domain names them
+
+  CpuSet held_cpus() const;  // every pCPU it holds for itself, over all cells
+};
+
+// The cell's smallest page pool (its small pages), or null when it reports none.
+PagePool* smallest_pool(HostCell& cell);
+
+// Adds every claim to the usage of the cells it names: held pCPUs, load, memory (and the small
+// pages it takes), huge pages;
+// unbound memory to the host's; PCI devices become allocated and held by the guest. Cells the
+// host does not have are ignored (a guest defined for another host); returns the names of
+// guests with such cells.
+std::vector<std::string> apply_claims(HostTopology& host, const std::vector<GuestClaim>& claims);
+
+// pCPUs of `candidate` already held by one of `others`, each with the holder's name.
+std::vector<std::pair<std::uint32_t, std::string>> pinning_collisions(const GuestClaim& candidate,
+                                                                       const std::vector<GuestClaim>& others);
+
+}  // namespace numaplace

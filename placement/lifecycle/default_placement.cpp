@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "placement/lifecycle/default_placement.h"
+
+#include <algorithm>
+#include <map>
+
+#include "placement/hints/merge_hints.h"
+#include "placement/hints/numa_info.h"
+#include "placement/model/resource_vector.h"
+
+namespace numaplace {
+namespace {
+
+// Candidate masks in ascending width, over cell positions.
+std::vector<std::uint64_t> candidate_masks(std::size_t cells) {
+  std::vector<std::uint64_t> masks;
+  if (cells <= kMaxEnumeratedCells) {
+    for (std::uint64_t m = 1; m < (std::uint64_t{1} << cells); ++m) masks.push_back(m);
+  } else {
+    for (std::size_t i = 0; i < cells; ++i) masks.push_back(std::uint64_t{1} << i);
+    masks.push_back(cells == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << cells) - 1);
+  }
+  std::stable_sort(masks.begin(), masks.end(), [](std::uint64_t a, std::uint64_t b) { return count_bits(a) < count_bits(b); });
+  return masks;
+}
+
+// What a set of cells can still give, per dimension: "cpu" (CPUs for shared vCPUs: a guest never
+// has more vCPUs than CPUs), "cpu-load" (vCPU room under the CPU ratio), "memory" (KiB a strict
+// binding may take: what is physically free in small pages, never more than the RAM ratio leaves;
+// memory of guests that bind none is not known to be on any cell and is not counted, as in Nova)
+// and "hugepages-SIZE" (KiB in
+// free pages of that size). CPUs held by dedicated guests are not offered (floating_cpus_of).
+constexpr double kNoLimit = 1e18;  // finite, so that sums stay exact comparisons
+
+ResourceVector available_in(const HostTopology& host, const std::vector<const HostCell*>& cells) {
+  ResourceVector available;
+  double cpus = 0, load_room = 0, memory_room = 0;
+  std::map<std::uint64_t, double> pages;
+  for (const HostCell* c : cells) {
+    const auto floating = static_cast<double>(floating_cpus_of(host, *c).size());
+    cpus += floating;
+    // A host without limits (AllocationRatio::enforced) caps neither: any room is enough.
+    load_room += host.ratio.enforced ? floating * host.ratio.cpu - c->usage.shared_cpus : kNoLimit;
+    memory_room += static_cast<double>(strict_memory_room_kib(host, *c));
+    for (const auto& pool : c->pages) pages[pool.size_kib] += static_cast<double>(pool.free() * pool.size_kib);
+  }
+  available.set("cpu", cpus);
+  available.set("cpu-load", load_room);
+  available.set("memory", memory_room);
+  for (const auto& [size, kib] : pages) available.set("hugepages-" + std::to_string(size), kib);
+  return available;
+}
+
+// Hints for one resource: every mask whose cells can give `request` (a LessEqual over the request's
+// dimensions, missing ones reading as zero), preferred at the minimal width.
+HintList capacity_hints(const HostTopology& host, const std::vector<std::uint64_t>& masks, const ResourceVector& request) {
+  HintList hints;
+  int narrowest = -1;
+  for (std::uint64_t m : masks) {
+    std::vector<const HostCell*> cells;
+    NumaNodeMask ids;
+    for (std::size_t i = 0; i < host.cells.size(); ++i) {
+      if ((m >> i) & 1U) {
+        cells.push_back(&host.cells[i]);
+        ids = ids | NumaNodeMask::single(host.cells[i].id);
+      }
+    }
+    if (!request.less_equal(available_in(host, cells), MissingDimension::Zero)) continue;
+    if (narrowest < 0) narrowest = ids.count();
+    hints.push_back({ids, ids.count() == narrowest});
+  }
+  return hints;
+}
+
+// The cells' memory given to the guest, in whole pages, in proportion to what each can take
+// and never more than that, so that no cell is counted for more than it holds.
+std::uint64_t page_room_kib(const HostTopology& host, const HostCell& cell, std::uint64_t page_kib) {
+  if (page_kib <= 4) return strict_memory_room_kib(host, cell);
+  std::uint64_t room = 0;
+  for (const auto& pool : cell.pages) room += pool.size_kib == page_kib ? pool.free() * pool.size_kib : 0;
+  return room;
+}
+
+std::vector<std::pair<std::uint32_t, std::uint64_t>> split_memory(const HostTopology& host, const NumaNodeMask& mask,
+                                                                 std::uint64_t memory_kib, std::uint64_t page_kib) {
+  const std::uint64_t unit = page_kib > 4 ? page_kib : 4;
+  const std::uint64_t need = (memory_kib + unit - 1) / unit;
+  std::vector<std::uint32_t> ids;
+  std::vector<std::uint64_t> room, parts;
+  std::uint64_t total = 0;
+  for (const auto& cell : host.cells) {
+    if (!mask.contains(cell.id)) continue;
+    ids.push_back(cell.id);
+    room.push_back(page_room_kib(host, cell, page_kib) / unit);
+    total += room.back();
+  }
+  parts.assign(ids.size(), 0);
+  std::uint64_t given = 0;
+  for (std::size_t i = 0; i < ids.size() && total > 0; ++i) {
+    parts[i] = std::min(room[i], static_cast<std::uint64_t>(static_cast<long double>(need) * room[i] / total));
+    given += parts[i];
+  }
+  // What the rounding left goes to cells with room to spare, then (when nothing has room, which
+  // the hints rule out) to the first cell.
+  for (bool placed = true; given < need && placed;) {
+    placed = false;
+    for (std::size_t i = 0; i < ids.size() && given < need; ++i) {
+      if (parts[i] < room[i]) {
+        ++parts[i];
+        ++given;
+        placed = true;
+      }
+    }
+  }
+  if (given < need && !parts.empty()) parts[0] += need - given;
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> split;
+  std::uint64_t excess = need * unit - memory_kib;  // the last page is not all the guest's
+  for (std::size_t i = ids.size(); i-- > 0;) {
+    std::uint64_t kib = parts[i] * unit;
+    const std::uint64_t cut = std::min(excess, kib);
+    kib -= cut;
+    excess -= cut;
+    split.insert(split.begin(), {ids[i], kib});
+  }
+  return split;
+}
+
+std::string memory_shortfall(const HostTopology& host, std::uint64_t memory_kib, std::uint64_t page_kib) {
+  std::string text = std::to_string(memory_kib / 1024) + " MiB" +
+                     (page_kib > 4 ? " in " + std::to_string(page_kib) + " KiB pages" : std::string()) +
+                     " cannot be bound to any set of host cells: ";
+  for (std::size_t i = 0; i < host.cells.size(); ++i) {
+    const HostCell& cell = host.cells[i];
+    const std::uint64_t room = page_room_kib(host, cell, page_kib);
+    text += (i ? ", " : "") + std::string("cell ") + std::to_string(cell.id) + " has " + std::to_string(room / 1024) +
+            " MiB free";
+  }
+  return text + " (memory physically free, never more than the RAM ratio allows)";
+}
+
+}  // namespace
+
+std::uint64_t strict_memory_room_kib(const HostTopology& host, const HostCell& cell) {
+  const PagePool* smallest = nullptr;
+  for (const auto& pool : cell.pages) {
+    if (smallest == nullptr || pool.size_kib < smallest->size_kib) smallest = &pool;
+  }
+  // The small pages' memory (huge page pools are carved out of the cell's memory), or the whole
+  // cell when the host reports no pools; less what guests (and the host) hold there.
+  const std::uint64_t small = smallest != nullptr ? smallest->total * smallest->size_kib : cell.memory_kib;
+  std::uint64_t room = small > cell.usage.memory_kib ? small - cell.usage.memory_kib : 0;
+  if (host.ratio.enforced) {
+    const double ratio_room = static_cast<double>(cell.memory_kib) * host.ratio.ram -
+                              static_cast<double>(cell.usage.memory_kib);
+    room = ratio_room <= 0 ? 0 : std::min(room, static_cast<std::uint64_t>(ratio_room));
+  }
+  return room;
+}
+
+Result<DefaultPlacement> place_floating_guest(const HostTopology& host, const FloatingGuest& guest,
+                                              const DefaultPlacementOptions& options,
+                                              const std::vector<std::string>& pci_names) {
+  std::vector<std::uint32_t> ids;
+  std::vector<std::vector<std::uint64_t>> distances;
+  bool all_distances = options.prefer_closest_numa_nodes;
+  for (const auto& cell : host.cells) {
+    if (cell.id >= kMaxNumaNodes) {
+      return make_error("TooManyNumaNodes", "host cell " + std::to_string(cell.id) +
+                                                " is beyond the 64 NUMA nodes default placement supports");
+    }
+    ids.push_back(cell.id);
+    if (cell.distances.size() != host.cells.size()) all_distances = false;
+  }
+  if (all_distances) {
+    for (const auto& cell : host.cells) distances.emplace_back(cell.distances.begin(), cell.distances.end());
+  }
+  auto numa = make_numa_info(ids, distances);
+  if (!numa) return numa.error();
+
+  const std::vector<std::uint64_t> masks = candidate_masks(host.cells.size());
+  DefaultPlacement out;
+  const double vcpus = guest.vcpus;
+  out.resources.push_back({"cpu", capacity_hints(host, masks, ResourceVector({{"cpu", vcpus}, {"cpu-load", vcpus}}))});
+  const auto memory = static_cast<double>(guest.memory_kib);
+  if (guest.hugepage_kib > 4) {
+    const std::string pages = "hugepages-" + std::to_string(guest.hugepage_kib);
+    out.resources.push_back({pages, capacity_hints(host, masks, ResourceVector({{pages, memory}}))});
+  } else {
+    out.resources.push_back({"memory", capacity_hints(host, masks, ResourceVector({{"memory", memory}}))});
+  }
+  for (std::size_t d = 0; d < guest.pci_device_nodes.size(); ++d) {
+    const std::string name = d < pci_names.size() ? "pci:" + pci_names[d] : "pci:" + std::to_string(d);
+    const auto& node = guest.pci_device_nodes[d];
+    if (!node || host.find_cell(*node) == nullptr) {
+      out.resources.push_back({name, std::nullopt});
+      continue;
+    }
+    HintList hints;  // every mask holding the device's node, preferred alone
+    for (std::uint64_t m : masks) {
+      NumaNodeMask ids;
+      for (std::size_t i = 0; i < host.cells.size(); ++i) {
+        if ((m >> i) & 1U) ids = ids | NumaNodeMask::single(host.cells[i].id);
+      }
+      if (ids.contains(*node)) hints.push_back({ids, ids.count() == 1});
+    }
+    out.resources.push_back({name, hints});
+  }
+
+  // A strict binding is written only where the memory is: when no set of cells holds it, the
+  // guest does not fit (best-effort would otherwise bind it by its other resources' hints).
+  if (out.resources[1].hints && out.resources[1].hints->empty()) {
+    return make_error("NoFit", memory_shortfall(host, guest.memory_kib, guest.hugepage_kib));
+  }
+  for (const auto& [name, cells] : guest.pinned_vcpu_cells) {
+    HintList hints;  // every mask reaching the pin's cells, preferred when it is one of them alone
+    for (std::uint64_t m : masks) {
+      NumaNodeMask ids;
+      bool reaches = false;
+      for (std::size_t i = 0; i < host.cells.size(); ++i) {
+        if ((m >> i) & 1U) {
+          ids = ids | NumaNodeMask::single(host.cells[i].id);
+          reaches = reaches || cells.contains(host.cells[i].id);
+        }
+      }
+      if (reaches) hints.push_back({ids, ids.count() == 1});
+    }
+    out.resources.push_back({name, hints});
+  }
+  std::vector<ProviderHints> providers(1);
+  for (const auto& resource : out.resources) providers[0][resource.resource] = resource.hints;
+  MergeOptions merge_options;
+  merge_options.prefer_closest_numa_nodes = all_distances;
+  auto merged = merge_hints(hint_lists_from_providers(providers), options.policy, merge_options, *numa);
+  if (!merged) return merged.error();
+  out.reason = merged->reason;
+  out.preferred = merged->hint.preferred;
+  if (!merged->admit) {
+    return make_error("PolicyRefused", "the " + std::string(topology_policy_name(options.policy)) +
+                                           " policy cannot admit this guest: " + merged->reason);
+  }
+  out.cells = merged->hint.affinity;
+  // The merge intersects every resource's choice, so the mask may be narrower than any that holds
+  // the memory: a strict binding there would fail. best-effort widens it to the narrowest mask of
+  // the memory's hints that contains it (else the memory's narrowest); the strict policies refuse.
+  const auto& memory_hints = out.resources[1].hints;
+  const auto holds_memory = [&](const NumaNodeMask& mask) {
+    for (const auto& hint : *memory_hints) {
+      if (hint.affinity && *hint.affinity == mask) return true;
+    }
+    return false;
+  };
+  if (out.cells && memory_hints && !holds_memory(*out.cells)) {
+    if (options.policy != TopologyPolicy::BestEffort) {
+      return make_error("PolicyRefused", "the " + std::string(topology_policy_name(options.policy)) +
+                                             " policy's mask, NUMA nodes " + out.cells->to_nodeset() +
+                                             ", cannot hold the guest's memory (" + out.resources[1].resource + ")");
+    }
+    std::optional<NumaNodeMask> wider;
+    for (bool containing : {true, false}) {
+      for (const auto& hint : *memory_hints) {
+        if (!hint.affinity || (containing && !out.cells->is_subset_of(*hint.affinity))) continue;
+        if (!wider || hint.affinity->is_narrower_than(*wider)) wider = hint.affinity;
+      }
+      if (wider) break;
+    }
+    out.reason += "; widened to NUMA nodes " + wider->to_nodeset() + ", the narrowest that holds the guest's memory";
+    out.cells = wider;
+    out.preferred = false;
+  }
+  if (out.cells) {
+    for (const auto& cell : host.cells) {
+      if (out.cells->contains(cell.id)) out.cpus = out.cpus.united(floating_cpus_of(host, cell));
+    }
+    out.memory_split = split_memory(host, *out.cells, guest.memory_kib, guest.hugepage_kib);
+  }
+  return out;
+}
+
+}  // namespace numaplace

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// Default placement for a guest that asks for no NUMA topology (kubelet
+// TopologyManager style): every resource offers NUMA-affinity hints (each mask of
+// host cells whose free capacity can serve it; preferred when of minimal width),
+// the hints are merged under the host's policy, and the guest is confined to the
+// merged mask without inventing a guest NUMA topology.
+// Resources: vCPUs (shared capacity under the CPU ratio over the CPUs no dedicated guest
+// holds, never more vCPUs than CPUs), memory (physically free, within the RAM ratio) or huge
+// pages of the requested size (exact),
+// each PCI device (its own NUMA node; a device without one has no preference), and each vCPU
+// the operator pinned (the cells its pin reaches: the mask must hold one of them).
+// Masks are every subset of cells up to kMaxEnumeratedCells cells; bigger hosts
+// offer single cells and the whole host only.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "placement/model/cpu_set.h"
+#include "placement/model/error.h"
+#include "placement/hints/topology_hint.h"
+#include "placement/hints/topology_policy.h"
+#include "placement/model/host_topology.h"
+
+namespace numaplace {
+
+inline constexpr std::size_t kMaxEnumeratedCells = 16;
+
+struct FloatingGuest {
+  std::uint32_t vcpus = 0;
+  std::uint64_t memory_kib = 0;
+  std::uint64_t hugepage_kib = 0;  // 0: small pages
+  // NUMA node of each PCI device the guest is given (nullopt: the device has none).
+  std::vector<std::optional<std::uint32_t>> pci_device_nodes;
+  // For each vCPU the operator pinned: the host cells its <vcpupin> reaches (its name first).
+  std::vector<std::pair<std::string, CpuSet>> pinned_vcpu_cells;
+};
+
+struct DefaultPlacementOptions {
+  TopologyPolicy policy = TopologyPolicy::BestEffort;
+  bool prefer_closest_numa_nodes = false;
+};
+
+struct ResourceHints {
+  std::string resource;                  // "cpu", "memory", "hugepages-2048", "pci:0000:3b:00.0"
+  std::optional<HintList> hints;         // nullopt: no preference; empty: nothing can serve it
+};
+
+struct DefaultPlacement {
+  std::optional<NumaNodeMask> cells;  // nullopt: not confined
+  CpuSet cpus;                        // shared CPUs of those cells
+  bool preferred = false;
+  std::vector<ResourceHints> resources;
+  std::string reason;                 // why this mask won (from the merge)
+  // The guest's memory per confined cell (id, KiB), in proportion to what each can hold, as its
+  // claim counts it; empty when not confined.
+  std::vector<std::pair<std::uint32_t, std::uint64_t>> memory_split;
+};
+
+// KiB a strict binding may still take on `cell`: small-page memory physically free (what guests
+// and the host do not hold), never more than the RAM ratio leaves.
+std::uint64_t strict_memory_room_kib(const HostTopology& host, const HostCell& cell);
+
+// Errors: "PolicyRefused" when restricted / single-numa-node cannot admit the guest (with why),
+// "NoFit" when no set of cells holds its memory (a strict binding elsewhere would fail or be
+// OOM-killed), "TooManyNumaNodes" for hosts above 64 cells.
+Result<DefaultPlacement> place_floating_guest(const HostTopology& host, const FloatingGuest& guest,
+                                              const DefaultPlacementOptions& options,
+                                              const std::vector<std::string>& pci_names = {});
+
+}  // namespace numaplace

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "placement/lifecycle/host_ranking.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "placement/model/count_words.h"
+
+namespace numaplace {
+namespace {
+
+constexpr std::int64_t kMilli = 1000;
+
+std::int64_t milli_cpus(double cpus) { return static_cast<std::int64_t>(std::llround(cpus * kMilli)); }
+
+// Nova's CoreFilter/RamFilter view for a guest that floats over the whole host.
+std::optional<std::string> floating_misfit(const HostTopology& host, const GuestRequest& request) {
+  if (!host.ratio.enforced) return std::nullopt;  // no limits: nothing to exceed
+  double shared_capacity = 0;
+  double shared_load = 0;
+  double memory_capacity = 0;
+  double memory_used = 0;
+  for (const auto& cell : host.cells) {
+    shared_capacity += static_cast<double>(cell.shared_cpus.size()) * host.ratio.cpu;
+    shared_load += cell.usage.shared_cpus;
+    memory_capacity += static_cast<double>(cell.memory_kib) * host.ratio.ram;
+    memory_used += static_cast<double>(cell.usage.memory_kib);
+  }
+  if (shared_load + request.vcpus > shared_capacity) {
+    return "needs " + count_of(request.vcpus, "vCPU") + "; the host has room for " +
+           std::to_string(static_cast<long long>(std::max(0.0, shared_capacity - shared_load))) +
+           " more floating vCPUs";
+  }
+  if (memory_used + static_cast<double>(request.memory_kib) > memory_capacity) {
+    return "needs " + std::to_string(request.memory_kib / 1024) + " MiB; the host has " +
+           std::to_string(static_cast<long long>(std::max(0.0, memory_capacity - memory_used) / 1024)) +
+           " MiB left under its RAM ratio";
+  }
+  return std::nullopt;
+}
+
+std::string explain(const FitResult& fit, bool per_pair) {
+  std::string text = fit.summary.empty() ? "the guest does not fit" : fit.summary;
+  if (!per_pair) return text;
+  for (const auto& r : fit.rejections) {
+    text += "\n  guest cell " + std::to_string(r.guest_cell) + " on host cell " + std::to_string(r.host_cell) + ": " +
+            r.reason;
+  }
+  return text;
+}
+
+}  // namespace
+
+scoring::NodeResources host_resources(const HostTopology& host) {
+  std::int64_t cpus = 0;
+  double cpu_requested = 0;
+  std::int64_t memory = 0;
+  std::int64_t memory_requested = 0;
+  const double ratio = host.ratio.cpu > 0 ? host.ratio.cpu : 1.0;
+  for (const auto& cell : host.cells) {
+    cpus += static_cast<std::int64_t>(cell.cpus.size());
+    cpu_requested += static_cast<double>(cell.usage.pinned_cpus.size()) + cell.usage.shared_cpus / ratio;
+    memory += static_cast<std::int64_t>(cell.memory_kib) * 1024;
+    memory_requested += static_cast<std::int64_t>(cell.usage.memory_kib) * 1024;
+  }
+  scoring::NodeResources node;
+  node.allocatable = {{"cpu", cpus * kMilli}, {"memory", memory}};
+  node.requested = {{"cpu", milli_cpus(cpu_requested)}, {"memory", memory_requested}};
+  return node;
+}
+
+scoring::PodRequest guest_resources(const GuestRequest& request, const GuestTopology* topology, double cpu_ratio) {
+  const double ratio = cpu_ratio > 0 ? cpu_ratio : 1.0;
+  double cpus = static_cast<double>(request.vcpus) / ratio;
+  std::uint64_t memory_kib = request.memory_kib;
+  if (topology != nullptr) {
+    cpus = 0;
+    memory_kib = 0;
+    for (const auto& cell : topology->cells) {
+      const auto dedicated = static_cast<double>(cell.dedicated_cpus.size());
+      cpus += dedicated + (static_cast<double>(cell.cpus.size()) - dedicated) / ratio;
+      memory_kib += cell.memory_kib;
+    }
+  }
+  return {{"cpu", milli_cpus(cpus)}, {"memory", static_cast<std::int64_t>(memory_kib) * 1024}};
+}
+
+Result<std::vector<RankedHost>> rank_hosts(std::span<const HostTopology> hosts, const GuestRequest& request,
+                                           const RankOptions& options) {
+  auto derived = derive_guest_topology(request);
+  if (!derived) return derived.error();
+  const GuestTopology* topology = derived->has_value() ? &**derived : nullptr;
+
+  std::vector<RankedHost> fitting;
+  std::vector<RankedHost> refused;
+  for (std::size_t i = 0; i < hosts.size(); ++i) {
+    const HostTopology& host = hosts[i];
+    RankedHost ranked;
+    ranked.index = i;
+    if (topology != nullptr) {
+      FitResult fit = fit_guest(host, *topology, options.fit);
+      if (!fit.placement) {
+        ranked.reason = explain(fit, options.explain);
+        refused.push_back(std::move(ranked));
+        continue;
+      }
+      if (options.keep_placements) ranked.placement = std::move(fit.placement);
+    } else if (auto misfit = floating_misfit(host, request)) {
+      ranked.reason = std::move(*misfit);
+      refused.push_back(std::move(ranked));
+      continue;
+    }
+    auto score = scoring::score_node(options.scoring, host_resources(host),
+                                     guest_resources(request, topology, host.ratio.cpu));
+    if (!score) return score.error();
+    ranked.fits = true;
+    ranked.score = *score;
+    fitting.push_back(std::move(ranked));
+  }
+  std::stable_sort(fitting.begin(), fitting.end(),
+                   [](const RankedHost& a, const RankedHost& b) { return a.score > b.score; });
+  for (auto& r : refused) fitting.push_back(std::move(r));
+  return fitting;
+}
+
+}  // namespace numaplace

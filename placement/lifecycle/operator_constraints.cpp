@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "placement/lifecycle/operator_constraints.h"
+
+#include <algorithm>
+
+namespace numaplace {
+
+bool OperatorConstraints::empty() const {
+  return !vcpu_cpuset && vcpupins.empty() && !emulatorpin && memory.mode.empty() && !memory.nodeset && memnodes.empty();
+}
+
+CpuSet usable_cpus(const OperatorConstraints& constraints, std::uint32_t vcpus, const CpuSet& host_cpus) {
+  const CpuSet fallback = constraints.vcpu_cpuset ? *constraints.vcpu_cpuset : host_cpus;
+  CpuSet out;
+  bool fallback_used = false;
+  for (std::uint32_t v = 0; v < vcpus; ++v) {
+    auto pin = constraints.vcpupins.find(v);
+    if (pin != constraints.vcpupins.end()) {
+      out = out.united(pin->second);
+    } else {
+      fallback_used = true;
+    }
+  }
+  return fallback_used ? out.united(fallback) : out;
+}
+
+HostTopology host_within(const HostTopology& host, const CpuSet& cpus) {
+  HostTopology narrowed = host;
+  for (auto& cell : narrowed.cells) {
+    cell.cpus = cell.cpus.intersected(cpus);
+    cell.shared_cpus = cell.shared_cpus.intersected(cpus);
+    cell.dedicated_cpus = cell.dedicated_cpus.intersected(cpus);
+    std::vector<CpuSet> siblings;
+    for (const auto& group : cell.siblings) {
+      CpuSet kept = group.intersected(cpus);
+      if (!kept.empty()) siblings.push_back(std::move(kept));
+    }
+    cell.siblings = std::move(siblings);
+  }
+  return narrowed;
+}
+
+std::vector<HostCellLimit> host_cell_limits(const OperatorConstraints& constraints) {
+  std::vector<HostCellLimit> limits;
+  if (constraints.memory.nodeset) {
+    limits.push_back({std::nullopt, *constraints.memory.nodeset,
+                      "the domain's <numatune><memory nodeset='" + to_cpu_list(*constraints.memory.nodeset) + "'>"});
+  }
+  for (const auto& [cell, binding] : constraints.memnodes) {
+    if (!binding.nodeset) continue;
+    limits.push_back({cell, *binding.nodeset,
+                      "the domain's <memnode cellid='" + std::to_string(cell) + "' nodeset='" +
+                          to_cpu_list(*binding.nodeset) + "'>"});
+  }
+  return limits;
+}
+
+Status check_pins(const OperatorConstraints& constraints, const Placement& placement) {
+  auto conflict = [](const std::string& element, const std::string& sentence) {
+    return make_error("ConflictingPin", "the domain's " + element + " " + sentence +
+                                            "; widen or remove that element, or change the NUMA request");
+  };
+  for (const auto& cell : placement.cells) {
+    for (std::uint32_t v : cell.guest_cpus) {
+      auto pin = constraints.vcpupins.find(v);
+      if (pin == constraints.vcpupins.end()) continue;
+      const std::string element = "<vcpupin vcpu='" + std::to_string(v) + "' cpuset='" + to_cpu_list(pin->second) + "'>";
+      auto dedicated = std::find_if(cell.pinning.begin(), cell.pinning.end(), [&](const auto& p) { return p.first == v; });
+      if (dedicated != cell.pinning.end()) {
+        if (!pin->second.contains(dedicated->second)) {
+          return conflict(element, "leaves out pCPU " + std::to_string(dedicated->second) + ", the free pCPU of host cell " +
+                                       std::to_string(cell.host_cell) + " this dedicated vCPU gets");
+        }
+      } else if (!pin->second.intersects(cell.host_cpus)) {
+        return conflict(element, "shares no pCPU with host cell " + std::to_string(cell.host_cell) +
+                                     ", where guest cell " + std::to_string(cell.guest_cell) + " floats (" +
+                                     to_cpu_list(cell.host_cpus) + ")");
+      }
+    }
+  }
+  if (constraints.emulatorpin) {
+    const std::string element = "<emulatorpin cpuset='" + to_cpu_list(*constraints.emulatorpin) + "'>";
+    CpuSet reserved;
+    for (const auto& cell : placement.cells) reserved = reserved.united(cell.cpuset_reserved);
+    if (!reserved.empty() && !reserved.is_subset_of(*constraints.emulatorpin)) {
+      return conflict(element, "leaves out pCPU " + to_cpu_list(reserved) +
+                                   ", which hw:emulator_threads_policy=isolate reserves for the emulator");
+    }
+    if (!constraints.emulatorpin->intersects(emulator_cpus(placement))) {
+      return conflict(element, "shares no pCPU with the guest's own (" + to_cpu_list(emulator_cpus(placement)) + ")");
+    }
+  }
+  return Done{};
+}
+
+}  // namespace numaplace

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// What an operator wrote into a domain that numaplace must place within, never widen:
+// <vcpu cpuset> and each <vcpupin> (the pCPUs vCPUs may use), <emulatorpin>, and the
+// memory binding of <numatune> (its mode and nodeset, and per guest cell its <memnode>).
+// The placement honours each (host_within narrows the host to the CPUs the vCPUs may use,
+// host_cell_limits keeps guest cells on the nodesets, check_pins verifies every pin is
+// kept) or names the element that conflicts. xml/operator_constraints.h reads them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "placement/model/cpu_set.h"
+#include "placement/model/error.h"
+#include "placement/fit/fit.h"
+#include "placement/model/host_topology.h"
+
+namespace numaplace {
+
+struct MemoryBinding {
+  std::string mode;               // strict, interleave, preferred, restrictive; empty: not given
+  std::optional<CpuSet> nodeset;  // host nodes; nullopt: not given
+};
+
+struct OperatorConstraints {
+  std::optional<CpuSet> vcpu_cpuset;         // <vcpu cpuset>
+  std::map<std::uint32_t, CpuSet> vcpupins;  // <vcpupin vcpu cpuset>
+  std::optional<CpuSet> emulatorpin;         // <emulatorpin cpuset>
+  MemoryBinding memory;                      // <numatune><memory>
+  std::map<std::uint32_t, MemoryBinding> memnodes;  // guest cell -> <memnode>
+
+  bool empty() const;
+};
+
+// Every pCPU some vCPU of the guest may use: its pin, else <vcpu cpuset>, else `host_cpus`.
+CpuSet usable_cpus(const OperatorConstraints& constraints, std::uint32_t vcpus, const CpuSet& host_cpus);
+
+// The host as a guest limited to `cpus` sees it: each cell's CPUs, shared and dedicated sets and
+// sibling groups within `cpus`; memory, pages, usage and devices unchanged.
+HostTopology host_within(const HostTopology& host, const CpuSet& cpus);
+
+// The host cells guest cells may take: the <numatune><memory> nodeset for every guest cell, each
+// <memnode>'s for its own.
+std::vector<HostCellLimit> host_cell_limits(const OperatorConstraints& constraints);
+
+// ConflictingPin when `placement` breaks a pin the operator wrote: a dedicated vCPU pinned outside
+// its <vcpupin>, a floating vCPU whose <vcpupin> shares no pCPU with where its cell floats, emulator
+// threads whose <emulatorpin> shares none with (or, isolated, does not hold) their pCPUs.
+Status check_pins(const OperatorConstraints& constraints, const Placement& placement);
+
+}  // namespace numaplace

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "placement/model/host_topology.h"
+
+namespace numaplace {
+
+const HostCell* HostTopology::find_cell(std::uint32_t id) const {
+  for (const auto& cell : cells) {
+    if (cell.id == id) return &cell;
+  }
+  return nullptr;
+}
+
+std::optional<std::uint32_t> HostTopology::distance(std::uint32_t from_id, std::uint32_t to_id) const {
+  const HostCell* from = find_cell(from_id);
+  if (from != nullptr) {
+    for (std::size_t i = 0; i < cells.size(); ++i) {
+      if (cells[i].id == to_id && i < from->distances.size()) return from->distances[i];
+    }
+  }
+  return std::nullopt;
+}
+
+CpuSet floating_cpus_of(const HostTopology& host, const HostCell& cell) {
+  if (host.accounting == Accounting::Nova) return cell.shared_cpus;
+  return cell.shared_cpus.minus(cell.usage.pinned_cpus);
+}
+
+}  // namespace numaplace

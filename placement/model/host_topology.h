@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// The host as the placement core sees it: NUMA cells with their CPUs, thread
+// siblings, memory, huge pages, distances, PCI devices, and what running guests
+// already use in each cell. Plain values; every source (capabilities XML, hwloc,
+// JSON vectors) fills the same structure. Memory is in KiB throughout.
+// Accounting says how pinned and floating use meet: on a real host (Exclusive) a pCPU
+// a dedicated guest holds is nobody else's, so floating vCPUs run, and are counted,
+// on the shared CPUs left (floating_cpus_of); Nova's own model (Nova) lets them overlap.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "placement/model/cpu_set.h"
+
+namespace numaplace {
+
+struct PagePool {
+  std::uint64_t size_kib = 4;
+  std::uint64_t total = 0;     // pages
+  std::uint64_t used = 0;      // pages held by guests
+  std::uint64_t reserved = 0;  // pages the host keeps for itself
+  std::uint64_t free() const { return total > used + reserved ? total - used - reserved : 0; }
+};
+
+struct CellUsage {
+  double shared_cpus = 0;       // vCPUs of unpinned guests floating on the shared set
+  CpuSet pinned_cpus;           // pCPUs held by dedicated guests (pins, isolate siblings, emulator pCPUs)
+  std::uint64_t memory_kib = 0; // memory bound to this cell by guests (and kept by the host)
+};
+
+struct HostCell {
+  std::uint32_t id = 0;
+  CpuSet cpus;                  // every online CPU of the cell
+  CpuSet shared_cpus;           // where shared (floating) vCPUs may run
+  CpuSet dedicated_cpus;        // what dedicated vCPUs may be pinned to
+  std::vector<CpuSet> siblings; // thread sibling groups covering `cpus`
+  std::uint64_t memory_kib = 0;
+  std::vector<PagePool> pages;  // ascending page size; empty: host reports none
+  std::optional<std::uint32_t> socket;
+  std::vector<std::uint32_t> distances;  // by host cell index, as the source reported
+  CellUsage usage;
+
+  std::uint64_t free_memory_kib() const { return memory_kib > usage.memory_kib ? memory_kib - usage.memory_kib : 0; }
+  CpuSet free_dedicated_cpus() const { return dedicated_cpus.minus(usage.pinned_cpus); }
+};
+
+struct PciDevice {
+  std::string address;  // domain:bus:slot.function
+  std::optional<std::uint32_t> numa_node;
+  std::string vendor_id;
+  std::string product_id;
+  bool allocated = false;
+  std::string class_id;   // PCI class and subclass, 4 lower-case hex digits ("0200": Ethernet); empty: unknown
+  bool is_pf = false;     // an SR-IOV physical function (it can have virtual functions)
+  std::string parent_pf;  // for an SR-IOV virtual function: its physical function's address; else empty
+  std::string held_by;    // the guest whose <hostdev> holds it, as its claim says; empty: nobody's
+};
+
+struct AllocationRatio {
+  double cpu = 16.0;  // Nova's defaults
+  double ram = 1.5;
+  // false: the host sets no limits (Nova's limits=None, a JSON host's "allocation_ratio": null), so
+  // floating cells are not checked against the ratios at all; the ratios above still weigh scores.
+  bool enforced = true;
+};
+
+enum class Accounting {
+  // Real hosts: pCPUs held by dedicated guests are excluded from everyone else's floating set
+  // and from the floating capacity; a strict memory binding needs physically free memory.
+  Exclusive,
+  // Nova 26's model (the reference vectors, admission replays): floating load and pinned pCPUs
+  // are counted apart and may overlap on a host without a cpu_shared_set/cpu_dedicated_set split.
+  Nova,
+};
+
+struct HostTopology {
+  std::vector<HostCell> cells;
+  std::vector<PciDevice> pci;
+  AllocationRatio ratio;
+  Accounting accounting = Accounting::Exclusive;
+  std::uint64_t unbound_memory_kib = 0;  // memory of guests that bind it to no cell (it may be on any)
+
+  const HostCell* find_cell(std::uint32_t id) const;
+  // Distance between two cells by id, as the host reported it; nullopt when it did not.
+  std::optional<std::uint32_t> distance(std::uint32_t from_id, std::uint32_t to_id) const;
+};
+
+// Where floating vCPUs may run on `cell`: its shared set, less (Exclusive accounting) the pCPUs
+// that dedicated guests hold.
+CpuSet floating_cpus_of(const HostTopology& host, const HostCell& cell);
+
+}  // namespace numaplace

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "placement/request/guest_topology.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <string_view>
+
+#include "placement/model/count_words.h"
+#include "placement/request/cpu_policy_constraints.h"
+#include "placement/request/image_properties.h"
+#include "placement/request/page_size.h"
+#include "placement/request/spec_values.h"
+
+namespace numaplace {
+namespace {
+
+const std::string* find(const SpecMap& map, const std::string& key) {
+  auto it = map.find(key);
+  return it == map.end() ? nullptr : &it->second;
+}
+
+Error value_error(std::string_view text) {
+  return make_error("ValueError", "invalid literal for int() with base 10: '" + std::string(text) +
+                                      "'; give a whole number of MiB (for example 2048)");
+}
+
+// hw:numa_cpus.0, .1, ... read in index order up to the first missing index.
+template <typename T, typename Parse>
+Result<std::vector<T>> read_indexed(const SpecMap& map, const std::string& prefix, Parse parse) {
+  std::vector<T> out;
+  for (std::size_t i = 0;; ++i) {
+    std::string key = prefix + "." + std::to_string(i);
+    const std::string* value = find(map, key);
+    if (value == nullptr) break;
+    auto parsed = parse(*value, key);
+    if (!parsed) return parsed.error();
+    out.push_back(std::move(*parsed));
+  }
+  return out;
+}
+
+Result<CpuSet> cpu_spec(const std::string& text, const std::string& key) { return parse_nova_cpu_spec(text, key); }
+
+Result<std::int64_t> mem_spec(const std::string& text, const std::string&) {
+  auto value = parse_python_int(text);
+  if (!value) return value_error(text);
+  return *value;
+}
+
+Error forbidden(const std::string& property) {
+  return make_error("ImageNUMATopologyForbidden",
+                    "Image property '" + property +
+                        "' is not permitted to override NUMA configuration set against the flavor; "
+                        "remove it from the image or from the flavor");
+}
+
+constexpr std::uint64_t kMiB = 1024;
+
+// Every key of the NUMA vocabulary Nova 26 accepts (besides hw:numa_* and hw_numa_*).
+constexpr std::array kKnownKeys{
+    "hw:cpu_policy", "hw:cpu_thread_policy", "hw:cpu_dedicated_mask", "hw:cpu_realtime", "hw:cpu_realtime_mask",
+    "hw:mem_page_size", "hw:emulator_threads_policy", "hw:pci_numa_affinity_policy", "hw:locked_memory",
+    "hw_cpu_policy", "hw_cpu_thread_policy", "hw_cpu_realtime_mask", "hw_mem_page_size",
+    "hw_pci_numa_affinity_policy", "hw_emulator_threads_policy", "hw_locked_memory"};
+
+// Keys of the hw: namespace that are about something other than NUMA placement.
+constexpr std::array kOtherHardwareKeys{
+    "hw:cpu_sockets", "hw:cpu_cores", "hw:cpu_threads", "hw:cpu_max_sockets", "hw:cpu_max_cores",
+    "hw:cpu_max_threads", "hw:mem_encryption", "hw_cpu_sockets", "hw_cpu_cores",
+    "hw_cpu_threads", "hw_cpu_max_sockets", "hw_cpu_max_cores", "hw_cpu_max_threads", "hw_mem_encryption"};
+
+bool is_indexed_key(std::string_view key, std::string_view prefix) {
+  if (key.substr(0, prefix.size()) != prefix || key.size() == prefix.size() || key[prefix.size()] != '.') return false;
+  std::string_view index = key.substr(prefix.size() + 1);
+  return !index.empty() && std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+bool is_numa_key(std::string_view key) {
+  return key == "hw:numa_nodes" || key == "hw_numa_nodes" || is_indexed_key(key, "hw:numa_cpus") ||
+         is_indexed_key(key, "hw:numa_mem") || is_indexed_key(key, "hw_numa_cpus") ||
+         is_indexed_key(key, "hw_numa_mem");
+}
+
+bool in(std::string_view key, const auto& list) {
+  return std::any_of(list.begin(), list.end(), [&](const char* k) { return key == k; });
+}
+
+bool looks_like_numa_vocabulary(std::string_view key) {
+  for (std::string_view prefix : {"hw:numa_", "hw:cpu_", "hw:mem_", "hw:emulator_", "hw:pci_", "hw_numa_", "hw_cpu_",
+                                  "hw_mem_", "hw_emulator_", "hw_pci_"}) {
+    if (key.substr(0, prefix.size()) == prefix) return true;
+  }
+  return false;
+}
+
+// Unknown keys inside the NUMA vocabulary are typos until proven otherwise.
+Status check_keys(const SpecMap& map) {
+  for (const auto& [key, value] : map) {
+    if (is_numa_key(key) || in(key, kKnownKeys) || in(key, kOtherHardwareKeys)) continue;
+    if (looks_like_numa_vocabulary(key)) {
+      return make_error("UnknownSpecKey", "'" + key + "' is not a known NUMA key; check its spelling "
+                                          "(known: hw:numa_nodes, hw:numa_cpus.N, hw:numa_mem.N, hw:cpu_policy, "
+                                          "hw:cpu_thread_policy, hw:cpu_dedicated_mask, hw:cpu_realtime(_mask), "
+                                          "hw:mem_page_size, hw:emulator_threads_policy, hw:pci_numa_affinity_policy "
+                                          "and their hw_ image twins)");
+    }
+  }
+  return Done{};
+}
+
+// Nova's get_pci_numa_policy_constraint: runs after the NUMA constraints.
+Result<PciNumaPolicy> pci_numa_policy(const SpecMap& flavor, const ImageProperties& image) {
+  const std::string* flavor_policy = find(flavor, "hw:pci_numa_affinity_policy");
+  const bool flavor_set = flavor_policy != nullptr && !flavor_policy->empty();
+  const bool image_set = image.pci_numa_affinity_policy && !image.pci_numa_affinity_policy->empty();
+  if (flavor_set && image_set && *flavor_policy != *image.pci_numa_affinity_policy) {
+    return make_error("ImagePCINUMAPolicyForbidden", "Image property hw_pci_numa_affinity_policy=" +
+                                                         *image.pci_numa_affinity_policy +
+                                                         " may not override the flavor's hw:pci_numa_affinity_policy=" +
+                                                         *flavor_policy);
+  }
+  const std::string policy = flavor_set ? *flavor_policy : image_set ? *image.pci_numa_affinity_policy : "";
+  if (policy.empty()) return PciNumaPolicy::Unset;
+  if (policy == "required") return PciNumaPolicy::Required;
+  if (policy == "legacy") return PciNumaPolicy::Legacy;
+  if (policy == "preferred") return PciNumaPolicy::Preferred;
+  if (policy == "socket") return PciNumaPolicy::Socket;
+  return make_error("InvalidPCINUMAAffinity", "Invalid PCI NUMA affinity policy '" + policy +
+                                                  "'; valid policies are required, legacy, preferred, socket");
+}
+
+// Nova's locked memory rule (Zed): locking needs an explicit page size.
+Status locked_memory(const SpecMap& flavor, const ImageProperties& image, bool page_size_given, bool* locked) {
+  std::optional<bool> value = image.locked_memory;
+  if (const std::string* text = find(flavor, "hw:locked_memory")) {
+    const bool flavor_value = bool_from_string(*text);
+    if (image.locked_memory && *image.locked_memory != flavor_value) {
+      return make_error("FlavorImageLockedMemoryConflict",
+                        "hw:locked_memory on the flavor and hw_locked_memory on the image disagree");
+    }
+    value = flavor_value;
+  }
+  *locked = value.value_or(false);
+  if (*locked && !page_size_given) {
+    return make_error("LockMemoryForbidden", "Memory locking (hw:locked_memory) needs an explicit page size "
+                                             "(hw:mem_page_size) so the guest memory can be backed by it");
+  }
+  return Done{};
+}
+
+}  // namespace
+
+Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& request) {
+  const SpecMap& flavor = request.flavor_specs;
+
+  // 1. The image is read first, when it is loaded.
+  auto image = read_image_properties(request.image_props);
+  if (!image) return image.error();
+  for (const auto* map : {&flavor, &request.image_props}) {
+    if (auto status = check_keys(*map); !status) return status.error();
+  }
+
+  // 2. CPU policy, thread policy, realtime and dedicated masks, emulator threads, resources and traits.
+  auto cpu = derive_cpu_constraints(request, *image);
+  if (!cpu) return cpu.error();
+
+  // 3. Node count.
+  const std::string* flavor_nodes_text = find(flavor, "hw:numa_nodes");
+  bool flavor_nodes_set = flavor_nodes_text != nullptr && !flavor_nodes_text->empty();
+  bool image_nodes_set = image->numa_nodes.has_value() && *image->numa_nodes != 0;
+  if (flavor_nodes_set && image_nodes_set) return forbidden("hw_numa_nodes");
+  std::optional<std::int64_t> nodes;
+  if (flavor_nodes_set) {
+    nodes = parse_python_int(*flavor_nodes_text);
+    if (!nodes || !is_canonical_int(*flavor_nodes_text) || *nodes < 1) {
+      return make_error("InvalidNUMANodesNumber", "The property 'numa_nodes' cannot be '" + *flavor_nodes_text +
+                                                      "'. It must be a number greater than 0");
+    }
+  } else if (image->numa_nodes) {
+    // Nova takes `flavor or image`: an image 0 is a count of 0, and refused.
+    nodes = image->numa_nodes;
+    if (*nodes < 1) {
+      return make_error("InvalidNUMANodesNumber", "The property 'numa_nodes' cannot be '" + std::to_string(*nodes) +
+                                                      "'. It must be a number greater than 0");
+    }
+  }
+
+  // 4. Page size, then locked memory.
+  auto page = page_size_constraint(flavor, *image);
+  if (!page) return page.error();
+  const std::string* flavor_page = find(flavor, "hw:mem_page_size");
+  const bool page_given = (flavor_page != nullptr && !flavor_page->empty()) ||
+                          (image->mem_page_size && !image->mem_page_size->empty());
+  bool locked = false;
+  if (auto status = locked_memory(flavor, *image, page_given, &locked); !status) return status.error();
+
+  // 5. No count, no page size, no pinning: the guest floats (the PCI policy is still checked).
+  const bool pinned = cpu->cpu_policy == CpuPolicy::Dedicated || cpu->cpu_policy == CpuPolicy::Mixed;
+  if (!nodes && !page->requested && !pinned) {
+    auto pci = pci_numa_policy(flavor, *image);
+    if (!pci) return pci.error();
+    return std::optional<GuestTopology>{};
+  }
+  if (!nodes) nodes = 1;
+  if (*nodes > static_cast<std::int64_t>(kMaxCpuId) + 1) {
+    return make_error("InvalidNUMANodesNumber", "The property 'numa_nodes' cannot be " + std::to_string(*nodes) +
+                                                    "; no host has that many NUMA cells");
+  }
+  const auto count = static_cast<std::size_t>(*nodes);
+
+  // 6. Explicit maps: the CPU map is settled before the memory map.
+  auto flavor_cpus = read_indexed<CpuSet>(flavor, "hw:numa_cpus", cpu_spec);
+  if (!flavor_cpus) return flavor_cpus.error();
+  if (!flavor_cpus->empty() && !image->numa_cpus.empty()) return forbidden("hw_numa_cpus");
+  const std::vector<CpuSet>& cpu_map = flavor_cpus->empty() ? image->numa_cpus : *flavor_cpus;
+
+  auto flavor_mem = read_indexed<std::int64_t>(flavor, "hw:numa_mem", mem_spec);
+  if (!flavor_mem) return flavor_mem.error();
+  if (!flavor_mem->empty() && !image->numa_mem.empty()) return forbidden("hw_numa_mem");
+  const std::vector<std::int64_t>& mem_map = flavor_mem->empty() ? image->numa_mem : *flavor_mem;
+
+  GuestTopology topology;
+  topology.cpu_policy = cpu->cpu_policy;
+  topology.thread_policy = cpu->thread_policy;
+  topology.emulator_threads_policy = cpu->emulator_threads_policy;
+  topology.realtime_cpus = cpu->realtime_vcpus;
+  topology.locked_memory = locked;
+  topology.pci_requests = request.pci;
+  const std::uint64_t vcpus = request.vcpus;
+  const std::uint64_t memory_kib = request.memory_kib;
+  auto finish = [&](GuestCell cell) {
+    cell.dedicated_cpus = cell.cpus.intersected(cpu->dedicated_vcpus);
+    cell.pagesize = page->kib;
+    topology.cells.push_back(std::move(cell));
+  };
+
+  if (cpu_map.empty() && mem_map.empty()) {
+    // 7. Even split. Nova divides MiB; a size that is not whole MiB is divided in KiB.
+    const std::uint64_t memory_unit = memory_kib % kMiB == 0 ? kMiB : 1;
+    if (vcpus != 0 && vcpus < count) {  // no explicit assignment can help: every node needs a vCPU of its own
+      return make_error("ImageNUMATopologyAsymmetric",
+                        "Instance CPUs cannot be distributed across instance NUMA nodes: " + count_of(vcpus, "vCPU") +
+                            " cannot be split over " + count_of(count, "node") +
+                            ", each node needs at least one; ask for at most " + count_of(vcpus, "node") +
+                            " (hw:numa_nodes) or give the guest more vCPUs");
+    }
+    if (vcpus % count != 0 || (memory_kib / memory_unit) % count != 0) {
+      return make_error("ImageNUMATopologyAsymmetric",
+                        "Instance CPUs and/or memory cannot be evenly distributed across instance NUMA nodes: " +
+                            count_of(vcpus, "vCPU") + " and " + std::to_string(memory_kib / 1024) + " MiB over " +
+                            count_of(count, "node") + ". Explicit assignment (hw:numa_cpus.N, hw:numa_mem.N) is required");
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      GuestCell cell;
+      cell.id = static_cast<std::uint32_t>(i);
+      std::uint64_t first = i * vcpus / count;
+      std::uint64_t end = (i + 1) * vcpus / count;
+      if (end > first) cell.cpus = CpuSet::range(static_cast<std::uint32_t>(first), static_cast<std::uint32_t>(end - 1));
+      cell.memory_kib = memory_kib / memory_unit / count * memory_unit;
+      finish(std::move(cell));
+    }
+  } else {
+    // 8. Both maps, each covering every node.
+    if (cpu_map.empty() || mem_map.empty() || cpu_map.size() != count || mem_map.size() != count) {
+      return make_error("ImageNUMATopologyIncomplete",
+                        "CPU and memory allocation must be provided for all NUMA nodes: give hw:numa_cpus.N and "
+                        "hw:numa_mem.N for every N from 0 to " + std::to_string(count - 1));
+    }
+
+    // 9. Consistency of the explicit maps.
+    CpuSet seen;
+    std::int64_t total_mib = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+      for (std::uint32_t c : cpu_map[i]) {
+        if (c >= vcpus) {
+          return make_error("ImageNUMATopologyCPUOutOfRange",
+                            "CPU number " + std::to_string(c) + " is larger than max " +
+                                std::to_string(vcpus == 0 ? 0 : vcpus - 1) + " (the guest has " + count_of(vcpus, "vCPU") +
+                                ", numbered from 0)");
+        }
+        if (seen.contains(c)) {
+          return make_error("ImageNUMATopologyCPUDuplicates",
+                            "CPU number " + std::to_string(c) + " is assigned to two nodes; give each vCPU to one node");
+        }
+        seen.insert(c);
+      }
+    }
+    CpuSet all = vcpus == 0 ? CpuSet{} : CpuSet::range(0, static_cast<std::uint32_t>(vcpus - 1));
+    if (CpuSet missing = all.minus(seen); !missing.empty()) {
+      return make_error("ImageNUMATopologyCPUsUnassigned",
+                        "CPU number {" + to_cpu_list(missing) + "} is not assigned to any node; add it to a hw:numa_cpus.N");
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      if (mem_map[i] < 0 || mem_map[i] > (std::int64_t{1} << 40)) {
+        return make_error("ImageNUMATopologyMemoryOutOfRange",
+                          "hw:numa_mem." + std::to_string(i) + " = " + std::to_string(mem_map[i]) +
+                              " MiB is not a usable size; give a positive number of MiB");
+      }
+      total_mib += mem_map[i];
+    }
+    if (static_cast<std::uint64_t>(total_mib) * kMiB != memory_kib) {
+      return make_error("ImageNUMATopologyMemoryOutOfRange",
+                        std::to_string(total_mib) + " MB of memory assigned, but expected " +
+                            std::to_string(memory_kib / 1024) + " MB; make hw:numa_mem.N add up to the guest's memory");
+    }
+    for (std::size_t i = 0; i < count; ++i) {
+      GuestCell cell;
+      cell.id = static_cast<std::uint32_t>(i);
+      cell.cpus = cpu_map[i];
+      cell.memory_kib = static_cast<std::uint64_t>(mem_map[i]) * kMiB;
+      finish(std::move(cell));
+    }
+  }
+
+  // Nova stores the thread policy on every guest cell it built; an empty one is no policy it knows.
+  if (cpu->thread_policy_empty) {
+    return make_error("ValueError", "hw:cpu_thread_policy is empty: give prefer, isolate or require, or leave the "
+                                    "key out");
+  }
+
+  // 10. The PCI NUMA affinity policy, after every NUMA constraint.
+  auto pci = pci_numa_policy(flavor, *image);
+  if (!pci) return pci.error();
+  topology.pci_numa_policy = *pci;
+  return std::optional<GuestTopology>{std::move(topology)};
+}
+
+std::string to_string(CpuPolicy policy) {
+  switch (policy) {
+    case CpuPolicy::Shared: return "shared";
+    case CpuPolicy::Dedicated: return "dedicated";
+    case CpuPolicy::Mixed: return "mixed";
+    case CpuPolicy::Unset: break;
+  }
+  return "unset";
+}
+
+std::string to_string(ThreadPolicy policy) {
+  switch (policy) {
+    case ThreadPolicy::Prefer: return "prefer";
+    case ThreadPolicy::Isolate: return "isolate";
+    case ThreadPolicy::Require: return "require";
+    case ThreadPolicy::Unset: break;
+  }
+  return "unset";
+}
+
+std::string to_string(EmulatorThreadsPolicy policy) {
+  switch (policy) {
+    case EmulatorThreadsPolicy::Share: return "share";
+    case EmulatorThreadsPolicy::Isolate: return "isolate";
+    case EmulatorThreadsPolicy::Unset: break;
+  }
+  return "unset";
+}
+
+std::string to_string(PciNumaPolicy policy) {
+  switch (policy) {
+    case PciNumaPolicy::Required: return "required";
+    case PciNumaPolicy::Preferred: return "preferred";
+    case PciNumaPolicy::Legacy: return "legacy";
+    case PciNumaPolicy::Socket: return "socket";
+    case PciNumaPolicy::Unset: break;
+  }
+  return "unset";
+}
+
+}  // namespace numaplace

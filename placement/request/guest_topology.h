@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// The guest's NUMA topology, derived from a GuestRequest with OpenStack Nova's
+// rules (flavor keys win, the image may only fill what the flavor left unset,
+// every inconsistency is a named error using Nova's exception class as its name),
+// in Nova's order: image properties, CPU policy and its companions
+// (cpu_policy_constraints.h), node count, page size (page_size.h), locked memory,
+// the cell maps, then the PCI NUMA affinity policy.
+// derive_guest_topology returns std::nullopt when the request asks for no NUMA
+// topology at all (Nova's "no_topology": no node count, no page size, no
+// dedicated or mixed CPU policy; the guest may float).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "placement/model/cpu_set.h"
+#include "placement/model/error.h"
+#include "placement/model/guest_request.h"
+
+namespace numaplace {
+
+enum class CpuPolicy { Unset, Shared, Dedicated, Mixed };
+enum class ThreadPolicy { Unset, Prefer, Isolate, Require };
+enum class EmulatorThreadsPolicy { Unset, Share, Isolate };
+enum class PciNumaPolicy { Unset, Required, Preferred, Legacy, Socket };
+
+// Page size request: a size in KiB (> 0) or one of these symbolic values.
+inline constexpr std::int64_t kPageSizeNone = 0;
+inline constexpr std::int64_t kPageSizeSmall = -1;
+inline constexpr std::int64_t kPageSizeLarge = -2;
+inline constexpr std::int64_t kPageSizeAny = -3;
+
+struct GuestCell {
+  std::uint32_t id = 0;
+  CpuSet cpus;            // guest vCPU ids in this cell
+  CpuSet dedicated_cpus;  // the subset that needs its own pCPU (all for dedicated, the mask for mixed)
+  std::uint64_t memory_kib = 0;
+  std::int64_t pagesize = kPageSizeNone;
+
+  CpuSet shared_cpus() const { return cpus.minus(dedicated_cpus); }
+};
+
+struct GuestTopology {
+  std::vector<GuestCell> cells;
+  CpuPolicy cpu_policy = CpuPolicy::Unset;
+  ThreadPolicy thread_policy = ThreadPolicy::Unset;
+  EmulatorThreadsPolicy emulator_threads_policy = EmulatorThreadsPolicy::Unset;
+  PciNumaPolicy pci_numa_policy = PciNumaPolicy::Unset;
+  CpuSet realtime_cpus;                 // hw:cpu_realtime: vCPUs with a realtime scheduler
+  bool locked_memory = false;           // hw:locked_memory
+  std::vector<PciRequest> pci_requests;  // devices the guest asks for, placed with pci_numa_policy
+};
+
+Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& request);
+
+std::string to_string(CpuPolicy policy);
+std::string to_string(ThreadPolicy policy);
+std::string to_string(EmulatorThreadsPolicy policy);
+std::string to_string(PciNumaPolicy policy);
+
+}  // namespace numaplace

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "placement/request/spec_values.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "placement/request/guest_topology.h"
+
+namespace numaplace {
+
+std::string_view trim_blanks(std::string_view s) {
+  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
+  while (!s.empty() && blank(s.front())) s.remove_prefix(1);
+  while (!s.empty() && blank(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+std::optional<std::int64_t> parse_python_int(std::string_view text) {
+  text = trim_blanks(text);
+  bool negative = false;
+  if (!text.empty() && (text.front() == '+' || text.front() == '-')) {
+    negative = text.front() == '-';
+    text.remove_prefix(1);
+  }
+  if (text.empty()) return std::nullopt;
+  std::int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+  return negative ? -value : value;
+}
+
+bool is_canonical_int(std::string_view text) {
+  auto value = parse_python_int(text);
+  return value && std::to_string(*value) == text;
+}
+
+bool bool_from_string(std::string_view text) {
+  std::string lower(trim_blanks(text));
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return lower == "1" || lower == "t" || lower == "true" || lower == "on" || lower == "y" || lower == "yes";
+}
+
+Result<CpuSet> parse_nova_cpu_spec(std::string_view text, const std::string& key) {
+  CpuSet included;
+  CpuSet excluded;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t comma = std::min(text.find(',', start), text.size());
+    std::string_view rule = trim_blanks(text.substr(start, comma - start));
+    start = comma + 1;
+    if (!rule.empty()) {
+      bool exclude = rule.front() == '^';
+      std::string_view body = exclude ? rule.substr(1) : rule;
+      std::size_t dash = body.find('-');
+      std::optional<std::int64_t> lo;
+      std::optional<std::int64_t> hi;
+      if (dash == std::string_view::npos) {
+        lo = hi = parse_python_int(body);
+      } else {
+        lo = parse_python_int(body.substr(0, dash));
+        hi = parse_python_int(body.substr(dash + 1));
+      }
+      const char* what = dash != std::string_view::npos ? "range" : exclude ? "exclusion" : "inclusion";
+      if (!lo || !hi || *lo < 0 || *hi < 0) {
+        return make_error("Invalid", key + ": invalid " + std::string(what) + " expression '" + std::string(rule) +
+                                         "'; write vCPU ids and ranges like 0-3,^2,5");
+      }
+      if (*lo > *hi) {
+        return make_error("Invalid", key + ": invalid range expression '" + std::string(rule) +
+                                         "': the range runs backwards");
+      }
+      if (*hi > kMaxCpuId) {
+        return make_error("Invalid", key + ": vCPU id " + std::to_string(*hi) + " in '" + std::string(rule) +
+                                         "' is above the supported maximum " + std::to_string(kMaxCpuId));
+      }
+      CpuSet& target = exclude ? excluded : included;
+      target = target.united(CpuSet::range(static_cast<std::uint32_t>(*lo), static_cast<std::uint32_t>(*hi)));
+    }
+    if (comma == text.size()) break;
+  }
+  return included.minus(excluded);
+}
+
+Result<CpuSet> parse_vcpu_mask(std::string_view text, std::uint32_t vcpus, const std::string& key) {
+  std::string spec(text);
+  if (!trim_blanks(text).empty() && trim_blanks(text).front() == '^') {
+    spec = (vcpus == 0 ? std::string() : "0-" + std::to_string(vcpus - 1)) + "," + spec;
+  }
+  return parse_nova_cpu_spec(spec, key);
+}
+
+namespace {
+
+// oslo strutils.string_to_bytes(text, 'IEC'): ^[-+]?\d*\.?\d+ then an optional
+// K/M/G/T with an optional 'i', then a mandatory b, bit or B. Result in bytes, rounded up.
+std::optional<double> iec_bytes(std::string_view text) {
+  std::size_t i = 0;
+  if (i < text.size() && (text[i] == '+' || text[i] == '-')) ++i;
+  const std::size_t number_start = i;
+  while (i < text.size() && ((text[i] >= '0' && text[i] <= '9') || text[i] == '.')) ++i;
+  std::string_view number = text.substr(number_start, i - number_start);
+  // \d*\.?\d+ : at most one dot, at least one digit after it (or digits only).
+  std::size_t dots = static_cast<std::size_t>(std::count(number.begin(), number.end(), '.'));
+  if (number.empty() || dots > 1 || number.back() == '.') return std::nullopt;
+  std::string_view unit = text.substr(i);
+  double exponent = 0;
+  if (!unit.empty() && (unit.front() == 'K' || unit.front() == 'M' || unit.front() == 'G' || unit.front() == 'T')) {
+    exponent = unit.front() == 'K' ? 1 : unit.front() == 'M' ? 2 : unit.front() == 'G' ? 3 : 4;
+    unit.remove_prefix(1);
+    if (!unit.empty() && unit.front() == 'i') unit.remove_prefix(1);
+  }
+  bool bits = false;
+  if (unit == "b" || unit == "bit") {
+    bits = true;
+  } else if (unit != "B") {
+    return std::nullopt;
+  }
+  double magnitude = std::strtod(std::string(text.substr(0, number_start + number.size())).c_str(), nullptr);
+  if (bits) magnitude /= 8;
+  magnitude *= std::pow(1024.0, exponent);
+  return std::ceil(magnitude);
+}
+
+}  // namespace
+
+Result<PageSizeValue> parse_page_size(std::string_view text) {
+  if (text == "any") return PageSizeValue{kPageSizeAny, true};
+  if (text == "large") return PageSizeValue{kPageSizeLarge, true};
+  if (text == "small") return PageSizeValue{kPageSizeSmall, true};
+  const bool digits = !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (digits) {
+    std::uint64_t value = 0;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || value > (std::uint64_t{1} << 40)) {
+      return make_error("MemoryPageSizeInvalid", "Invalid memory page size '" + std::string(text) + "': too large");
+    }
+    return PageSizeValue{static_cast<std::int64_t>(value), value != 0};
+  }
+  auto bytes = iec_bytes(text);
+  if (bytes && *bytes < 0) {
+    return make_error("MemoryPageSizeInvalid", "Invalid memory page size '" + std::string(text) +
+                                                   "': a page size cannot be negative");
+  }
+  if (!bytes || *bytes > 1099511627776.0 * 1024) {
+    return make_error("MemoryPageSizeInvalid", "Invalid memory page size '" + std::string(text) +
+                                                   "'; use small, large, any, a size in KiB (2048) or with a unit (2MB, 1GB)");
+  }
+  const double kib = *bytes / 1024.0;
+  return PageSizeValue{static_cast<std::int64_t>(kib), kib != 0.0};
+}
+
+}  // namespace numaplace

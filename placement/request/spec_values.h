@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// How Nova reads the text of flavor extra specs and image properties, as plain
+// functions: Python's int(), oslo's bool_from_string, Nova's CPU spec syntax
+// ("0-3,^2,5") and its page-size values ("small", "2048", "2MB", "1GiB").
+// Each parser returns a value or a named error (Nova's exception class where Nova
+// raises one) and never throws. Used by guest_topology.cpp and its helpers.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "placement/model/cpu_set.h"
+#include "placement/model/error.h"
+
+namespace numaplace {
+
+std::string_view trim_blanks(std::string_view text);
+
+// Python's int(text): blanks around, an optional sign, decimal digits.
+std::optional<std::int64_t> parse_python_int(std::string_view text);
+
+// Python's str(int(text)) == text: no blanks, no '+', no leading zeros.
+bool is_canonical_int(std::string_view text);
+
+// oslo.utils bool_from_string, non-strict: 1/t/true/on/y/yes (any case, blanks around)
+// are true; everything else is false.
+bool bool_from_string(std::string_view text);
+
+// Nova's parse_cpu_spec; errors are "Invalid" and name `key`.
+Result<CpuSet> parse_nova_cpu_spec(std::string_view text, const std::string& key);
+
+// A mask written as "^a,b" means "every vCPU but a and b", otherwise the listed vCPUs
+// (hw:cpu_dedicated_mask, hw:cpu_realtime_mask).
+Result<CpuSet> parse_vcpu_mask(std::string_view text, std::uint32_t vcpus, const std::string& key);
+
+// A page-size request: symbolic (kPageSizeSmall/Large/Any of guest_topology.h) or
+// a size. `kib` is the size in whole KiB (Nova truncates "1536B" to 1); `requested`
+// is Nova's truthiness of the unrounded value ("0" is no request at all).
+struct PageSizeValue {
+  std::int64_t kib = 0;
+  bool requested = false;
+};
+Result<PageSizeValue> parse_page_size(std::string_view text);
+
+}  // namespace numaplace

@@ -1,0 +1,455 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The C ABI of plugin/capi/include/numaplace.h over the C++ core. Every entry point
+// catches everything (an exception never crosses the boundary) and turns core
+// Errors into np_error values; handles own plain C++ values and nothing global.
+#include "numaplace.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <mutex>
+#include <new>
+#include <shared_mutex>
+#include <string>
+#include <vector>
+
+#include "placement/lifecycle/claims.h"
+#include "plugin/sources/host_claims.h"
+#include "plugin/sources/host_config_file.h"
+#include "plugin/sources/host_json.h"
+#include "plugin/sources/hwloc_source.h"
+#include "plugin/sources/libvirt_connection.h"
+#include "plugin/sources/libvirt_domains.h"
+#include "plugin/service/place_domain.h"
+#include "plugin/service/placement_json.h"
+#include "xml/capabilities_reader.h"
+#include "xml/domain_reader.h"
+#include "xml/xml_document.h"
+
+struct np_error {
+  np_status status = NP_ERR_INTERNAL;
+  std::string name;
+  std::string message;
+};
+
+struct np_host {
+  numaplace::HostTopology topology;             // usage as given by the source
+  std::vector<numaplace::GuestClaim> claims;    // added with np_host_add_claims
+  mutable std::shared_mutex lock;
+};
+
+struct np_result {
+  std::string xml;
+  std::string placement_json;
+  std::string explanation_json;
+  bool placed = false;
+};
+
+namespace {
+
+using numaplace::Error;
+using numaplace::HostTopology;
+using numaplace::Result;
+
+np_status status_for(const std::string& name) {
+  if (name == "NoFit" || name == "WouldStarveGuest" || name == "PciDeviceHeld") return NP_ERR_NO_FIT;
+  if (name == "HostUnavailable" || name == "HwlocLoadFailed" || name == "CannotRead") return NP_ERR_HOST_UNAVAILABLE;
+  if (name == "OutOfMemory") return NP_ERR_NO_MEMORY;
+  if (name == "InvalidArgument" || name == "UnknownStrategy" || name == "InvalidScoringShape" ||
+      name == "InvalidResourceWeights" || name == "UnknownTopologyPolicy" || name == "InvalidPciAddress") {
+    return NP_ERR_INVALID_ARGUMENT;  // a placement option's value
+  }
+  return NP_ERR_INVALID_INPUT;
+}
+
+np_status fail(np_error** out, np_status status, std::string name, std::string message) {
+  if (out != nullptr) {
+    *out = nullptr;
+    try {
+      *out = new np_error{status, std::move(name), std::move(message)};
+    } catch (...) {
+      // Not even the error fits in memory: the status still says what happened.
+    }
+  }
+  return status;
+}
+
+np_status fail(np_error** out, const Error& error) { return fail(out, status_for(error.name), error.name, error.message); }
+
+np_status invalid_argument(np_error** out, const std::string& message) {
+  return fail(out, NP_ERR_INVALID_ARGUMENT, "InvalidArgument", message);
+}
+
+// Runs `body` with every exception turned into an error: the boundary's one guard.
+template <typename Body>
+np_status guarded(np_error** error, Body&& body) {
+  if (error != nullptr) *error = nullptr;
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return fail(error, NP_ERR_NO_MEMORY, "OutOfMemory", "numaplace ran out of memory");
+  } catch (const std::exception& e) {
+    return fail(error, NP_ERR_INTERNAL, "InternalError", std::string("numaplace internal error: ") + e.what());
+  } catch (...) {
+    return fail(error, NP_ERR_INTERNAL, "InternalError", "numaplace internal error (unknown exception)");
+  }
+}
+
+np_status adopt_host(Result<HostTopology> loaded, np_host** host, np_error** error) {
+  if (!loaded) return fail(error, loaded.error());
+  auto made = std::make_unique<np_host>();
+  made->topology = std::move(*loaded);
+  *host = made.release();
+  return NP_OK;
+}
+
+// Entry points that make a host share their argument checks.
+template <typename Load>
+np_status make_host(np_host** host, np_error** error, Load&& load) {
+  return guarded(error, [&]() -> np_status {
+    if (host == nullptr) return invalid_argument(error, "the np_host** out parameter is NULL");
+    *host = nullptr;
+    return load();
+  });
+}
+
+Result<numaplace::SpecMap> to_map(const np_pair* pairs, std::size_t count, const char* what) {
+  numaplace::SpecMap map;
+  if (count > 0 && pairs == nullptr) {
+    return numaplace::make_error("InvalidArgument", std::string(what) + " is NULL but its count is " + std::to_string(count));
+  }
+  for (std::size_t i = 0; i < count; ++i) {
+    if (pairs[i].key == nullptr || pairs[i].value == nullptr || pairs[i].key[0] == '\0') {
+      return numaplace::make_error("InvalidArgument", std::string(what) + "[" + std::to_string(i) +
+                                                          "] has a NULL or empty key, or a NULL value");
+    }
+    if (!map.emplace(pairs[i].key, pairs[i].value).second) {
+      return numaplace::make_error("InvalidArgument",
+                                   std::string(what) + " gives '" + pairs[i].key + "' twice; give it once");
+    }
+  }
+  return map;
+}
+
+// The placement options of np_place, by name (numaplace.h lists them). Unknown names and
+// bad values are named errors; nothing is guessed.
+struct PlacementOptions {
+  numaplace::FitOptions fit;
+  numaplace::DefaultPlacementOptions floating;
+  std::vector<std::string> pci_addresses;
+};
+
+Result<bool> boolean_option(const std::string& key, const std::string& value) {
+  if (value == "true" || value == "1" || value == "yes") return true;
+  if (value == "false" || value == "0" || value == "no") return false;
+  return numaplace::make_error("InvalidArgument", "option " + key + " is '" + value + "'; use true or false");
+}
+
+Result<PlacementOptions> placement_options(const numaplace::SpecMap& options) {
+  PlacementOptions out;
+  out.fit.strategy = numaplace::Strategy::Nova;  // the library's default: Nova's answer
+  bool ratio_shape_given = false;
+  for (const auto& [key, value] : options) {
+    if (key == "cell_order") {
+      if (value == "pack") {
+        out.fit.pack_host_cells = true;
+      } else if (value != "spread") {
+        return numaplace::make_error("InvalidArgument", "option cell_order is '" + value + "'; use spread or pack");
+      }
+    } else if (key == "strategy") {
+      auto strategy = numaplace::strategy_from_name(value);
+      if (!strategy) return strategy.error();
+      out.fit.strategy = *strategy;
+    } else if (key == "ratio_shape") {
+      auto shape = numaplace::parse_ratio_shape(value);
+      if (!shape) return shape.error();
+      out.fit.ratio_shape = std::move(*shape);
+      ratio_shape_given = true;
+    } else if (key == "ratio_weights") {
+      auto weights = numaplace::parse_resource_weights(value);
+      if (!weights) return weights.error();
+      out.fit.weights = *weights;
+    } else if (key == "policy") {
+      auto policy = numaplace::topology_policy_from_name(value);
+      if (!policy) return policy.error();
+      out.floating.policy = *policy;
+    } else if (key == "prefer_closest") {
+      auto flag = boolean_option(key, value);
+      if (!flag) return flag.error();
+      out.floating.prefer_closest_numa_nodes = *flag;
+    } else if (key == "pci") {
+      std::size_t start = 0;
+      while (start <= value.size()) {
+        const std::size_t comma = std::min(value.find(',', start), value.size());
+        std::string item = value.substr(start, comma - start);
+        item.erase(0, item.find_first_not_of(" \t"));
+        item.erase(item.find_last_not_of(" \t") + 1);
+        if (!item.empty()) {
+          auto address = numaplace::plugin::pci_address(item);
+          if (!address) {
+            return numaplace::make_error(address.error().name, "option pci (addresses separated by commas): " +
+                                                                   address.error().message);
+          }
+          out.pci_addresses.push_back(std::move(*address));
+        }
+        start = comma + 1;
+      }
+    } else {
+      return numaplace::make_error("InvalidArgument",
+                                   "unknown placement option '" + key +
+                                       "'; known: strategy, cell_order, ratio_shape, ratio_weights, policy, "
+                                       "prefer_closest, pci");
+    }
+  }
+  if (ratio_shape_given && out.fit.strategy != numaplace::Strategy::Ratio) {
+    return numaplace::make_error("InvalidArgument", "option ratio_shape goes with strategy=ratio");
+  }
+  return out;
+}
+
+// An hwloc export given as text goes through a private temporary file: hwloc_source reads files.
+Result<HostTopology> load_hwloc_text(const char* text) {
+  std::error_code ec;
+  std::string pattern = (std::filesystem::temp_directory_path(ec) / "numaplace-hwloc-XXXXXX").string();
+  if (ec) pattern = "/tmp/numaplace-hwloc-XXXXXX";
+  std::vector<char> path(pattern.begin(), pattern.end());
+  path.push_back('\0');
+  const int fd = mkstemp(path.data());
+  if (fd < 0) return numaplace::make_error("HostUnavailable", "cannot create a temporary file for the hwloc XML");
+  const std::size_t size = std::strlen(text);
+  std::size_t written = 0;
+  while (written < size) {
+    const ssize_t n = write(fd, text + written, size - written);
+    if (n <= 0) break;
+    written += static_cast<std::size_t>(n);
+  }
+  close(fd);
+  Result<HostTopology> host = numaplace::make_error("HostUnavailable", "cannot write the hwloc XML to a temporary file");
+  if (written == size) host = numaplace::plugin::load_hwloc_xml(path.data());
+  std::remove(path.data());
+  if (!host) {
+    // The temporary path in the message means nothing to the caller.
+    std::string message = host.error().message;
+    const std::string quoted = "hwloc XML '" + std::string(path.data()) + "'";
+    for (auto at = message.find(quoted); at != std::string::npos; at = message.find(quoted, at)) {
+      message.replace(at, quoted.size(), "the hwloc XML text");
+    }
+    return numaplace::make_error(host.error().name == "HwlocLoadFailed" ? "InvalidHwlocXml" : host.error().name, message);
+  }
+  return host;
+}
+
+Result<HostTopology> load_libvirt(const std::string& uri, bool running_claims, std::vector<numaplace::GuestClaim>& claims) {
+  using namespace numaplace::plugin;
+  auto conn = LibvirtConnection::open_read_only(uri);
+  if (!conn) return conn.error();
+  auto caps = conn->capabilities_xml();
+  if (!caps) return caps.error();
+  auto host = numaplace::xml::read_capabilities(*caps, "capabilities of '" + uri + "'");
+  if (!host) return host;
+  auto scan = conn->pci_node_devices();
+  if (!scan) return scan.error();
+  for (auto& dev : scan->pci) host->pci.push_back(std::move(dev));
+  if (running_claims) {
+    auto domains = list_domains(*conn, false);
+    if (!domains) return domains.error();
+    claims = read_host_claims(*domains, *host).claims;
+  }
+  return host;
+}
+
+char* copy_string(const std::string& text) {
+  char* out = static_cast<char*>(std::malloc(text.size() + 1));
+  if (out == nullptr) throw std::bad_alloc();
+  std::memcpy(out, text.c_str(), text.size() + 1);
+  return out;
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* np_version(void) { return NUMAPLACE_VERSION_STRING; }
+
+const char* np_status_name(np_status status) {
+  switch (status) {
+    case NP_OK: return "NP_OK";
+    case NP_ERR_INVALID_ARGUMENT: return "NP_ERR_INVALID_ARGUMENT";
+    case NP_ERR_INVALID_INPUT: return "NP_ERR_INVALID_INPUT";
+    case NP_ERR_NO_FIT: return "NP_ERR_NO_FIT";
+    case NP_ERR_HOST_UNAVAILABLE: return "NP_ERR_HOST_UNAVAILABLE";
+    case NP_ERR_NO_MEMORY: return "NP_ERR_NO_MEMORY";
+    case NP_ERR_INTERNAL: return "NP_ERR_INTERNAL";
+  }
+  return "NP_UNKNOWN_STATUS";
+}
+
+np_status np_error_status(const np_error* error) { return error != nullptr ? error->status : NP_OK; }
+const char* np_error_name(const np_error* error) { return error != nullptr ? error->name.c_str() : ""; }
+const char* np_error_message(const np_error* error) { return error != nullptr ? error->message.c_str() : ""; }
+void np_error_free(np_error* error) { delete error; }
+
+np_status np_host_from_capabilities_xml(const char* xml, np_host** host, np_error** error) {
+  return make_host(host, error, [&] {
+    if (xml == nullptr) return invalid_argument(error, "the capabilities XML is NULL");
+    return adopt_host(numaplace::xml::read_capabilities(xml), host, error);
+  });
+}
+
+np_status np_host_from_hwloc_xml(const char* xml, np_host** host, np_error** error) {
+  return make_host(host, error, [&] {
+    if (xml == nullptr) return invalid_argument(error, "the hwloc XML is NULL");
+    return adopt_host(load_hwloc_text(xml), host, error);
+  });
+}
+
+np_status np_host_from_hwloc_file(const char* path, np_host** host, np_error** error) {
+  return make_host(host, error, [&] {
+    if (path == nullptr) return invalid_argument(error, "the hwloc XML path is NULL");
+    return adopt_host(numaplace::plugin::load_hwloc_xml(path), host, error);
+  });
+}
+
+np_status np_host_from_this_machine(np_host** host, np_error** error) {
+  return make_host(host, error, [&] { return adopt_host(numaplace::plugin::load_hwloc_live(), host, error); });
+}
+
+np_status np_host_from_json(const char* json, np_host** host, np_error** error) {
+  return make_host(host, error, [&] {
+    if (json == nullptr) return invalid_argument(error, "the host JSON is NULL");
+    return adopt_host(numaplace::plugin::host_from_json_text(json), host, error);
+  });
+}
+
+np_status np_host_from_libvirt(const char* uri, unsigned int flags, np_host** host, np_error** error) {
+  return make_host(host, error, [&] {
+    if (uri == nullptr) return invalid_argument(error, "the libvirt URI is NULL");
+    if ((flags & ~NP_LIBVIRT_RUNNING_CLAIMS) != 0) return invalid_argument(error, "unknown flags for np_host_from_libvirt");
+    std::vector<numaplace::GuestClaim> claims;
+    np_status status = adopt_host(load_libvirt(uri, (flags & NP_LIBVIRT_RUNNING_CLAIMS) != 0, claims), host, error);
+    if (status == NP_OK) (*host)->claims = std::move(claims);
+    return status;
+  });
+}
+
+np_status np_host_to_json(const np_host* host, char** json, np_error** error) {
+  return guarded(error, [&]() -> np_status {
+    if (json == nullptr) return invalid_argument(error, "the char** out parameter is NULL");
+    *json = nullptr;
+    if (host == nullptr) return invalid_argument(error, "the host is NULL");
+    std::shared_lock read(host->lock);
+    HostTopology with_claims = host->topology;
+    numaplace::apply_claims(with_claims, host->claims);
+    *json = copy_string(numaplace::plugin::host_to_json(with_claims).dump());
+    return NP_OK;
+  });
+}
+
+np_status np_host_apply_config(np_host* host, const char* config_text, np_error** error) {
+  return guarded(error, [&]() -> np_status {
+    if (host == nullptr) return invalid_argument(error, "the host is NULL");
+    if (config_text == nullptr) return invalid_argument(error, "the host configuration text is NULL");
+    auto config = numaplace::plugin::parse_host_config(config_text, "host configuration");
+    if (!config) return fail(error, config.error());
+    std::unique_lock write(host->lock);
+    if (auto applied = numaplace::apply_host_config(host->topology, *config); !applied) return fail(error, applied.error());
+    return NP_OK;
+  });
+}
+
+void np_string_free(char* text) { std::free(text); }
+
+void np_host_free(np_host* host) { delete host; }
+
+np_status np_host_add_claims(np_host* host, const char* const* domain_xmls, size_t count, np_error** error) {
+  return guarded(error, [&]() -> np_status {
+    if (host == nullptr) return invalid_argument(error, "the host is NULL");
+    if (count > 0 && domain_xmls == nullptr) return invalid_argument(error, "the domain XML array is NULL");
+    std::vector<numaplace::plugin::DomainXml> domains;
+    for (std::size_t i = 0; i < count; ++i) {
+      if (domain_xmls[i] == nullptr) return invalid_argument(error, "domain XML " + std::to_string(i) + " is NULL");
+      domains.push_back({"claim " + std::to_string(i), {}, true, domain_xmls[i]});
+    }
+    std::unique_lock write(host->lock);
+    auto read = numaplace::plugin::read_host_claims(domains, host->topology);
+    if (!read.warnings.empty()) {
+      return fail(error, NP_ERR_INVALID_INPUT, "InvalidClaim", "a claim cannot be read: " + read.warnings.front());
+    }
+    for (auto& claim : read.claims) host->claims.push_back(std::move(claim));
+    return NP_OK;
+  });
+}
+
+np_status np_place(const np_host* host, const char* domain_xml, const np_pair* specs, size_t spec_count,
+                   const np_pair* image_props, size_t image_prop_count, const np_pair* options, size_t option_count,
+                   np_result** result, np_error** error) {
+  return guarded(error, [&]() -> np_status {
+    if (result == nullptr) return invalid_argument(error, "the np_result** out parameter is NULL");
+    *result = nullptr;
+    if (host == nullptr) return invalid_argument(error, "the host is NULL");
+    if (domain_xml == nullptr) return invalid_argument(error, "the domain XML is NULL");
+    auto flavor = to_map(specs, spec_count, "specs");
+    if (!flavor) return fail(error, flavor.error());
+    auto image = to_map(image_props, image_prop_count, "image_props");
+    if (!image) return fail(error, image.error());
+    auto option_map = to_map(options, option_count, "options");
+    if (!option_map) return fail(error, option_map.error());
+    auto placement = placement_options(*option_map);
+    if (!placement) return fail(error, placement.error());
+
+    // The guest's own claim (if the host lists it) must not count against it.
+    const std::string what = "domain XML";
+    auto doc = numaplace::xml::parse_document(domain_xml, what);
+    if (!doc) return fail(error, doc.error());
+    auto summary = numaplace::xml::read_domain_summary(doc->get(), what);
+    if (!summary) return fail(error, summary.error());
+
+    HostTopology placed_on;
+    std::vector<numaplace::GuestClaim> others;
+    {
+      std::shared_lock read(host->lock);
+      placed_on = host->topology;
+      for (const auto& claim : host->claims) {
+        const bool self = (!summary->uuid.empty() && claim.uuid == summary->uuid) ||
+                          (!summary->name.empty() && claim.name == summary->name);
+        if (!self) others.push_back(claim);
+      }
+      numaplace::apply_claims(placed_on, others);
+    }
+
+    numaplace::plugin::PlaceRequest request;
+    request.other_guests = &others;
+    request.domain_xml = domain_xml;
+    request.domain_name_for_errors = what;
+    request.flavor_specs = *flavor;
+    request.image_props = *image;
+    request.fit = placement->fit;
+    request.floating = placement->floating;
+    request.pci_addresses = placement->pci_addresses;
+    auto outcome = numaplace::plugin::place_domain(placed_on, request);
+    if (!outcome) return fail(error, outcome.error());
+
+    auto made = std::make_unique<np_result>();
+    made->xml = outcome->domain_xml;
+    made->placed = outcome->placement.has_value();
+    made->placement_json = numaplace::plugin::placement_json(*outcome).dump();
+    made->explanation_json = numaplace::plugin::explanation_json(*outcome, *flavor, *image).dump();
+    *result = made.release();
+    return NP_OK;
+  });
+}
+
+const char* np_result_xml(const np_result* result) { return result != nullptr ? result->xml.c_str() : ""; }
+const char* np_result_placement_json(const np_result* result) {
+  return result != nullptr ? result->placement_json.c_str() : "";
+}
+const char* np_result_explanation_json(const np_result* result) {
+  return result != nullptr ? result->explanation_json.c_str() : "";
+}
+int np_result_placed(const np_result* result) { return result != nullptr && result->placed ? 1 : 0; }
+void np_result_free(np_result* result) { delete result; }
+
+}  // extern "C"

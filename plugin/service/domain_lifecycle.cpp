@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "plugin/service/domain_lifecycle.h"
+
+#include "plugin/sources/libvirt_api.h"
+
+#include <cstdlib>
+#include <memory>
+
+#include "placement/lifecycle/claims.h"
+#include "placement/request/guest_topology.h"
+#include "plugin/service/guest_narrowing.h"
+#include "plugin/sources/host_config_file.h"
+#include "plugin/sources/host_claims.h"
+#include "plugin/service/host_lock.h"
+#include "plugin/sources/libvirt_connection.h"
+#include "plugin/sources/libvirt_domains.h"
+#include "plugin/service/place_domain.h"
+#include "xml/capabilities_reader.h"
+#include "xml/domain_reader.h"
+#include "xml/placement_record.h"
+#include "xml/xml_document.h"
+
+namespace numaplace::plugin {
+namespace {
+
+struct DomainFree {
+  void operator()(virDomain* domain) const { loaded_libvirt().virDomainFree(domain); }
+};
+using DomainHandle = std::unique_ptr<virDomain, DomainFree>;
+
+struct Session {
+  HostLock lock;
+  LibvirtConnection conn;
+  HostTopology host;
+  std::vector<DomainXml> domains;
+};
+
+Result<Session> open_session(const LifecycleOptions& options, bool include_inactive) {
+  auto lock = HostLock::acquire(options.lock_path.empty() ? default_lock_path() : options.lock_path,
+                                default_lock_timeout_seconds());
+  if (!lock) return lock.error();
+  auto conn = LibvirtConnection::open_read_write(options.uri);
+  if (!conn) return conn.error();
+  auto caps = conn->capabilities_xml();
+  if (!caps) return caps.error();
+  auto host = xml::read_capabilities(*caps, "capabilities of '" + options.uri + "'");
+  if (!host) return host.error();
+  auto config = load_host_config(options.host_config, is_local_uri(options.uri));
+  if (!config) return config.error();
+  if (*config) {
+    if (auto applied = apply_host_config(*host, **config); !applied) return applied.error();
+  }
+  auto domains = list_domains(*conn, include_inactive);
+  if (!domains) return domains.error();
+  return Session{std::move(*lock), std::move(*conn), std::move(*host), std::move(*domains)};
+}
+
+// Folds into the host the claims that count against a new placement: running guests, and (define)
+// defined guests numaplace placed. Every other guest, running or defined, is kept in `others`: a
+// new dedicated guest's pCPUs are taken from all of them (narrowing.h).
+std::vector<std::string> fold_claims(Session& session, const std::string& name, const std::string& uuid,
+                                     bool count_defined_records, std::vector<GuestClaim>& others) {
+  HostClaims claims = read_host_claims(session.domains, session.host, name, uuid);
+  std::vector<GuestClaim> counted;
+  for (auto& claim : claims.claims) {
+    if (claim.running || (count_defined_records && claim.placed_by_numaplace)) counted.push_back(claim);
+  }
+  apply_claims(session.host, counted);
+  others = std::move(claims.claims);
+  for (auto& warning : claims.warnings) warning = "claims not counted: " + warning;
+  return claims.warnings;
+}
+
+CpuSet host_cpus_of(const HostTopology& host) {
+  CpuSet cpus;
+  for (const auto& cell : host.cells) cpus = cpus.united(cell.cpus);
+  return cpus;
+}
+
+// Moves the other guests' threads off the new guest's pCPUs before it is defined or started.
+Status narrow_others(const Session& session, const PlaceOutcome& placed) {
+  if (placed.narrowings.empty()) return Done{};
+  return apply_narrowing(session.conn, placed.narrowings, placed.held, host_cpus_of(session.host));
+}
+
+Status define_xml(const LibvirtConnection& conn, const std::string& xml, const std::string& name) {
+  DomainHandle defined(loaded_libvirt().virDomainDefineXMLFlags(conn.handle(), xml.c_str(), VIR_DOMAIN_DEFINE_VALIDATE));
+  if (!defined) {
+    return make_error("DefineFailed", "libvirt refused to define '" + name + "': " + last_libvirt_message());
+  }
+  return Done{};
+}
+
+// The recorded placement still fits the host as it is now (others' claims folded in).
+bool still_fits(const HostTopology& host, const GuestTopology& topology, const Placement& placement) {
+  if (placement.cells.size() != topology.cells.size()) return false;
+  for (std::size_t i = 0; i < placement.cells.size(); ++i) {
+    const CellPlacement& placed = placement.cells[i];
+    const HostCell* cell = host.find_cell(placed.host_cell);
+    if (cell == nullptr || placed.guest_cell != topology.cells[i].id) return false;
+    if (cell_misfit(host, *cell, topology, topology.cells[i])) return false;
+    const CpuSet held = placed.held_cpus();
+    if (held.intersects(cell->usage.pinned_cpus) || !held.is_subset_of(cell->cpus)) return false;
+  }
+  return true;
+}
+
+// What a lifecycle call reports of a placement: the cells, the confinement, and how the
+// recorded placement was used.
+void take_placement(LifecycleOutcome& outcome, PlaceOutcome&& placed) {
+  outcome.placement = std::move(placed.placement);
+  outcome.confinement = std::move(placed.confinement);
+  outcome.replacement = std::move(placed.replacement);
+  outcome.narrowings = std::move(placed.narrowings);
+  for (auto& warning : placed.warnings) outcome.warnings.push_back(std::move(warning));
+}
+
+}  // namespace
+
+Result<LifecycleOutcome> define_domain(const std::string& domain_xml, const std::string& what,
+                                       const LifecycleOptions& options) {
+  auto doc = xml::parse_document(domain_xml, what);
+  if (!doc) return doc.error();
+  auto summary = xml::read_domain_summary(doc->get(), what);
+  if (!summary) return summary.error();
+  const std::string& uuid = summary->uuid;
+
+  auto session = open_session(options, true);
+  if (!session) return session.error();
+  LifecycleOutcome outcome;
+  outcome.name = summary->name;
+  std::vector<GuestClaim> others;
+  outcome.warnings = fold_claims(*session, summary->name, uuid, true, others);
+
+  // Redefining a guest by name: libvirt wants the existing uuid, which a hand-written XML often lacks.
+  std::string text = domain_xml;
+  if (uuid.empty()) {
+    for (const auto& existing : session->domains) {
+      if (existing.name != summary->name || existing.uuid.empty()) continue;
+      xmlNode* root = xmlDocGetRootElement(doc->get());
+      xmlNode* uuid_node = xmlNewDocNode(doc->get(), nullptr, reinterpret_cast<const xmlChar*>("uuid"),
+                                         reinterpret_cast<const xmlChar*>(existing.uuid.c_str()));
+      xmlAddNextSibling(xml::first_child(root, "name"), uuid_node);
+      text = xml::serialize(doc->get());
+    }
+  }
+  PlaceRequest request{text, what, options.flavor_specs, options.image_props, options.fit, options.floating, {}};
+  request.other_guests = &others;
+  auto placed = place_domain(session->host, request);
+  if (!placed) return placed.error();
+  if (auto narrowed = narrow_others(*session, *placed); !narrowed) return narrowed.error();
+  if (auto defined = define_xml(session->conn, placed->domain_xml, summary->name); !defined) return defined.error();
+  take_placement(outcome, std::move(*placed));
+  return outcome;
+}
+
+Result<LifecycleOutcome> start_domain(const std::string& name, const LifecycleOptions& options) {
+  auto session = open_session(options, true);
+  if (!session) return session.error();
+  DomainHandle domain(loaded_libvirt().virDomainLookupByName(session->conn.handle(), name.c_str()));
+  if (!domain) {
+    return make_error("NoSuchDomain", "libvirt at '" + options.uri + "' has no domain named '" + name +
+                                          "'; define it first (numaplace define FILE)");
+  }
+  if (loaded_libvirt().virDomainIsActive(domain.get()) == 1) {
+    return make_error("AlreadyRunning", "domain '" + name + "' is already running");
+  }
+  char* raw = loaded_libvirt().virDomainGetXMLDesc(domain.get(), VIR_DOMAIN_XML_INACTIVE);
+  if (raw == nullptr) return make_error("HostUnavailable", "cannot read domain '" + name + "': " + last_libvirt_message());
+  std::string domain_xml(raw);
+  std::free(raw);
+  char uuid[VIR_UUID_STRING_BUFLEN] = {};
+  loaded_libvirt().virDomainGetUUIDString(domain.get(), uuid);
+
+  LifecycleOutcome outcome;
+  outcome.name = name;
+  std::vector<GuestClaim> others;
+  outcome.warnings = fold_claims(*session, name, uuid, false, others);
+
+  const std::string what = "domain '" + name + "'";
+  auto doc = xml::parse_document(domain_xml, what);
+  if (!doc) return doc.error();
+  auto record = xml::read_placement_record(doc->get(), what);
+  if (!record) return record.error();
+  auto stored = xml::read_stored_request(doc->get(), what);
+  if (!stored) return stored.error();
+  auto summary = xml::read_domain_summary(doc->get(), what);
+  if (!summary) return summary.error();
+
+  const bool explicit_request = !options.flavor_specs.empty() || !options.image_props.empty();
+  bool keep = false;
+  if (*record && *stored && !explicit_request) {
+    GuestRequest guest{summary->vcpus, summary->memory_kib, (*stored)->flavor_specs, (*stored)->image_props, {}};
+    auto topology = derive_guest_topology(guest);
+    keep = topology.ok() && topology->has_value() && still_fits(session->host, **topology, **record);
+    if (keep) {
+      // Kept as it is, but guests defined or started since may float over its pCPUs.
+      auto narrowings = plan_narrowing(others, (*record)->held_cpus(), name);
+      if (!narrowings) return narrowings.error();
+      PlaceOutcome kept;
+      kept.placement = **record;
+      kept.held = (*record)->held_cpus();
+      kept.narrowings = std::move(*narrowings);
+      if (auto narrowed = narrow_others(*session, kept); !narrowed) return narrowed.error();
+      outcome.placement = **record;
+      outcome.replacement.kind = ReplacementKind::Kept;
+      outcome.narrowings = std::move(kept.narrowings);
+    }
+  }
+  if (!keep) {
+    PlaceRequest request{domain_xml, what, options.flavor_specs, options.image_props, options.fit, options.floating, {}};
+    request.other_guests = &others;
+    auto placed = place_domain(session->host, request);
+    if (!placed) return placed.error();
+    if (auto narrowed = narrow_others(*session, *placed); !narrowed) return narrowed.error();
+    const bool rewritten = placed->domain_xml != xml::serialize(doc->get());
+    const std::string placed_xml = placed->domain_xml;
+    take_placement(outcome, std::move(*placed));
+    if (rewritten) {
+      if (auto defined = define_xml(session->conn, placed_xml, name); !defined) return defined.error();
+      outcome.replaced = true;
+      domain.reset(loaded_libvirt().virDomainLookupByName(session->conn.handle(), name.c_str()));
+      if (!domain) return make_error("NoSuchDomain", "domain '" + name + "' vanished while it was being placed");
+    }
+  }
+  if (loaded_libvirt().virDomainCreate(domain.get()) != 0) {
+    return make_error("StartFailed", "libvirt could not start '" + name + "': " + last_libvirt_message());
+  }
+  return outcome;
+}
+
+}  // namespace numaplace::plugin

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// Define and start guests through libvirt with placement in between, under the
+// host lock: read the host and the claims of the guests already there, place,
+// define with libvirt's schema validation, and (for start) start. A guest being
+// defined again or started never collides with its own earlier claim.
+//   define: claims of running guests and of defined guests placed by numaplace
+//           (a defined guest holds its reservation until it is undefined);
+//   start:  claims of running guests; a guest whose recorded pins are still free
+//           starts unchanged, otherwise it is placed again and redefined first.
+// Before a dedicated guest is defined or started, every other guest (running or defined) whose
+// threads may run on its pCPUs is narrowed off them, live and persistently
+// (plugin/service/guest_narrowing.h); when one would be left with no pCPU, the new guest is refused
+// (WouldStarveGuest) and nothing changes.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "placement/lifecycle/default_placement.h"
+#include "placement/model/error.h"
+#include "placement/fit/fit.h"
+#include "placement/model/guest_request.h"
+#include "placement/lifecycle/replacement.h"
+#include "plugin/service/place_domain.h"
+
+namespace numaplace::plugin {
+
+struct LifecycleOptions {
+  std::string uri = "qemu:///system";
+  std::string lock_path;  // empty: default_lock_path()
+  SpecMap flavor_specs;   // empty with image_props: use the request stored in the domain
+  SpecMap image_props;
+  FitOptions fit;
+  DefaultPlacementOptions floating;  // guests without a NUMA topology
+  // The host configuration file; empty: $NUMAPLACE_CONFIG or the default file for a local URI.
+  std::string host_config;
+};
+
+struct LifecycleOutcome {
+  std::string name;
+  std::optional<Placement> placement;  // nullopt: the guest asked for no NUMA topology
+  std::optional<DefaultPlacement> confinement;  // set for a guest without a NUMA topology
+  // start: kept when the recorded placement still fits and the request is the recorded one.
+  RecordedPlacementUse replacement;
+  bool replaced = false;               // start: the guest was placed again before starting
+  std::vector<std::string> warnings;   // domains whose claims could not be read, the placement's own
+  std::vector<Narrowing> narrowings;   // other guests' threads moved off this guest's pCPUs
+};
+
+Result<LifecycleOutcome> define_domain(const std::string& domain_xml, const std::string& what,
+                                       const LifecycleOptions& options);
+Result<LifecycleOutcome> start_domain(const std::string& name, const LifecycleOptions& options);
+
+}  // namespace numaplace::plugin

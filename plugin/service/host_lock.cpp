@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "plugin/service/host_lock.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+namespace numaplace::plugin {
+
+std::string default_lock_path() {
+  const char* env = std::getenv("NUMAPLACE_LOCK_FILE");
+  return env != nullptr && *env != '\0' ? env : "/run/numaplace/host.lock";
+}
+
+int default_lock_timeout_seconds() {
+  const char* env = std::getenv("NUMAPLACE_LOCK_TIMEOUT");
+  if (env == nullptr) return 60;
+  char* end = nullptr;
+  const long seconds = std::strtol(env, &end, 10);
+  return end != env && *end == '\0' && seconds > 0 && seconds <= 86400 ? static_cast<int>(seconds) : 60;
+}
+
+Result<HostLock> HostLock::acquire(const std::string& path, int timeout_seconds) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd < 0) {
+    return make_error("LockUnavailable", "cannot open the host lock '" + path + "': " + std::strerror(errno) +
+                                             "; run as a user who may write there, or set NUMAPLACE_LOCK_FILE");
+  }
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_seconds);
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK && errno != EINTR) {
+      int saved = errno;
+      ::close(fd);
+      return make_error("LockUnavailable", "cannot lock '" + path + "': " + std::strerror(saved));
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ::close(fd);
+      return make_error("LockTimeout", "another numaplace held the host lock '" + path + "' for more than " +
+                                           std::to_string(timeout_seconds) + " s; try again");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return HostLock(fd);
+}
+
+HostLock::~HostLock() {
+  if (fd_ >= 0) {
+    ::flock(fd_, LOCK_UN);
+    ::close(fd_);
+  }
+}
+
+}  // namespace numaplace::plugin

@@ -1,0 +1,568 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "plugin/service/place_domain.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdio>
+#include <utility>
+
+#include "placement/request/guest_topology.h"
+#include "placement/lifecycle/narrowing.h"
+#include "placement/lifecycle/operator_constraints.h"
+#include "placement/model/count_words.h"
+#include "xml/domain_bindings.h"
+#include "xml/domain_reader.h"
+#include "xml/domain_writer.h"
+#include "xml/operator_constraints.h"
+#include "xml/placement_record.h"
+#include "xml/xml_document.h"
+
+namespace numaplace::plugin {
+
+std::optional<std::string> canonical_pci_address(std::string_view text) {
+  // Fields from the right: function after '.', then slot, bus and an optional domain after ':'.
+  const auto dot = text.rfind('.');
+  if (dot == std::string_view::npos) return std::nullopt;
+  std::vector<std::string_view> fields;
+  std::string_view head = text.substr(0, dot);
+  for (std::size_t colon; (colon = head.rfind(':')) != std::string_view::npos; head = head.substr(0, colon)) {
+    fields.insert(fields.begin(), head.substr(colon + 1));
+  }
+  fields.insert(fields.begin(), head);
+  if (fields.size() == 2) fields.insert(fields.begin(), "0000");
+  fields.push_back(text.substr(dot + 1));
+  if (fields.size() != 4) return std::nullopt;
+  // A PCI domain is 16 bits on most hosts and up to 32 (Intel VMD, hwloc and libvirt alike);
+  // it is written with at least four digits, as the host's devices are named.
+  const std::size_t widths[4] = {8, 2, 2, 1};
+  const int padding[4] = {4, 2, 2, 1};
+  const unsigned long long limits[4] = {0xffffffffULL, 0xff, 0x1f, 7};
+  std::string out;
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto field = fields[i];
+    unsigned long long value = 0;
+    const auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), value, 16);
+    if (field.empty() || field.size() > widths[i] || error != std::errc() || end != field.data() + field.size() ||
+        value > limits[i]) {
+      return std::nullopt;
+    }
+    char part[16];
+    std::snprintf(part, sizeof part, "%0*llx", padding[i], value);
+    out += (i == 0 ? "" : i == 3 ? "." : ":") + std::string(part);
+  }
+  return out;
+}
+
+Result<std::string> pci_address(std::string_view text) {
+  if (auto address = canonical_pci_address(text)) return *address;
+  return make_error("InvalidPciAddress", "'" + std::string(text) +
+                                             "' is not a PCI address; write domain:bus:slot.function in hex, "
+                                             "e.g. 0000:3b:00.0 (or bus:slot.function, 3b:00.0)");
+}
+
+std::string explain_no_fit(const FitResult& result, std::string_view separator) {
+  std::string text = result.summary;
+  for (const auto& rejection : result.rejections) {
+    text += std::string(separator) + "guest cell " + std::to_string(rejection.guest_cell) + " on host cell " +
+            std::to_string(rejection.host_cell) + ": " + rejection.reason;
+  }
+  return text;
+}
+
+namespace {
+
+std::string mib_text(std::uint64_t kib) { return std::to_string(kib / 1024) + " MiB"; }
+
+// The operator's pins that run threads on pCPUs a dedicated guest holds, or pins onto pCPUs the
+// host does not have: both are refused, naming the element (the other elements are kept within
+// what the placement chooses, operator_constraints.h).
+Status check_operator_pins(const HostTopology& host, const xml::DomainBindings& bindings, const std::string& what) {
+  CpuSet online, held;
+  for (const auto& cell : host.cells) {
+    online = online.united(cell.cpus);
+    held = held.united(cell.usage.pinned_cpus);
+  }
+  const auto& threads = bindings.threads;
+  std::vector<std::pair<std::string, CpuSet>> pins;
+  if (threads.vcpu_cpuset) pins.emplace_back("<vcpu cpuset>", *threads.vcpu_cpuset);
+  for (const auto& [vcpu, cpus] : threads.vcpupins) pins.emplace_back("<vcpupin vcpu='" + std::to_string(vcpu) + "'>", cpus);
+  if (threads.emulatorpin) pins.emplace_back("<emulatorpin>", *threads.emulatorpin);
+  for (const auto& [id, cpus] : threads.iothreadpins) {
+    pins.emplace_back("<iothreadpin iothread='" + std::to_string(id) + "'>", cpus);
+  }
+  for (const auto& [element, cpus] : pins) {
+    if (!cpus.is_subset_of(online)) {
+      return make_error("PinBeyondHost", what + ": " + element + " cpuset='" + to_cpu_list(cpus) + "' names pCPU " +
+                                             to_cpu_list(cpus.minus(online)) +
+                                             ", which this host does not have (its CPUs are " + to_cpu_list(online) + ")");
+    }
+  }
+  if (host.accounting == Accounting::Exclusive) {
+    for (const auto& [id, cpus] : threads.iothreadpins) {
+      if (cpus.intersects(held)) {
+        return make_error("ConflictingPin", what + ": <iothreadpin iothread='" + std::to_string(id) + "' cpuset='" +
+                                                to_cpu_list(cpus) + "'> runs on pCPUs " +
+                                                to_cpu_list(cpus.intersected(held)) +
+                                                ", which dedicated guests hold; pin the iothread elsewhere");
+      }
+    }
+  }
+  for (const auto& device : bindings.memory_devices) {
+    if (!device.nodemask) continue;
+    for (std::uint32_t node : *device.nodemask) {
+      if (host.find_cell(node) == nullptr) {
+        return make_error("InvalidDomain", what + ": " + device.element + " <source><nodemask>" +
+                                               to_cpu_list(*device.nodemask) + "</nodemask> names host node " +
+                                               std::to_string(node) + ", which this host does not have");
+      }
+    }
+  }
+  return Done{};
+}
+
+// Room a strict binding to `nodes` still has for memory devices of `page_kib` pages, over the cells.
+std::uint64_t room_on(const HostTopology& host, const CpuSet& nodes, std::uint64_t page_kib) {
+  std::uint64_t room = 0;
+  for (const auto& cell : host.cells) {
+    if (!nodes.contains(cell.id)) continue;
+    if (page_kib > 4) {
+      for (const auto& pool : cell.pages) room += pool.size_kib == page_kib ? pool.free() * pool.size_kib : 0;
+    } else {
+      room += strict_memory_room_kib(host, cell);
+    }
+  }
+  return room;
+}
+
+// Memory devices bound by their own <nodemask> must find their memory there.
+Status check_device_memory(const HostTopology& host, const xml::DomainBindings& bindings, const std::string& name) {
+  for (const auto& device : bindings.memory_devices) {
+    if (!device.nodemask) continue;
+    const std::uint64_t page = device.page_kib > 0 ? device.page_kib : bindings.default_page_kib;
+    const std::uint64_t room = room_on(host, *device.nodemask, page);
+    if (room < device.size_kib) {
+      return make_error("NoFit", "guest '" + name + "' does not fit this host: its " + device.element + " (" +
+                                     mib_text(device.size_kib) + ", <nodemask>" + to_cpu_list(*device.nodemask) +
+                                     "</nodemask>) finds " + mib_text(room) + " free on those host nodes");
+    }
+  }
+  return Done{};
+}
+
+// The memory devices without a <nodemask> of a guest with a NUMA topology land with their guest
+// cell; the host cell must hold them beside what the guest cells take there.
+Status check_cell_device_memory(const HostTopology& host, const xml::DomainBindings& bindings,
+                                const Placement& placement, const std::string& name) {
+  for (const auto& cell : placement.cells) {
+    std::uint64_t devices = 0;
+    for (const auto& device : bindings.memory_devices) {
+      if (!device.nodemask && device.guest_node.value_or(0) == cell.guest_cell) devices += device.size_kib;
+    }
+    if (devices == 0) continue;
+    const HostCell* host_cell = host.find_cell(cell.host_cell);
+    std::uint64_t room = 0;
+    if (cell.pagesize_kib > 4) {
+      for (const auto& pool : host_cell->pages) {
+        room += pool.size_kib == static_cast<std::uint64_t>(cell.pagesize_kib) ? pool.free() * pool.size_kib : 0;
+      }
+    } else {
+      room = strict_memory_room_kib(host, *host_cell);
+    }
+    if (room < cell.memory_kib + devices) {
+      return make_error("NoFit", "guest '" + name + "' does not fit this host: host cell " +
+                                     std::to_string(cell.host_cell) + " holds guest cell " +
+                                     std::to_string(cell.guest_cell) + " (" + mib_text(cell.memory_kib) +
+                                     ") but not its memory devices (" + mib_text(devices) + " more; " +
+                                     mib_text(room) + " free)");
+    }
+  }
+  return Done{};
+}
+
+// The CPUs of every host cell the guest may use at all, within the operator's pins.
+CpuSet host_cpus_of(const HostTopology& host) {
+  CpuSet cpus;
+  for (const auto& cell : host.cells) cpus = cpus.united(cell.cpus);
+  return cpus;
+}
+
+std::string within_text(const OperatorConstraints& constraints) {
+  if (constraints.vcpu_cpuset || !constraints.vcpupins.empty()) {
+    return " (within the domain's own " + std::string(constraints.vcpu_cpuset ? "<vcpu cpuset>" : "<vcpupin>") +
+           " pins)";
+  }
+  return "";
+}
+
+// Everything one placement reads once and its steps share.
+struct Placing {
+  const HostTopology& host;
+  const PlaceRequest& request;
+  const std::string& what;
+  xml::Document doc;
+  xml::DomainSummary summary;
+  xml::DomainBindings bindings;
+  OperatorConstraints constraints;
+  xml::StoredRequest stored;
+  GuestRequest guest;
+  FloatingGuest floating;
+  std::vector<std::string> pci_addresses;  // every device the guest is given, once, canonical
+  HostTopology view;                       // the host within the CPUs the operator's pins allow
+  PlaceOutcome outcome;
+};
+
+std::string size_text(const Placing& p, std::uint64_t memory_kib) {
+  return "guest '" + p.summary.name + "' (" + count_of(p.summary.vcpus, "vCPU") + ", " + mib_text(memory_kib) + ")";
+}
+
+// The request: the one asked for, else the one the domain's metadata stores.
+Status read_request(Placing& p) {
+  p.stored = {p.request.flavor_specs, p.request.image_props, {}, {}};
+  if (p.request.flavor_specs.empty() && p.request.image_props.empty()) {
+    auto from_metadata = xml::read_stored_request(p.doc.get(), p.what);
+    if (!from_metadata) return from_metadata.error();
+    if (*from_metadata) {
+      p.stored = std::move(**from_metadata);
+      p.outcome.request_from_metadata = true;
+    }
+  }
+  p.guest.vcpus = p.summary.vcpus;
+  // <memory> includes the memory devices (DIMMs, NVDIMMs, virtio-mem); the guest's NUMA cells
+  // hold the rest, the boot memory, and libvirt adds the devices on top of them.
+  if (p.summary.memory_device_kib >= p.summary.memory_kib) {
+    return make_error("InvalidDomain", p.what + ": its memory devices (" + std::to_string(p.summary.memory_device_kib) +
+                                           " KiB) take all of <memory> (" + std::to_string(p.summary.memory_kib) +
+                                           " KiB), which includes them; leave memory for the guest to boot with");
+  }
+  p.guest.memory_kib = p.summary.memory_kib - p.summary.memory_device_kib;
+  p.guest.flavor_specs = p.stored.flavor_specs;
+  p.guest.image_props = p.stored.image_props;
+
+  // What a confinement binds: the boot memory and the RAM-backed devices without a nodemask; and
+  // where the operator's pins reach.
+  std::uint64_t confined_memory = p.guest.memory_kib;
+  for (const auto& device : p.bindings.memory_devices) confined_memory += device.nodemask ? 0 : device.size_kib;
+  p.floating = FloatingGuest{p.summary.vcpus, confined_memory, p.summary.hugepage_kib, {}, {}};
+  for (const auto& [vcpu, cpus] : p.constraints.vcpupins) {
+    CpuSet cells;
+    for (const auto& cell : p.host.cells) {
+      if (cell.cpus.intersects(cpus)) cells.insert(cell.id);
+    }
+    p.floating.pinned_vcpu_cells.emplace_back("vcpupin:" + std::to_string(vcpu), cells);
+  }
+  return Done{};
+}
+
+// The PCI devices the guest is given (<hostdev>s and the request's), each once: this very device,
+// where it is (its own NUMA node counts, not a pool of identical ones elsewhere), and nobody's.
+Status read_devices(Placing& p) {
+  std::vector<std::string> given;
+  for (const auto& text : p.request.pci_addresses) {
+    auto address = pci_address(text);
+    if (!address) return address.error();
+    given.push_back(std::move(*address));
+  }
+  for (const std::vector<std::string>* list : {&std::as_const(p.summary.pci_hostdevs), &std::as_const(given)}) {
+    for (const auto& address : *list) {
+      if (std::find(p.pci_addresses.begin(), p.pci_addresses.end(), address) == p.pci_addresses.end()) {
+        p.pci_addresses.push_back(address);
+      }
+    }
+  }
+  for (const auto& address : p.pci_addresses) {
+    const PciDevice* device = nullptr;
+    for (const auto& d : p.host.pci) {
+      if (canonical_pci_address(d.address).value_or(d.address) == address) device = &d;
+    }
+    if (device == nullptr) {
+      p.outcome.warnings.push_back("PCI device " + address + " of the domain is not among the host's devices; "
+                                   "its NUMA locality is unknown");
+      p.floating.pci_device_nodes.push_back(std::nullopt);
+      continue;
+    }
+    if (device->allocated) {
+      return make_error("PciDeviceHeld", "PCI device " + address + " of '" + p.summary.name + "' is held by " +
+                                             (device->held_by.empty() ? std::string("the host (allocated)")
+                                                                      : "guest '" + device->held_by + "'") +
+                                             "; give the guest another device, or free that one first");
+    }
+    p.floating.pci_device_nodes.push_back(device->numa_node);
+    p.guest.pci.push_back({1, device->vendor_id, device->product_id, "", device->address});
+  }
+  return Done{};
+}
+
+// The guest's NUMA topology by Nova's rules. A guest the domain backs with huge pages
+// (<memoryBacking><hugepages>) asks for that page size when the request names none; otherwise
+// the fit would count small pages for it.
+Result<std::optional<GuestTopology>> derive_topology(Placing& p) {
+  auto topology = derive_guest_topology(p.guest);
+  if (!topology || !topology->has_value()) return topology;
+  const auto names_page_size = [&] {
+    const auto flavor = p.guest.flavor_specs.find("hw:mem_page_size");
+    const auto image = p.guest.image_props.find("hw_mem_page_size");
+    return (flavor != p.guest.flavor_specs.end() && !flavor->second.empty()) ||
+           (image != p.guest.image_props.end() && !image->second.empty());
+  };
+  // The page size of every guest cell of the topology, when the domain gives them all one: no
+  // <page>, or pages that, restricted to the guest cells the topology has (the writer drops the
+  // others), are of one size and together name every cell. nullopt: cells differ, or some have none.
+  const auto one_size_for_all = [&]() -> std::optional<std::uint64_t> {
+    if (p.summary.hugepage_pages.empty()) return p.summary.hugepage_kib;
+    const auto cells = static_cast<std::uint32_t>((**topology).cells.size());
+    const CpuSet all = CpuSet::range(0, cells - 1);
+    std::optional<std::uint64_t> size;
+    CpuSet named;
+    for (const auto& page : p.summary.hugepage_pages) {
+      const CpuSet here = page.guest_cells ? page.guest_cells->intersected(all) : all;
+      if (here.empty()) continue;
+      if (size && *size != page.size_kib) return std::nullopt;
+      size = page.size_kib;
+      named = named.united(here);
+    }
+    if (!size || named != all) return std::nullopt;
+    return size;
+  };
+  const bool has_hugepages = p.summary.hugepage_kib > 0 || !p.summary.hugepage_pages.empty();
+  if (!has_hugepages || names_page_size()) return topology;
+  if (const auto size = one_size_for_all(); size && *size > 4) {
+    p.guest.flavor_specs["hw:mem_page_size"] = std::to_string(*size);
+    p.outcome.warnings.push_back("the domain's <memoryBacking><hugepages> asks for " + std::to_string(*size) +
+                                 " KiB pages: placed as hw:mem_page_size=" + std::to_string(*size));
+    return derive_guest_topology(p.guest);
+  } else if (!size) {
+    p.outcome.warnings.push_back("the domain's <memoryBacking><hugepages> gives guest cells their own page sizes; "
+                                 "numaplace fits the cells on small pages and keeps those <page> elements (pages "
+                                 "of guest cells the new topology lacks are dropped): ask with hw:mem_page_size to "
+                                 "have huge pages checked");
+  }
+  return topology;
+}
+
+// A confinement the operator's own elements allow: within the <numatune> nodeset, every
+// <vcpupin> and the <emulatorpin> reaching a pCPU of it.
+Status check_confinement(const Placing& p, const DefaultPlacement& confined, const CpuSet& nodes,
+                         const CpuSet& cell_cpus) {
+  const auto& constraints = p.constraints;
+  if (constraints.memory.nodeset && !nodes.is_subset_of(*constraints.memory.nodeset)) {
+    return make_error("ConflictingConstraint",
+                      p.what + ": <numatune><memory nodeset='" + to_cpu_list(*constraints.memory.nodeset) +
+                          "'> leaves out host cells " + to_cpu_list(nodes.minus(*constraints.memory.nodeset)) +
+                          ", which the guest's memory, vCPUs and devices need (" + confined.reason + ")");
+  }
+  for (const auto& [vcpu, cpus] : constraints.vcpupins) {
+    if (!cpus.intersects(confined.cpus)) {
+      return make_error("ConflictingPin", p.what + ": <vcpupin vcpu='" + std::to_string(vcpu) + "' cpuset='" +
+                                              to_cpu_list(cpus) + "'> shares no pCPU with host cells " +
+                                              to_cpu_list(nodes) + ", where the guest is confined (" +
+                                              to_cpu_list(confined.cpus) + "); widen or remove it");
+    }
+  }
+  if (constraints.emulatorpin && !constraints.emulatorpin->intersects(cell_cpus)) {
+    return make_error("ConflictingPin", p.what + ": <emulatorpin cpuset='" + to_cpu_list(*constraints.emulatorpin) +
+                                            "'> shares no pCPU with host cells " + to_cpu_list(nodes) +
+                                            ", where the guest is confined; widen or remove it");
+  }
+  return Done{};
+}
+
+// A guest without a NUMA topology confined to host cells under the topology policy; the record
+// of its memory per cell when it was.
+Result<std::optional<xml::ConfinementRecord>> confine(Placing& p) {
+  auto confined = place_floating_guest(p.view, p.floating, p.request.floating, p.pci_addresses);
+  if (!confined) {
+    if (confined.error().name != "NoFit") return confined.error();
+    return make_error("NoFit", size_text(p, p.floating.memory_kib) + " does not fit this host: memory: " +
+                                   confined.error().message + within_text(p.constraints));
+  }
+  std::optional<xml::ConfinementRecord> record;
+  if (confined->cells) {
+    CpuSet nodes;  // libvirt's canonical range syntax, "0-1" rather than "0,1"
+    for (std::uint32_t node : confined->cells->nodes()) nodes.insert(node);
+    if (confined->cpus.empty()) {
+      return make_error("NoFit", size_text(p, p.floating.memory_kib) + " does not fit this host: host cells " +
+                                     to_cpu_list(nodes) + ", which hold its memory, have no CPU left for "
+                                     "floating guests (dedicated guests hold them, or the host configuration "
+                                     "gives them none)" + within_text(p.constraints));
+    }
+    CpuSet cell_cpus;  // the emulator may use every floating CPU of the cells, not only the vCPUs'
+    for (const auto& cell : p.host.cells) {
+      if (nodes.contains(cell.id)) cell_cpus = cell_cpus.united(floating_cpus_of(p.host, cell));
+    }
+    if (auto allowed = check_confinement(p, *confined, nodes, cell_cpus); !allowed) return allowed.error();
+    for (auto& note : xml::write_confinement(p.doc.get(), nodes, confined->cpus, cell_cpus, p.constraints)) {
+      p.outcome.warnings.push_back("the domain's " + note + ", the host cells and pCPUs it is confined to");
+    }
+    record = xml::ConfinementRecord{nodes, confined->memory_split};
+  }
+  p.outcome.confinement = std::move(*confined);
+  return record;
+}
+
+// A guest confined to no cells (--policy none, or no mask chosen) still keeps off the pCPUs
+// dedicated guests hold.
+Status keep_off_held_cpus(Placing& p) {
+  CpuSet floating_cpus;
+  for (const auto& cell : p.view.cells) floating_cpus = floating_cpus.united(floating_cpus_of(p.view, cell));
+  if (floating_cpus == host_cpus_of(p.host)) return Done{};
+  if (floating_cpus.empty()) {
+    return make_error("NoFit", "guest '" + p.summary.name + "' does not fit this host: every pCPU it may use is "
+                               "held by a dedicated guest" + within_text(p.constraints));
+  }
+  xmlNode* vcpu = xml::first_child(xmlDocGetRootElement(p.doc.get()), "vcpu");
+  xmlSetProp(vcpu, reinterpret_cast<const xmlChar*>("placement"), reinterpret_cast<const xmlChar*>("static"));
+  xmlSetProp(vcpu, reinterpret_cast<const xmlChar*>("cpuset"),
+             reinterpret_cast<const xmlChar*>(to_cpu_list(floating_cpus).c_str()));
+  p.outcome.warnings.push_back("not confined to NUMA cells, but kept off the pCPUs dedicated guests hold: "
+                               "<vcpu cpuset='" + to_cpu_list(floating_cpus) + "'>");
+  return Done{};
+}
+
+// The operator's 1:1 pins hold their pCPUs, as the guest's claim reads them later: never one a
+// dedicated guest holds, and other guests' threads leave them.
+Status hold_operator_pins(Placing& p) {
+  CpuSet held, others_held;
+  for (const auto& [vcpu, cpus] : p.constraints.vcpupins) {
+    if (cpus.size() == 1) held.insert(cpus.first());
+  }
+  for (const auto& cell : p.host.cells) others_held = others_held.united(cell.usage.pinned_cpus);
+  if (held.intersects(others_held)) {
+    return make_error("ConflictingPin", p.what + ": its <vcpupin> elements pin vCPUs onto pCPUs " +
+                                            to_cpu_list(held.intersected(others_held)) +
+                                            ", which dedicated guests hold; pin them elsewhere");
+  }
+  p.outcome.held = held;
+  if (p.request.other_guests != nullptr) {
+    auto narrowings = plan_narrowing(*p.request.other_guests, held, p.summary.name);
+    if (!narrowings) return narrowings.error();
+    p.outcome.narrowings = std::move(*narrowings);
+  }
+  return Done{};
+}
+
+Result<PlaceOutcome> place_without_topology(Placing& p) {
+  if (!p.bindings.memnodes.empty()) {
+    return make_error("ConflictingConstraint",
+                      p.what + ": <numatune><memnode cellid='" + std::to_string(p.bindings.memnodes.begin()->first) +
+                          "'> binds a guest cell's memory itself, but the request asks for no NUMA topology, so "
+                          "numaplace confines the guest as a whole; remove the <memnode> elements, or ask for the "
+                          "cells with hw:numa_nodes");
+  }
+  std::optional<xml::ConfinementRecord> record;
+  if (p.request.floating.policy != TopologyPolicy::None) {
+    auto confined = confine(p);
+    if (!confined) return confined.error();
+    record = std::move(*confined);
+  }
+  if (p.host.accounting == Accounting::Exclusive) {
+    if (!record) {
+      if (auto kept = keep_off_held_cpus(p); !kept) return kept.error();
+    }
+    if (auto held = hold_operator_pins(p); !held) return held.error();
+  }
+  if (!p.stored.flavor_specs.empty() || !p.stored.image_props.empty() || record || !p.constraints.empty()) {
+    xml::write_record(p.doc.get(), p.stored, {nullptr, record ? &*record : nullptr, &p.constraints});
+  }
+  p.outcome.domain_xml = xml::serialize(p.doc.get());
+  return std::move(p.outcome);
+}
+
+// The placement recorded for this very request, when the domain has one and it may be kept.
+Result<std::optional<Placement>> recorded_placement(const Placing& p) {
+  if (!p.request.keep_recorded) return std::optional<Placement>{};
+  auto record_request = xml::read_stored_request(p.doc.get(), p.what);
+  if (!record_request) return record_request.error();
+  if (!*record_request || (*record_request)->flavor_specs != p.stored.flavor_specs ||
+      (*record_request)->image_props != p.stored.image_props) {
+    return std::optional<Placement>{};
+  }
+  return xml::read_placement_record(p.doc.get(), p.what);
+}
+
+Result<PlaceOutcome> place_with_topology(Placing& p, const GuestTopology& topology) {
+  auto recorded = recorded_placement(p);
+  if (!recorded) return recorded.error();
+  FitOptions options = p.request.fit;
+  for (auto& limit : host_cell_limits(p.constraints)) options.host_cell_limits.push_back(std::move(limit));
+  const auto fit_on = [&](const HostTopology& on) {
+    if (*recorded) {
+      Replacement again = place_again(on, topology, **recorded, options);
+      p.outcome.replacement = {again.kind, std::move(again.repinned), std::move(again.why)};
+      return std::move(again.fit);
+    }
+    return fit_guest(on, topology, options);
+  };
+  FitResult fit = fit_on(p.view);
+  const bool exclusive = p.request.other_guests != nullptr && p.host.accounting == Accounting::Exclusive;
+  // A pinning that would leave another guest's thread with no pCPU is tried again with one pCPU of
+  // that thread kept out of reach, as long as the guest still fits: refused only when unavoidable.
+  if (fit.placement && exclusive) {
+    HostTopology sparing = p.view;
+    for (std::size_t spared = 0; spared < 64; ++spared) {
+      const ThreadAffinity* starving = starving_thread(*p.request.other_guests, fit.placement->held_cpus());
+      if (starving == nullptr) break;
+      const std::uint32_t keep = starving->cpus.last();
+      for (auto& cell : sparing.cells) {
+        if (cell.cpus.contains(keep)) cell.usage.pinned_cpus.insert(keep);
+      }
+      FitResult again = fit_on(sparing);
+      if (!again.placement) break;  // only a starving placement fits: plan_narrowing names it below
+      fit = std::move(again);
+    }
+  }
+  p.outcome.rejections = fit.rejections;
+  if (!fit.placement) {
+    return make_error("NoFit", size_text(p, p.guest.memory_kib) + " does not fit this host" +
+                                   within_text(p.constraints) + ": " + explain_no_fit(fit));
+  }
+  if (auto pins = check_pins(p.constraints, *fit.placement); !pins) {
+    return make_error(pins.error().name, p.what + ": " + pins.error().message);
+  }
+  if (auto devices = check_cell_device_memory(p.view, p.bindings, *fit.placement, p.summary.name); !devices) {
+    return devices.error();
+  }
+  p.outcome.held = fit.placement->held_cpus();
+  if (exclusive) {
+    auto narrowings = plan_narrowing(*p.request.other_guests, p.outcome.held, p.summary.name);
+    if (!narrowings) return narrowings.error();
+    p.outcome.narrowings = std::move(*narrowings);
+  }
+  xml::write_placement(p.doc.get(), p.host, *fit.placement, p.constraints);
+  xml::write_record(p.doc.get(), p.stored, {&*fit.placement, nullptr, &p.constraints});
+  p.outcome.placement = std::move(fit.placement);
+  p.outcome.domain_xml = xml::serialize(p.doc.get());
+  return std::move(p.outcome);
+}
+
+}  // namespace
+
+Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& request) {
+  const std::string& what = request.domain_name_for_errors;
+  auto doc = xml::parse_document(request.domain_xml, what);
+  if (!doc) return doc.error();
+  auto summary = xml::read_domain_summary(doc->get(), what);
+  if (!summary) return summary.error();
+  auto bindings = xml::read_domain_bindings(doc->get(), what, summary->vcpus);
+  if (!bindings) return bindings.error();
+  auto constraints = xml::read_operator_constraints(doc->get(), *bindings, what);
+  if (!constraints) return constraints.error();
+  if (auto checked = check_operator_pins(host, *bindings, what); !checked) return checked.error();
+
+  Placing p{host, request, what, std::move(*doc), std::move(*summary), std::move(*bindings), std::move(*constraints),
+            {}, {}, {}, {}, {}, {}};
+  p.outcome.domain_name = p.summary.name;
+  p.outcome.domain_uuid = p.summary.uuid;
+  if (auto read = read_request(p); !read) return read.error();
+  if (auto read = read_devices(p); !read) return read.error();
+  auto topology = derive_topology(p);
+  if (!topology) return topology.error();
+
+  // The host as this guest may use it: within the pCPUs the operator's pins allow.
+  const CpuSet all = host_cpus_of(host);
+  const CpuSet usable = usable_cpus(p.constraints, p.summary.vcpus, all);
+  p.view = usable == all ? host : host_within(host, usable);
+  if (auto devices = check_device_memory(p.view, p.bindings, p.summary.name); !devices) return devices.error();
+  return topology->has_value() ? place_with_topology(p, **topology) : place_without_topology(p);
+}
+
+}  // namespace numaplace::plugin

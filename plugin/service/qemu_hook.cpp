@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "plugin/service/qemu_hook.h"
+
+#include <exception>
+#include <map>
+
+#include "placement/lifecycle/claims.h"
+#include "plugin/sources/host_claims.h"
+#include "plugin/service/place_domain.h"
+#include "xml/domain_claims.h"
+#include "xml/domain_reader.h"
+#include "xml/placement_record.h"
+#include "xml/xml_document.h"
+
+namespace numaplace::plugin {
+namespace {
+
+HookVerdict refuse(Error error, std::vector<std::string> warnings = {}) {
+  HookVerdict verdict;
+  verdict.refused = true;
+  verdict.refusal = std::move(error);
+  verdict.warnings = std::move(warnings);
+  return verdict;
+}
+
+// The claims of the guests running here, leaving out the guest itself.
+std::vector<GuestClaim> running_claims(const HookSources& sources, const HostTopology& host,
+                                       const xml::DomainSummary& self, std::vector<std::string>& warnings) {
+  HostClaims claims = read_host_claims(sources.running(), host, self.name, self.uuid);
+  for (auto& warning : claims.warnings) warnings.push_back(std::move(warning));
+  return std::move(claims.claims);
+}
+
+// The domain libvirt passed, parsed, with its summary.
+struct PassedDomain {
+  std::string what;
+  xml::Document doc;
+  xml::DomainSummary summary;
+};
+
+Result<PassedDomain> read_passed_domain(const HookInput& input) {
+  std::string what = "domain XML of '" + input.guest + "'";
+  auto doc = xml::parse_document(input.domain_xml, what);
+  if (!doc) return doc.error();
+  auto summary = xml::read_domain_summary(doc->get(), what);
+  if (!summary) return summary.error();
+  return PassedDomain{std::move(what), std::move(*doc), std::move(*summary)};
+}
+
+HookVerdict place_again(const HookInput& input, const HookSources& sources) {
+  auto passed = read_passed_domain(input);
+  if (!passed) return refuse(passed.error());
+  const auto& [what, doc, summary] = *passed;
+  auto stored = xml::read_stored_request(doc.get(), what);
+  if (!stored) return refuse(stored.error());
+  if (!*stored) return {};  // not placed by numaplace: libvirt keeps its XML
+
+  auto host = sources.host();
+  if (!host) return refuse(host.error());
+  HookVerdict verdict;
+  const std::vector<GuestClaim> others = running_claims(sources, *host, summary, verdict.warnings);
+  apply_claims(*host, others);
+  PlaceRequest request;
+  request.domain_xml = input.domain_xml;
+  request.domain_name_for_errors = what;
+  request.other_guests = &others;
+  auto outcome = place_domain(*host, request);
+  if (!outcome) return refuse(outcome.error(), std::move(verdict.warnings));
+  verdict.new_xml = std::move(outcome->domain_xml);
+  // libvirt waits on the hook, which may not call back into it: the running guests whose threads
+  // float over the pCPUs this guest now takes are named for the operator, not re-pinned.
+  verdict.unnarrowed = std::move(outcome->narrowings);
+  return verdict;
+}
+
+HookVerdict check_pins(const HookInput& input, const HookSources& sources) {
+  auto passed = read_passed_domain(input);
+  if (!passed) return refuse(passed.error());
+  const auto& [what, doc, summary] = *passed;
+  auto host = sources.host();
+  if (!host) return refuse(host.error());
+  auto claim = xml::read_guest_claim(doc.get(), *host, what);
+  if (!claim) return refuse(claim.error());
+  bool pins_anything = false;
+  for (const auto& cell : claim->cells) pins_anything = pins_anything || !cell.pinned_cpus.empty();
+  if (!pins_anything) return {};
+  HookVerdict verdict;
+  const auto collisions = pinning_collisions(*claim, running_claims(sources, *host, summary, verdict.warnings));
+  if (collisions.empty()) return verdict;
+  std::map<std::string, CpuSet> by_holder;
+  for (const auto& [pcpu, holder] : collisions) by_holder[holder].insert(pcpu);
+  std::string held;
+  for (const auto& [holder, pcpus] : by_holder) {
+    held += (held.empty() ? "" : ", ") + std::string("pCPUs ") + to_cpu_list(pcpus) + " (held by '" + holder + "')";
+  }
+  return refuse(make_error("PinningCollision", "its dedicated vCPUs are pinned to " + held +
+                                                   "; place it again for this host (numaplace place/define) first"),
+                std::move(verdict.warnings));
+}
+
+}  // namespace
+
+bool hook_reads_input(const std::string& op, const std::string& subop) {
+  return subop == "begin" && (op == "migrate" || op == "restore" || op == "prepare");
+}
+
+HookVerdict decide_qemu_hook(const HookInput& input, const HookSources& sources) {
+  if (!hook_reads_input(input.op, input.subop)) return {};
+  try {
+    return input.op == "prepare" ? check_pins(input, sources) : place_again(input, sources);
+  } catch (const std::exception& e) {
+    return refuse(make_error("InternalError", e.what()));
+  } catch (...) {
+    return refuse(make_error("InternalError", "unknown failure"));
+  }
+}
+
+}  // namespace numaplace::plugin

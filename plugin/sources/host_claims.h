@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// Folds the domains already on a host into its usage. Each domain's XML is read
+// as a GuestClaim (xml/domain_claims.h); a domain whose XML cannot be read is
+// reported as a warning, not silently dropped and not fatal for everyone else.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "placement/lifecycle/claims.h"
+#include "placement/model/host_topology.h"
+#include "plugin/sources/libvirt_domains.h"
+
+namespace numaplace::plugin {
+
+struct HostClaims {
+  std::vector<GuestClaim> claims;
+  std::vector<std::string> warnings;
+};
+
+// Reads claims of `domains`, leaving out the one named `exclude_name` / `exclude_uuid`
+// (the guest being placed again must not collide with itself).
+HostClaims read_host_claims(const std::vector<DomainXml>& domains, const HostTopology& host,
+                            const std::string& exclude_name = {}, const std::string& exclude_uuid = {});
+
+}  // namespace numaplace::plugin

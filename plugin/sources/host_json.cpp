@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "plugin/sources/host_json.h"
+
+#include "plugin/service/place_domain.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+namespace numaplace::plugin {
+namespace {
+
+using nlohmann::json;
+
+// The first problem found, with where it is; thrown only inside this file.
+struct Bad {
+  std::string message;
+};
+
+[[noreturn]] void bad(const std::string& where, const std::string& problem) { throw Bad{where + ": " + problem}; }
+
+std::uint64_t unsigned_of(const json& value, const std::string& where, std::uint64_t max) {
+  if (value.is_number_unsigned()) {
+    auto v = value.get<std::uint64_t>();
+    if (v > max) bad(where, "is " + std::to_string(v) + ", above the limit " + std::to_string(max));
+    return v;
+  }
+  if (value.is_number_integer()) bad(where, "is negative");
+  if (value.is_number_float()) {
+    const double d = value.get<double>();
+    if (d >= 0 && d == std::floor(d) && d <= static_cast<double>(max)) return static_cast<std::uint64_t>(d);
+  }
+  bad(where, "must be a whole number from 0 to " + std::to_string(max));
+}
+
+double ratio_of(const json& value, const std::string& where) {
+  if (!value.is_number()) bad(where, "must be a number");
+  const double d = value.get<double>();
+  if (!std::isfinite(d) || d <= 0 || d > 1e6) bad(where, "must be a positive number");
+  return d;
+}
+
+CpuSet cpus_of(const json& value, const std::string& where) {
+  if (value.is_string()) {
+    auto parsed = parse_cpu_list(value.get<std::string>(), where);
+    if (!parsed) bad(where, parsed.error().message);
+    return *parsed;
+  }
+  if (!value.is_array()) bad(where, "must be a list of CPU ids or a cpulist string such as \"0-3,8\"");
+  CpuSet set;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    set.insert(static_cast<std::uint32_t>(unsigned_of(value[i], where + "[" + std::to_string(i) + "]", kMaxCpuId)));
+  }
+  return set;
+}
+
+const json* field(const json& object, const char* name) {
+  auto it = object.find(name);
+  if (it == object.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+// memory_kib, or memory_mib converted; absent: 0 unless required.
+std::uint64_t memory_of(const json& object, const std::string& where, bool required) {
+  constexpr std::uint64_t kMaxKib = std::uint64_t{1} << 50;  // 1 EiB
+  if (const json* kib = field(object, "memory_kib")) return unsigned_of(*kib, where + ".memory_kib", kMaxKib);
+  if (const json* mib = field(object, "memory_mib")) return unsigned_of(*mib, where + ".memory_mib", kMaxKib / 1024) * 1024;
+  if (required) bad(where, "has neither memory_mib nor memory_kib");
+  return 0;
+}
+
+std::string string_of(const json& object, const char* name, const std::string& where) {
+  const json* value = field(object, name);
+  if (value == nullptr) return {};
+  if (!value->is_string()) bad(where + "." + name, "must be a string");
+  return value->get<std::string>();
+}
+
+HostCell cell_of(const json& c, const std::string& where) {
+  if (!c.is_object()) bad(where, "must be an object");
+  HostCell cell;
+  const json* id = field(c, "id");
+  if (id == nullptr) bad(where, "has no id");
+  cell.id = static_cast<std::uint32_t>(unsigned_of(*id, where + ".id", 65535));
+  const json* cpus = field(c, "cpus");
+  if (cpus == nullptr) bad(where, "has no cpus");
+  cell.cpus = cpus_of(*cpus, where + ".cpus");
+  const json* shared = field(c, "shared_cpuset");
+  cell.shared_cpus = shared != nullptr ? cpus_of(*shared, where + ".shared_cpuset") : cell.cpus;
+  const json* dedicated = field(c, "dedicated_cpuset");
+  cell.dedicated_cpus = dedicated != nullptr ? cpus_of(*dedicated, where + ".dedicated_cpuset") : cell.cpus;
+  if (!cell.shared_cpus.minus(cell.cpus).empty() || !cell.dedicated_cpus.minus(cell.cpus).empty()) {
+    bad(where, "shared_cpuset and dedicated_cpuset must be within cpus");
+  }
+  if (const json* siblings = field(c, "siblings")) {
+    if (!siblings->is_array()) bad(where + ".siblings", "must be a list of CPU lists");
+    for (std::size_t i = 0; i < siblings->size(); ++i) {
+      cell.siblings.push_back(cpus_of((*siblings)[i], where + ".siblings[" + std::to_string(i) + "]"));
+    }
+  }
+  cell.memory_kib = memory_of(c, where, true);
+  if (const json* pages = field(c, "pages")) {
+    if (!pages->is_array()) bad(where + ".pages", "must be a list");
+    for (std::size_t i = 0; i < pages->size(); ++i) {
+      const json& p = (*pages)[i];
+      const std::string at = where + ".pages[" + std::to_string(i) + "]";
+      if (!p.is_object() || field(p, "size_kib") == nullptr || field(p, "total") == nullptr) {
+        bad(at, "must be {\"size_kib\", \"total\", \"used\"}");
+      }
+      constexpr std::uint64_t kMaxPages = std::uint64_t{1} << 40;
+      PagePool pool;
+      pool.size_kib = unsigned_of(p["size_kib"], at + ".size_kib", std::uint64_t{1} << 30);
+      if (pool.size_kib == 0) bad(at + ".size_kib", "must not be 0");
+      pool.total = unsigned_of(p["total"], at + ".total", kMaxPages);
+      if (const json* used = field(p, "used")) pool.used = unsigned_of(*used, at + ".used", kMaxPages);
+      if (const json* reserved = field(p, "reserved")) pool.reserved = unsigned_of(*reserved, at + ".reserved", kMaxPages);
+      cell.pages.push_back(pool);
+    }
+    std::sort(cell.pages.begin(), cell.pages.end(),
+              [](const PagePool& a, const PagePool& b) { return a.size_kib < b.size_kib; });
+  }
+  if (const json* socket = field(c, "socket")) cell.socket = static_cast<std::uint32_t>(unsigned_of(*socket, where + ".socket", 65535));
+  if (const json* distances = field(c, "distances")) {
+    if (!distances->is_array()) bad(where + ".distances", "must be a list");
+    for (std::size_t i = 0; i < distances->size(); ++i) {
+      cell.distances.push_back(static_cast<std::uint32_t>(
+          unsigned_of((*distances)[i], where + ".distances[" + std::to_string(i) + "]", 65535)));
+    }
+  }
+  if (const json* usage = field(c, "usage")) {
+    const std::string at = where + ".usage";
+    if (!usage->is_object()) bad(at, "must be an object");
+    if (const json* load = field(*usage, "shared_cpus")) {
+      if (!load->is_number() || !std::isfinite(load->get<double>()) || load->get<double>() < 0 ||
+          load->get<double>() > 1e9) {
+        bad(at + ".shared_cpus", "must be a non-negative number");
+      }
+      cell.usage.shared_cpus = load->get<double>();
+    }
+    if (const json* pinned = field(*usage, "pinned_cpus")) cell.usage.pinned_cpus = cpus_of(*pinned, at + ".pinned_cpus");
+    cell.usage.memory_kib = memory_of(*usage, at, false);
+  }
+  return cell;
+}
+
+PciDevice pci_of(const json& d, const std::string& where) {
+  if (!d.is_object()) bad(where, "must be an object");
+  PciDevice dev;
+  dev.address = string_of(d, "address", where);
+  if (const json* node = field(d, "numa_node")) dev.numa_node = static_cast<std::uint32_t>(unsigned_of(*node, where + ".numa_node", 65535));
+  dev.vendor_id = string_of(d, "vendor_id", where);
+  dev.product_id = string_of(d, "product_id", where);
+  dev.class_id = string_of(d, "class_id", where);
+  dev.parent_pf = string_of(d, "parent_pf", where);
+  dev.held_by = string_of(d, "held_by", where);
+  // One spelling for every source, so that a guest's <hostdev> finds its device.
+  if (auto canonical = canonical_pci_address(dev.address)) dev.address = *canonical;
+  if (const json* allocated = field(d, "allocated")) {
+    if (!allocated->is_boolean()) bad(where + ".allocated", "must be true or false");
+    dev.allocated = allocated->get<bool>();
+  }
+  if (const json* pf = field(d, "is_pf")) {
+    if (!pf->is_boolean()) bad(where + ".is_pf", "must be true or false");
+    dev.is_pf = pf->get<bool>();
+  }
+  return dev;
+}
+
+HostTopology parse(const json& host, const std::string& what) {
+  if (!host.is_object()) bad(what, "must be a JSON object with \"cells\"");
+  const json* cells = field(host, "cells");
+  if (cells == nullptr || !cells->is_array() || cells->empty()) bad(what, "needs a non-empty \"cells\" list");
+  HostTopology topology;
+  std::set<std::uint32_t> ids;
+  for (std::size_t i = 0; i < cells->size(); ++i) {
+    HostCell cell = cell_of((*cells)[i], what + ".cells[" + std::to_string(i) + "]");
+    if (!ids.insert(cell.id).second) bad(what + ".cells[" + std::to_string(i) + "]", "repeats cell id " + std::to_string(cell.id));
+    topology.cells.push_back(std::move(cell));
+  }
+  if (const json* pci = field(host, "pci")) {
+    if (!pci->is_array()) bad(what + ".pci", "must be a list");
+    for (std::size_t i = 0; i < pci->size(); ++i) topology.pci.push_back(pci_of((*pci)[i], what + ".pci[" + std::to_string(i) + "]"));
+  }
+  // Nova's host model, Nova's accounting, unless the host says otherwise.
+  topology.accounting = Accounting::Nova;
+  if (const json* accounting = field(host, "accounting")) {
+    if (*accounting == "exclusive") {
+      topology.accounting = Accounting::Exclusive;
+    } else if (*accounting != "nova") {
+      bad(what + ".accounting", "must be \"nova\" (Nova's: pinned and floating use may overlap) or \"exclusive\" "
+                                "(pinned pCPUs are nobody else's)");
+    }
+  }
+  if (const json* unbound = field(host, "unbound_memory_kib")) {
+    if (!unbound->is_number_unsigned()) bad(what + ".unbound_memory_kib", "must be a whole number of KiB");
+    topology.unbound_memory_kib = unbound->get<std::uint64_t>();
+  }
+  if (auto limits = host.find("allocation_ratio"); limits != host.end() && limits->is_null()) {
+    topology.ratio.enforced = false;  // the vectors' null: no limits, as Nova's limits=None
+  }
+  if (const json* ratio = field(host, "allocation_ratio")) {
+    if (!ratio->is_object()) bad(what + ".allocation_ratio", "must be {\"cpu\", \"ram\"}");
+    if (const json* cpu = field(*ratio, "cpu")) topology.ratio.cpu = ratio_of(*cpu, what + ".allocation_ratio.cpu");
+    if (const json* ram = field(*ratio, "ram")) topology.ratio.ram = ratio_of(*ram, what + ".allocation_ratio.ram");
+  }
+  return topology;
+}
+
+json cpu_array(const CpuSet& set) { return set.ids(); }
+
+}  // namespace
+
+Result<HostTopology> host_from_json(const nlohmann::json& host, std::string_view what) {
+  try {
+    return parse(host, std::string(what));
+  } catch (const Bad& problem) {
+    return make_error("InvalidHostJson", problem.message);
+  } catch (const std::exception& e) {
+    return make_error("InvalidHostJson", std::string(what) + ": " + e.what());
+  }
+}
+
+Result<HostTopology> host_from_json_text(std::string_view text, std::string_view what) {
+  json parsed = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) return make_error("InvalidHostJson", std::string(what) + " is not valid JSON");
+  return host_from_json(parsed, what);
+}
+
+nlohmann::json host_to_json(const HostTopology& host) {
+  json cells = json::array();
+  for (const auto& cell : host.cells) {
+    json siblings = json::array();
+    for (const auto& group : cell.siblings) siblings.push_back(cpu_array(group));
+    json pages = json::array();
+    for (const auto& p : cell.pages) {
+      pages.push_back({{"size_kib", p.size_kib}, {"total", p.total}, {"used", p.used}, {"reserved", p.reserved}});
+    }
+    json c{{"id", cell.id},
+           {"cpus", cpu_array(cell.cpus)},
+           {"siblings", siblings},
+           {"memory_kib", cell.memory_kib},
+           {"pages", pages},
+           {"distances", cell.distances},
+           {"usage",
+            {{"shared_cpus", cell.usage.shared_cpus},
+             {"pinned_cpus", cpu_array(cell.usage.pinned_cpus)},
+             {"memory_kib", cell.usage.memory_kib}}}};
+    if (cell.shared_cpus != cell.cpus) c["shared_cpuset"] = cpu_array(cell.shared_cpus);
+    if (cell.dedicated_cpus != cell.cpus) c["dedicated_cpuset"] = cpu_array(cell.dedicated_cpus);
+    if (cell.socket) c["socket"] = *cell.socket;
+    cells.push_back(std::move(c));
+  }
+  json pci = json::array();
+  for (const auto& dev : host.pci) {
+    pci.push_back({{"address", dev.address},
+                   {"numa_node", dev.numa_node ? json(*dev.numa_node) : json()},
+                   {"vendor_id", dev.vendor_id},
+                   {"product_id", dev.product_id},
+                   {"class_id", dev.class_id},
+                   {"is_pf", dev.is_pf},
+                   {"parent_pf", dev.parent_pf.empty() ? json() : json(dev.parent_pf)},
+                   {"allocated", dev.allocated},
+                   {"held_by", dev.held_by.empty() ? json() : json(dev.held_by)}});
+  }
+  json ratio = host.ratio.enforced ? json{{"cpu", host.ratio.cpu}, {"ram", host.ratio.ram}} : json(nullptr);
+  return {{"cells", cells},
+          {"pci", pci},
+          {"allocation_ratio", ratio},
+          {"accounting", host.accounting == Accounting::Nova ? "nova" : "exclusive"},
+          {"unbound_memory_kib", host.unbound_memory_kib}};
+}
+
+}  // namespace numaplace::plugin

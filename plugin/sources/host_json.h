@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// A host as JSON, the schema of the nova-fit reference vectors
+// (../shared/conformance/nova/README.md, "host"), so that a scheduler can hand
+// numaplace the hosts it already describes that way:
+//   {"name": "h1",                                        (optional; for rank)
+//    "cells": [{"id": 0, "cpus": [0,1,2,3] | "0-3", "siblings": [[0,2],[1,3]],
+//               "memory_mib": 4096 | "memory_kib": 4194304,
+//               "pages": [{"size_kib": 2048, "total": 512, "used": 0, "reserved": 0}],
+//               "shared_cpuset": [...], "dedicated_cpuset": [...], "socket": 0,
+//               "distances": [10, 21],
+//               "usage": {"shared_cpus": 1.5, "pinned_cpus": [2,3] | "2-3",
+//                         "memory_mib": 1024 | "memory_kib": ...}}],
+//    "pci": [{"address", "numa_node", "vendor_id", "product_id", "allocated"}],
+//    "allocation_ratio": {"cpu": 16.0, "ram": 1.5} | null}   (null: no limits, as Nova's limits=None;
+//                                                              scores then use the default ratios)
+// Every field is checked (types, ranges, CPU ids up to kMaxCpuId, unique cell ids,
+// sizes that do not overflow KiB); a bad one is "InvalidHostJson" naming where it is.
+// host_to_json writes the same schema (memory in KiB, CPU lists as arrays), so a host
+// read from capabilities or hwloc can be stored and read back.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <string_view>
+
+#include "placement/model/error.h"
+#include "placement/model/host_topology.h"
+
+namespace numaplace::plugin {
+
+Result<HostTopology> host_from_json(const nlohmann::json& host, std::string_view what = "host JSON");
+// Parses the text first ("InvalidHostJson" when it is not JSON).
+Result<HostTopology> host_from_json_text(std::string_view text, std::string_view what = "host JSON");
+
+nlohmann::json host_to_json(const HostTopology& host);
+
+}  // namespace numaplace::plugin

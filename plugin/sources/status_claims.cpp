@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "plugin/sources/status_claims.h"
+
+#include <libxml/tree.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <memory>
+
+#include "xml/xml_document.h"
+
+namespace numaplace::plugin {
+namespace {
+
+struct BufferFree {
+  void operator()(xmlBuffer* buffer) const { xmlBufferFree(buffer); }
+};
+
+std::string dump_node(xmlDoc* doc, xmlNode* node) {
+  std::unique_ptr<xmlBuffer, BufferFree> buffer(xmlBufferCreate());
+  if (!buffer || xmlNodeDump(buffer.get(), doc, node, 0, 0) < 0) return {};
+  return std::string(reinterpret_cast<const char*>(xmlBufferContent(buffer.get())),
+                     static_cast<std::size_t>(xmlBufferLength(buffer.get())));
+}
+
+}  // namespace
+
+Result<DomainXml> domain_from_status(std::string_view text, const std::string& what) {
+  auto doc = xml::parse_document(text, what);
+  if (!doc) return doc.error();
+  xmlNode* root = xmlDocGetRootElement(doc->get());
+  xmlNode* domain = xml::is_named(root, "domain") ? root : xml::first_child(root, "domain");
+  if (!xml::is_named(root, "domstatus") && !xml::is_named(root, "domain")) {
+    return make_error("NotDomainStatus", what + " is neither a libvirt <domstatus> nor a <domain> document");
+  }
+  if (domain == nullptr) return make_error("NotDomainStatus", what + " holds no <domain>");
+  DomainXml out;
+  out.running = true;
+  if (xmlNode* name = xml::first_child(domain, "name")) out.name = xml::text_of(name);
+  if (xmlNode* uuid = xml::first_child(domain, "uuid")) out.uuid = xml::text_of(uuid);
+  out.xml = dump_node(doc->get(), domain);
+  if (out.xml.empty()) return make_error("NotDomainStatus", what + ": its <domain> could not be written out");
+  return out;
+}
+
+StatusScan read_status_dir(const std::string& dir) {
+  StatusScan scan;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) return scan;
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".xml" && entry.is_regular_file(ec)) files.push_back(entry.path());
+  }
+  if (ec) scan.warnings.push_back("cannot list '" + dir + "': " + ec.message());
+  std::sort(files.begin(), files.end());
+  for (const auto& path : files) {
+    const std::string what = "status file '" + path.string() + "'";
+    auto text = xml::read_text_file(path.string(), "status file");
+    if (!text) {
+      scan.warnings.push_back(text.error().message);
+      continue;
+    }
+    auto domain = domain_from_status(*text, what);
+    if (!domain) {
+      scan.warnings.push_back(domain.error().message);
+      continue;
+    }
+    scan.domains.push_back(std::move(*domain));
+  }
+  return scan;
+}
+
+}  // namespace numaplace::plugin

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// The guests running on this host as libvirt's QEMU driver records them in its
+// status directory (/run/libvirt/qemu/NAME.xml): each file a <domstatus> document
+// wrapping the live <domain>. The libvirt hook reads them instead of calling back
+// into libvirtd (which would deadlock: libvirtd waits for the hook). Only files
+// ending in ".xml" are read; a file that cannot be read or holds no <domain> is a
+// warning, not fatal for the others. A plain <domain> document is accepted too.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "placement/model/error.h"
+#include "plugin/sources/libvirt_domains.h"
+
+namespace numaplace::plugin {
+
+inline constexpr const char* kQemuStatusDir = "/run/libvirt/qemu";
+
+struct StatusScan {
+  std::vector<DomainXml> domains;  // every one running
+  std::vector<std::string> warnings;
+};
+
+// The <domain> inside one status document, as its own XML text.
+Result<DomainXml> domain_from_status(std::string_view text, const std::string& what);
+
+// Every status file of `dir`, in name order; a missing directory is an empty scan.
+StatusScan read_status_dir(const std::string& dir);
+
+}  // namespace numaplace::plugin

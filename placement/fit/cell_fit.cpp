@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <string>
 
-#include "placement/fit/fit_demands.h"
+#include "placement/model/fit_demands.h"
 #include "placement/model/count_words.h"
 #include "placement/request/page_size.h"
 

@@ -5,7 +5,7 @@
 #include <cctype>
 #include <optional>
 
-#include "placement/fit/fit_demands.h"
+#include "placement/model/fit_demands.h"
 
 namespace numaplace {
 namespace {

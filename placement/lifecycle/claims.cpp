@@ -20,14 +20,6 @@ CpuSet GuestClaim::held_cpus() const {
   return held;
 }
 
-PagePool* smallest_pool(HostCell& cell) {
-  PagePool* smallest = nullptr;
-  for (auto& pool : cell.pages) {
-    if (smallest == nullptr || pool.size_kib < smallest->size_kib) smallest = &pool;
-  }
-  return smallest;
-}
-
 std::vector<std::string> apply_claims(HostTopology& host, const std::vector<GuestClaim>& claims) {
   std::vector<std::string> foreign;
   for (const auto& claim : claims) {

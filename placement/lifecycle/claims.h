@@ -56,9 +56,6 @@ struct GuestClaim {
   CpuSet held_cpus() const;  // every pCPU it holds for itself, over all cells
 };
 
-// The cell's smallest page pool (its small pages), or null when it reports none.
-PagePool* smallest_pool(HostCell& cell);
-
 // Adds every claim to the usage of the cells it names: held pCPUs, load, memory (and the small
 // pages it takes), huge pages;
 // unbound memory to the host's; PCI devices become allocated and held by the guest. Cells the

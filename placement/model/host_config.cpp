@@ -3,7 +3,6 @@
 
 #include <cmath>
 
-#include "placement/lifecycle/claims.h"
 
 namespace numaplace {
 namespace {

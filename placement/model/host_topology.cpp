@@ -20,6 +20,14 @@ std::optional<std::uint32_t> HostTopology::distance(std::uint32_t from_id, std::
   return std::nullopt;
 }
 
+PagePool* smallest_pool(HostCell& cell) {
+  PagePool* smallest = nullptr;
+  for (auto& pool : cell.pages) {
+    if (smallest == nullptr || pool.size_kib < smallest->size_kib) smallest = &pool;
+  }
+  return smallest;
+}
+
 CpuSet floating_cpus_of(const HostTopology& host, const HostCell& cell) {
   if (host.accounting == Accounting::Nova) return cell.shared_cpus;
   return cell.shared_cpus.minus(cell.usage.pinned_cpus);

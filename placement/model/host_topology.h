@@ -88,6 +88,9 @@ struct HostTopology {
   std::optional<std::uint32_t> distance(std::uint32_t from_id, std::uint32_t to_id) const;
 };
 
+// The cell's smallest page pool (its small pages), or null when it reports none.
+PagePool* smallest_pool(HostCell& cell);
+
 // Where floating vCPUs may run on `cell`: its shared set, less (Exclusive accounting) the pCPUs
 // that dedicated guests hold.
 CpuSet floating_cpus_of(const HostTopology& host, const HostCell& cell);

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "placement/request/guest_topology.h"
-#include "placement/fit/fit_demands.h"
+#include "placement/model/fit_demands.h"
 
 namespace numaplace {
 

@@ -21,6 +21,7 @@
 #include "placement/model/host_topology.h"
 #include "placement/lifecycle/narrowing.h"
 #include "placement/lifecycle/replacement.h"
+#include "plugin/sources/pci_address.h"
 
 namespace numaplace::plugin {
 
@@ -65,14 +66,6 @@ struct PlaceOutcome {
   std::vector<Narrowing> narrowings;   // other guests' threads to move off this guest's pCPUs
   CpuSet held;                         // the pCPUs this guest holds for itself (pins, emulator, siblings)
 };
-
-// "0000:3b:00.0" as the host's devices are named (lower-case hex, a domain of 4 digits or
-// more, up to 32 bits), from
-// domain:bus:slot.function or bus:slot.function in either case; nullopt when the text is not
-// one (bus above ff, slot above 1f, function above 7, anything else).
-std::optional<std::string> canonical_pci_address(std::string_view text);
-// The same, or InvalidPciAddress saying how to write one.
-Result<std::string> pci_address(std::string_view text);
 
 // Errors: the XML's (XmlMalformed, NotDomain, InvalidDomain, InvalidMemorySize ...),
 // the request's (Nova's exception names, UnknownSpecKey ...), InvalidPciAddress, the operator's

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "plugin/sources/host_json.h"
 
-#include "plugin/service/place_domain.h"
+#include "plugin/sources/pci_address.h"
 
 #include <algorithm>
 #include <cmath>

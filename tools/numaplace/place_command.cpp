@@ -269,7 +269,7 @@ Command register_place(CLI::App& app) {
           "      --spec hw:numa_cpus.0=0-5 --spec hw:numa_cpus.1=6,7 \\\n"
           "      --spec hw:numa_mem.0=3072 --spec hw:numa_mem.1=1024 -o placed.xml\n"
           "  virsh -c test:///default define --validate placed.xml\n"
-          "  numaplace place examples/guest-8vcpu-4g.xml                # no NUMA keys: confined to cell 1\n"
+          "  numaplace place examples/guest-8vcpu-4g.xml   # no NUMA keys: \"confined to host cells 1 (best-effort: ...)\"\n"
           "  numaplace place examples/guest-8vcpu-4g.xml --spec hw:numa_nodes=2 \\\n"
           "      --capabilities tests/data/samples/libvirt/caps-1cell.xml   # NoFit, exit 3\n"
           "  numaplace place vm.xml --hwloc host.xml --claim other.xml --spec hw:cpu_policy=dedicated --json"));

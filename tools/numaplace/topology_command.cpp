@@ -153,6 +153,8 @@ Command register_topology(CLI::App& app) {
           "      --claim tests/data/samples/libvirt/domain-testdriver-2cell.xml\n"
           "  numaplace topology --hwloc tests/data/samples/hwloc/synth-2pkg-4numa-pci-distances.xml \\\n"
           "      --nodedev tests/data/samples/libvirt/nodedev-pci-gpu-numa3.xml --json\n"
+          "  numaplace topology --capabilities tests/data/samples/libvirt/caps-2cell.xml \\\n"
+          "      --nodedev tests/data/samples/libvirt/nodedev-pci-gpu-numa3.xml   # InvalidNodeDevice: node 3\n"
           "  numaplace topology --connect qemu:///system --include-defined"));
   add_host_options(topology, options->host);
   topology->add_flag("--json", options->json, "print the host model as JSON");

@@ -6,7 +6,7 @@
 //   ratio:  RequestedToCapacityRatio over a shape of (utilization %, score 0..10) points;
 //   adaptive: pack on a host of three or more cells, spread on a host of one or two, where
 //           every multi-cell guest spans the whole host and keeping the cells even is what
-//           keeps such guests admissible (the CLI's default; README "Admission streams").
+//           keeps such guests admissible (the CLI's default; docs/admission-streams.md).
 // The scored strategies score each (guest cell, host cell) pair on the host cell's CPU
 // and memory utilization after the guest cell is added (cell_score.h), weighted per
 // resource, and maximise the sum over the whole assignment; among equal sums the host

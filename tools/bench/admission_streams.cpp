@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // How many guests each strategy admits before the first refusal, over random guest
-// streams on the same hosts (the figure in README "Choosing among fits"). Each stream
+// streams on the same hosts (the figure in docs/strategies.md). Each stream
 // draws guests of 1 NUMA cell, or of 1 or 2 (guest_cells), 2..8 vCPUs per cell, 1..16 GiB per cell, shared
 // or dedicated (thread policy prefer), from a fixed seed; after every admission the
 // host's usage grows by what the placement holds (pinned pCPUs and the emulator pCPU,

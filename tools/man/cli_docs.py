@@ -159,7 +159,7 @@ def page(name, summary, version, date, parsed, see_also, commands=None):
                     "or libnuma not available); 5 libvirt refused the domain."))
     out.append(".SH SEE ALSO")
     out.append(", ".join(f"\\%\\fB{roff(other)}\\fR(1)" for other in see_also) + ".")
-    out.append("The README of the numaplace sources.")
+    out.append("The README and the docs/ pages of the numaplace sources.")
     return "\n".join(out) + "\n"
 
 

@@ -91,6 +91,39 @@ Status write_output(const std::string& path, const std::string& text) {
   return Done{};
 }
 
+const char* const kHostSourcesHelp =
+    "Host sources (place, topology; one of them):\n"
+    "  -c, --connect URI     libvirt (default test:///default): 'virsh capabilities' (cells, CPUs,\n"
+    "                        siblings, memory, pages, distances) and every PCI node device\n"
+    "                        (virConnectListAllNodeDevices): address, NUMA node, vendor/product,\n"
+    "                        class, SR-IOV PF/VF; a device libvirt describes impossibly is left out\n"
+    "                        with a warning\n"
+    "  --capabilities FILE   a saved 'virsh capabilities' document (no PCI devices unless --nodedev\n"
+    "                        adds them)\n"
+    "  --hwloc               hwloc on this machine: one cell per NUMA node, CPUs, core siblings,\n"
+    "                        memory, page pools, distances, and the PCI devices that matter (NICs,\n"
+    "                        disks, GPUs) with the NUMA node they hang off (none when their nearest\n"
+    "                        CPU-side object spans several nodes); put a bare --hwloc after the\n"
+    "                        domain: a word right after it is taken as FILE\n"
+    "  --hwloc FILE          the same from an hwloc XML export ('lstopo --of xml FILE'); a file hwloc\n"
+    "                        cannot parse is HwlocLoadFailed. hwloc reads in a child process, so an\n"
+    "                        export that crashes hwloc, keeps it busy past 60 s or asks for more than\n"
+    "                        1 GiB of memory is HwlocLoadFailed too (naming the signal or the limit),\n"
+    "                        never a crash of numaplace\n"
+    "--nodedev FILE (repeatable, any source) adds the PCI devices of 'virsh nodedev-dumpxml' output or of\n"
+    "a libvirt test-driver <node> file; a device already known by address is updated. Non-PCI devices\n"
+    "are skipped; a PCI device with an impossible field (bus above 255, function above 7, a junk id) is\n"
+    "InvalidNodeDevice, and so is one on a NUMA node the host does not have.\n"
+    "--free-memory also counts what the live host reports in use: each cell's used memory is raised to\n"
+    "at least its total minus its free memory, from libvirt (virNodeGetCellsFreeMemory) with --connect,\n"
+    "from libnuma (numa_node_size64) with a bare --hwloc. It is off by default because the host's own\n"
+    "figure counts every process and the page cache, not only guests (claims already count guests\n"
+    "exactly), and it never lowers what claims recorded. With a file-based host it is\n"
+    "FreeMemoryUnavailable (exit 2). libvirt's test driver reports KiB where the API promises bytes, so\n"
+    "on test:///default it shows nearly every cell's memory in use (2046 of 2048 MiB) and\n"
+    "place --free-memory there finds no room (exit 3). libvirt itself is loaded only when a command opens\n"
+    "a connection (LibvirtUnavailable, exit 4, when libvirt.so.0 cannot be loaded).";
+
 void add_host_options(CLI::App* cmd, HostSourceOptions& host) {
   auto* connect = cmd->add_option("-c,--connect", host.connect_uri,
                                   "libvirt URI to read the host from (default: test:///default, libvirt's "
@@ -120,7 +153,7 @@ void add_host_options(CLI::App* cmd, HostSourceOptions& host) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--host-config", host.host_config,
                   "the host's configuration (CPU sets for dedicated and floating guests, reserved CPUs, memory and "
-                  "huge pages, allocation ratios; README \"Host configuration\"); by default "
+                  "huge pages, allocation ratios; docs/accounting.md, \"Host configuration\"); by default "
                   "/etc/numaplace/numaplace.conf (or $NUMAPLACE_CONFIG) when the host is this machine")
       ->check(CLI::ExistingFile);
   cmd->add_flag("--free-memory", host.free_memory,
@@ -162,7 +195,8 @@ void add_claim_options(CLI::App* cmd, std::vector<std::string>& files, bool& inc
       ->allow_extra_args(false)
       ->check(CLI::ExistingFile);
   cmd->add_flag("--include-defined", include_defined,
-                "also count defined guests that are not running but were placed by numaplace");
+                "also count defined guests that are not running but were placed by numaplace (their record "
+                "reserves their cells)");
 }
 
 void add_request_options(CLI::App* cmd, std::vector<std::string>& specs, std::vector<std::string>& image_props) {

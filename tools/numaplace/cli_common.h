@@ -37,6 +37,8 @@ Result<std::string> read_input(const std::string& path, const char* what);
 Status write_output(const std::string& path, const std::string& text);
 
 void add_host_options(CLI::App* cmd, HostSourceOptions& host);
+// What add_host_options' flags read, for the footers of the commands that take them.
+extern const char* const kHostSourcesHelp;
 void add_claim_options(CLI::App* cmd, std::vector<std::string>& files, bool& include_defined);
 void add_request_options(CLI::App* cmd, std::vector<std::string>& specs, std::vector<std::string>& image_props);
 

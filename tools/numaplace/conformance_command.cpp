@@ -19,9 +19,22 @@ Command register_conformance(CLI::App& app) {
   auto* cmd = app.add_subcommand("conformance", "Check numaplace against reference vectors (JSON lines)");
   std::string suites;
   for (const auto& suite : conformance::all_suites()) suites += std::string("  ") + suite.name + ": " + suite.what + "\n";
-  cmd->footer("Suites:\n" + suites +
-              "Prints one line per failing vector and closes with 'N passed, M failed, K skipped';\n"
-              "exits 0 only when nothing failed.\n"
+  cmd->footer(std::string(
+                  "Checks numaplace against reference vectors (tests/data/conformance, described in SCHEMA.md there).\n"
+                  "Prints one line per failing vector (\"FAIL id: expected ..., got ...\") and closes with\n"
+                  "'N passed, M failed, K skipped'; exits 0 only when nothing failed. With nova-fit the kind, the\n"
+                  "error class and the derived guest topology must match; a fit must land on the same host cells with\n"
+                  "the same page size as Nova chose, and the pinning must be valid (each dedicated vCPU on its own free\n"
+                  "pCPU of the cell's dedicated set, thread policy and emulator reservation honoured; Nova's exact\n"
+                  "vCPU-to-pCPU order follows Python set order and is not compared). Where a vector carries\n"
+                  "expect_fixed (a Nova bug), that is what is matched.\n"
+                  "--repeat N also runs each vector's engine call N times in the same process (for nova-fit: fit_guest\n"
+                  "on the vector's host and guest, prepared once; for the other suites the whole check) and prints\n"
+                  "\"TIME id: median S s over N runs\", with Nova's own seconds and the ratio where the vector records\n"
+                  "them (nova_seconds in nova/perf.jsonl). Start-up and JSON reading are not in the figure.\n"
+                  "\n"
+                  "Suites:\n") +
+              suites +
               "Examples:\n"
               "  numaplace conformance nova-fit tests/data/conformance/nova/edge.jsonl build/test-data/conformance/nova/fit.jsonl\n"
               "  numaplace conformance nova-fit tests/data/conformance/nova/perf.jsonl --repeat 101");

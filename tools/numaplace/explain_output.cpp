@@ -67,13 +67,13 @@ void add_strategy_options(CLI::App* cmd, StrategyCliOptions& options) {
                   "cells), ratio (--ratio-shape), nova (Nova's first fit)")
       ->check(CLI::IsMember({"nova", "spread", "pack", "ratio", "adaptive"}));
   cmd->add_option("--ratio-shape", options.ratio_shape,
-                  "with --strategy ratio: UTILIZATION:SCORE points, utilization 0..100 rising, score 0..10 "
-                  "(default 0:0,100:10)");
+                  "with --strategy ratio: UTILIZATION:SCORE points, utilization 0..100 rising, score 0..10, "
+                  "e.g. 0:0,50:10,100:0 (default 0:0,100:10)");
   cmd->add_option("--ratio-weights", options.ratio_weights,
                   "weights of the scored strategies, e.g. cpu=1,memory=2 (default cpu=1,memory=1)");
   cmd->add_flag("--pack", options.nova_pack,
-                "with --strategy nova: Nova's packing order (fullest host cells first); alone, it means "
-                "--strategy nova with that order");
+                "with --strategy nova: Nova's packing order (fullest host cells first, as Nova's "
+                "packing_host_numa_cells_allocation_strategy); alone, it means --strategy nova with that order");
 }
 
 Status apply_strategy_options(const StrategyCliOptions& options, FitOptions& fit) {

@@ -20,7 +20,7 @@
 namespace numaplace::cli {
 
 struct StrategyCliOptions {
-  std::string strategy;           // empty: the CLI's default, pack (README "Choosing among fits")
+  std::string strategy;           // empty: the CLI's default, adaptive (docs/strategies.md)
   std::string ratio_shape;        // "0:0,100:10"
   std::string ratio_weights;      // "cpu=1,memory=1"
   bool nova_pack = false;         // --pack: Nova's packing order

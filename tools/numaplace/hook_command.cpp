@@ -137,13 +137,30 @@ Command register_hook(CLI::App& app) {
   auto* hook = app.add_subcommand("hook", "Run as libvirt's hook (installed as /etc/libvirt/hooks/qemu.d/numaplace)");
   hook->footer(
       "libvirt runs /etc/libvirt/hooks/qemu.d/numaplace NAME OP SUBOP EXTRA with the domain XML on stdin;\n"
-      "that script (tools/hooks/qemu) runs 'numaplace hook qemu -- NAME OP SUBOP EXTRA'.\n"
-      "  migrate begin, restore begin: place a numaplace guest again for this host, print the XML\n"
-      "  prepare begin: refuse a guest whose pinned pCPUs a running guest holds (exit 1)\n"
-      "  anything else: pass (exit 0, no output)\n"
-      "Disable: touch /etc/numaplace/hook-disabled, or NUMAPLACE_HOOK_DISABLED=1.\n"
+      "that script (tools/hooks/qemu) runs 'numaplace hook qemu -- NAME OP SUBOP EXTRA'. libvirt waits for\n"
+      "it, treats any non-zero exit as failure of the operation, and takes stdout as the new XML only on\n"
+      "migrate begin and restore begin.\n"
+      "  migrate begin, restore begin: a guest carrying a numaplace request in its metadata is placed\n"
+      "    again for this host, moving only what must move (a guest whose pins are still free keeps them;\n"
+      "    one whose pCPUs another guest took meanwhile is re-pinned on the same host cells): the host from\n"
+      "    hwloc, the guests running here from libvirt's status files (/run/libvirt/qemu/*.xml,\n"
+      "    <domstatus>), never a call back into libvirtd (it would deadlock). The new XML goes to stdout.\n"
+      "    A guest numaplace did not place passes unchanged (no output)\n"
+      "  prepare begin: refuse a guest whose pinned pCPUs a running guest holds (exit 1, PinningCollision)\n"
+      "  anything else: pass (exit 0 at once, stdin unread, no output)\n"
+      "When it cannot decide, on migrate begin, restore begin and prepare begin the hook refuses (exit 1,\n"
+      "one line on stderr, which libvirt shows in its error): unreadable XML, a guest that no longer fits,\n"
+      "a host hwloc cannot read, or the time limit. Starting the guest anyway would put two dedicated\n"
+      "guests on one pCPU without anyone noticing. A refusal blocks only numaplace-placed guests (others\n"
+      "pass before anything is read). Running guests' threads that still reach the pCPUs a restored guest\n"
+      "takes are named on stderr: the hook may not call libvirt to re-pin them (numaplace start does).\n"
+      "Switch it off at once: touch /etc/numaplace/hook-disabled (or NUMAPLACE_HOOK_DISABLED=1 in\n"
+      "libvirtd's environment), and every operation passes untouched. Time limit: 10 s by default\n"
+      "(--timeout S, or NUMAPLACE_HOOK_TIMEOUT), then a refusal. --capabilities, --hwloc, --status-dir and\n"
+      "--disabled-file are for tests. Installing: docs/hook.md and docs/install.md of the sources.\n"
       "Example (a test host and status directory):\n"
-      "  numaplace hook qemu --capabilities caps.xml --status-dir ./status -- vm1 restore begin - < vm1.xml");
+      "  numaplace hook qemu --capabilities caps.xml --status-dir ./status -- vm1 restore begin - < vm1.xml\n"
+      "  echo garbage | numaplace hook qemu -- vm migrate begin -; echo \"exit $?\"   # XmlMalformed, exit 1");
   hook->add_option("DRIVER", options->driver, "the hook's driver; only qemu acts, others pass")->required();
   hook->add_option("ARGS", options->args, "NAME OP SUBOP [EXTRA] as libvirt gives them");
   hook->add_option("--capabilities", options->capabilities_file,

@@ -111,13 +111,29 @@ Command register_lifecycle(CLI::App& app, bool define) {
                      : app.add_subcommand("start", "Start a defined guest, placing it again first if its placement no longer fits");
   cmd->footer(
       std::string(
-          "Runs under a host-wide lock (/run/numaplace/host.lock, or NUMAPLACE_LOCK_FILE), so two numaplace\n"
-          "invocations never hand out the same pCPU; waits for it up to 60 s (or NUMAPLACE_LOCK_TIMEOUT s).\n"
-          "Without --spec/--image-prop the request stored in the domain's numaplace metadata is used. define\n"
-          "counts running guests and defined guests placed by numaplace; start counts running guests.\n"
-          "A guest without NUMA keys is confined under --policy (best-effort), as place does.\n"
-          "Exit codes: 0 done, 1 bad input, 2 usage or unreadable file, 3 does not fit, 4 host unavailable or lock\n"
-          "not taken, 5 libvirt refused the domain.\n"
+          "Against a libvirt you may manage (-c, default qemu:///system), under a host-wide lock (flock on\n"
+          "/run/numaplace/host.lock, or NUMAPLACE_LOCK_FILE), so two numaplace invocations never hand out the\n"
+          "same pCPU; the lock is waited for up to 60 s (or NUMAPLACE_LOCK_TIMEOUT s). Under it: read the host\n"
+          "and the claims of its guests, place, and define with libvirt's schema validation\n"
+          "(VIR_DOMAIN_DEFINE_VALIDATE), and for start also start. define counts running guests and defined\n"
+          "guests placed by numaplace; start counts running guests, starts a guest unchanged when its recorded\n"
+          "placement still fits, and places and redefines it first when it does not. Redefining a guest by\n"
+          "name reuses its uuid. Without --spec/--image-prop the request stored in the domain's numaplace\n"
+          "metadata is used. The placement is place's (numaplace-place(1): the keys, what is written, placing\n"
+          "again, the operator's constraints); a guest without NUMA keys is confined under --policy\n"
+          "(best-effort) as place confines it (\"defined 'vm' (no NUMA request: confined to host cells 0,\n"
+          "best-effort: ...)\"; \"not confined\" only under --policy none). When a dedicated guest takes pCPUs\n"
+          "other guests float over, their vCPU, emulator and iothread threads are moved off first, live and in\n"
+          "their persistent definitions; a guest that would be left with no pCPU refuses the new one\n"
+          "(WouldStarveGuest, exit 3).\n"
+          "\n"
+          "--json prints {\"name\", \"placement\", \"confinement\", \"replacement\", \"replaced\", \"narrowings\",\n"
+          "\"warnings\"} (with --explain also \"explanation\"), or {\"error\": {\"name\", \"message\"}}: replacement as\n"
+          "for place (start says kept when the recorded placement still fits), replaced whether start\n"
+          "redefined the guest before starting it, narrowings the other guests' threads moved.\n"
+          "\n"
+          "Exit codes: 0 done, 1 bad input, 2 usage or unreadable file, 3 does not fit, 4 host unavailable or\n"
+          "lock not taken, 5 libvirt refused the domain.\n"
           "Examples:\n") +
       (define ? "  numaplace define vm.xml --spec hw:numa_nodes=1 --spec hw:cpu_policy=dedicated\n"
                 "  numaplace define vm.xml -c test:///default --policy single-numa-node --json"
@@ -130,7 +146,7 @@ Command register_lifecycle(CLI::App& app, bool define) {
   }
   cmd->add_option("-c,--connect", options->uri, "libvirt URI to manage (default: qemu:///system)");
   cmd->add_option("--host-config", options->host_config,
-                  "the host's configuration (README \"Host configuration\"); by default "
+                  "the host's configuration (docs/accounting.md, \"Host configuration\"); by default "
                   "/etc/numaplace/numaplace.conf (or $NUMAPLACE_CONFIG) for a local libvirt URI")
       ->check(CLI::ExistingFile);
   add_request_options(cmd, options->specs, options->image_props);

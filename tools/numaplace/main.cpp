@@ -23,14 +23,21 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("numaplace ") + NUMAPLACE_VERSION_STRING,
                        "Print numaplace's version and exit");
   app.footer(
+      "Every command prints --help with examples; numaplace-COMMAND(1) is the same text as a man page.\n"
+      "Errors are one line on stderr naming the error, e.g.\n"
+      "  numaplace: NoFit: guest 'web' (8 vCPUs, 4096 MiB) does not fit this host: ...\n"
+      "(with --json, {\"error\": {\"name\", \"message\"}} on stdout), and nothing is written when one occurs.\n"
       "Examples:\n"
       "  numaplace place vm.xml --spec hw:numa_nodes=2 > placed.xml\n"
       "  numaplace place vm.xml --capabilities host-caps.xml --spec hw:cpu_policy=dedicated -o placed.xml\n"
       "  numaplace topology --connect qemu:///system\n"
       "  numaplace define vm.xml --spec hw:numa_nodes=1 && numaplace start vm\n"
+      "  numaplace rank --hosts hosts/ --vcpus 8 --memory 4096 --spec hw:numa_nodes=2\n"
       "  numaplace conformance nova-fit tests/data/conformance/nova/edge.jsonl\n"
       "  numaplace replay tests/data/conformance/nova/streams.jsonl --strategy pack\n"
-      "Exit codes: 0 done, 1 bad input, 2 usage, 3 does not fit, 4 host unreadable, 5 libvirt refused.");
+      "Exit codes: 0 done, 1 bad input (a named error on stderr), 2 usage or an unreadable file, 3 the\n"
+      "guest does not fit, 4 the host could not be read (or the host lock not taken, or libvirt or libnuma\n"
+      "not available), 5 libvirt refused the domain (define, start). rank and replay: see their pages.");
 
   using namespace numaplace::cli;
   std::vector<Command> commands{register_place(app), register_topology(app), register_define(app),

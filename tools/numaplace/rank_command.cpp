@@ -292,13 +292,24 @@ Command register_rank(CLI::App& app) {
   auto options = std::make_shared<RankCliOptions>();
   auto* rank = app.add_subcommand("rank", "Rank many hosts for one guest: fit test on each, score, best first");
   rank->footer(
-      "Hosts: capabilities or hwloc XML files, JSON hosts in the nova-fit schema (with usage), or a\n"
-      "directory of them. The guest's size comes from --vcpus/--memory or --domain.\n"
-      "Strategies (kube-scheduler NodeResourcesFit on the host's CPU and memory totals):\n"
+      "Runs the same fit test the host runs on every host, scores each host that fits by a kube-scheduler\n"
+      "strategy (NodeResourcesFit) on its totals after the guest (CPU: every CPU x 1000 millicores, pinned\n"
+      "pCPUs and floating load / CPU ratio requested; memory: the cells' memory and what guests hold), and\n"
+      "prints the best first. A guest without a NUMA topology fits a host whose totals can take it.\n"
+      "Hosts (--hosts, repeatable): capabilities or hwloc XML files (told apart by their root element),\n"
+      "JSON hosts in the nova-fit schema (one object, a list, or {\"hosts\": [...]}, with usage), .jsonl\n"
+      "files (one host a line), or a directory of them (other XML files there are skipped with a note).\n"
+      "The guest's size comes from --vcpus and --memory (both together) or from --domain (not with them);\n"
+      "neither is a usage error (exit 2). --spec and --image-prop give its NUMA request, as for place.\n"
+      "Strategies:\n"
       "  LeastAllocated (spread, default), MostAllocated (pack), RequestedToCapacityRatio (ratio, --shape).\n"
+      "The text output is a table (rank, host, score, the guest cells' host cells), then \"N of M hosts\n"
+      "refused\" and, with --explain, why, per guest cell and host cell. --json prints {\"strategy\", \"hosts\",\n"
+      "\"fitting\", \"ranked\": [{\"rank\", \"host\", \"score\", \"placement\"}], \"refused\": [{\"host\", \"reason\"}]}.\n"
       "Example:\n"
-      "  numaplace rank --hosts hosts/ --vcpus 8 --memory 4096 --spec hw:numa_nodes=2 --explain\n"
-      "Exit codes: 0 some host fits, 3 none does, 1 bad input, 2 usage.");
+      "  numaplace rank --hosts examples/hosts --hosts tests/data/samples/libvirt/caps-4cell.xml \\\n"
+      "      --vcpus 8 --memory 8192 --spec hw:numa_nodes=2 --spec hw:cpu_policy=dedicated --explain\n"
+      "Exit codes: 0 some host fits, 3 none does, 1 bad input (a bad host file is named), 2 usage.");
   rank->add_option("--hosts", options->hosts, "a host file or a directory of them (repeatable)")
       ->required()
       ->allow_extra_args(false);

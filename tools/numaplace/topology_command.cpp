@@ -122,6 +122,40 @@ int run_topology(const TopologyOptions& o) {
 Command register_topology(CLI::App& app) {
   auto options = std::make_shared<TopologyOptions>();
   auto* topology = app.add_subcommand("topology", "Show the host's NUMA cells, CPUs, memory and distances");
+  topology->footer(
+      std::string(
+          "The table has a row per host cell: its CPUs, cores, memory, page pools (free/total pages per size\n"
+          "in KiB), distances, and who holds what: held pCPUs (pins, isolate's siblings, isolated emulator\n"
+          "pCPUs), free pCPUs, shared load (floating vCPUs), used MiB, free MiB (small pages a strict binding\n"
+          "may still take) and its PCI devices, each device's holder in [...]. The list of guests holding\n"
+          "resources follows, per guest and cell: pinned pCPUs, pCPUs held idle, floating load, memory and\n"
+          "pages, and its PCI devices. With a libvirt host its running guests are read (defined ones placed by\n"
+          "numaplace with --include-defined); --claim adds domain XML files by hand.\n"
+          "\n"
+          "--json prints the host model: cells (id, cpus, siblings, memory_kib, pages, distances,\n"
+          "shared_cpuset, dedicated_cpuset, usage, and under \"free\" what a new guest could still get:\n"
+          "dedicated_cpus to pin, floating_cpus to float on, memory_kib a strict binding may take, free pages\n"
+          "per size), pci (address, numa_node, vendor_id, product_id, class_id, is_pf, parent_pf, allocated,\n"
+          "held_by: the guest whose <hostdev> holds it), accounting, allocation_ratio, unbound_memory_kib, and\n"
+          "guests (name, uuid, running, placed_by_numaplace, cells, pci_devices, unbound_memory_kib,\n"
+          "unbound_vcpus); an error is {\"error\": {\"name\", \"message\"}}.\n"
+          "\n") +
+      kHostSourcesHelp +
+      std::string(
+          "\n"
+          "\n"
+          "Exit codes: 0 done; 1 bad input (a named error on stderr); 2 usage or an unreadable file (and\n"
+          "FreeMemoryUnavailable); 4 the host could not be read (or libvirt or libnuma not available).\n"
+          "Examples:\n"
+          "  numaplace topology                                  # libvirt's test host, test:///default\n"
+          "  numaplace topology --capabilities tests/data/samples/libvirt/caps-4cell.xml\n"
+          "  numaplace topology --capabilities tests/data/samples/libvirt/caps-2cell.xml \\\n"
+          "      --claim tests/data/samples/libvirt/domain-testdriver-2cell.xml\n"
+          "  numaplace topology --hwloc tests/data/samples/hwloc/synth-2pkg-4numa-pci-distances.xml \\\n"
+          "      --nodedev tests/data/samples/libvirt/nodedev-pci-gpu-numa3.xml --json\n"
+          "  numaplace topology --capabilities tests/data/samples/libvirt/caps-2cell.xml \\\n"
+          "      --nodedev tests/data/samples/libvirt/nodedev-pci-gpu-numa3.xml   # InvalidNodeDevice: node 3\n"
+          "  numaplace topology --connect qemu:///system --include-defined"));
   add_host_options(topology, options->host);
   topology->add_flag("--json", options->json, "print the host model as JSON");
   add_claim_options(topology, options->claims, options->include_defined);

@@ -82,7 +82,7 @@ NP_EXPORT np_status np_host_from_hwloc_file(const char* path, np_host** host, np
 /* The machine this process runs on, through hwloc. */
 NP_EXPORT np_status np_host_from_this_machine(np_host** host, np_error** error);
 /* JSON text in the nova-fit host schema (cells, usage, pci, allocation_ratio; see
- * README "Calling the library"); usage in it counts as already claimed. */
+ * docs/library.md, "The JSON host schema"); usage in it counts as already claimed. */
 NP_EXPORT np_status np_host_from_json(const char* json, np_host** host, np_error** error);
 /* A live libvirt host ("qemu:///system", "test:///default"): capabilities, PCI
  * node devices and, with NP_LIBVIRT_RUNNING_CLAIMS, the claims of its running
@@ -97,7 +97,7 @@ NP_EXPORT void np_host_free(np_host* host);
 
 /* Applies a host configuration (the text of numaplace.conf: [compute] cpu_dedicated_set and
  * cpu_shared_set, [DEFAULT] cpu_allocation_ratio, ram_allocation_ratio, reserved_huge_pages,
- * [numaplace] reserved_cpus, reserved_memory, accounting; README "Host configuration") to the
+ * [numaplace] reserved_cpus, reserved_memory, accounting; docs/accounting.md) to the
  * host. All or nothing: a bad value (InvalidHostConfig) changes nothing. */
 NP_EXPORT np_status np_host_apply_config(np_host* host, const char* config_text, np_error** error);
 
@@ -113,7 +113,7 @@ NP_EXPORT np_status np_host_add_claims(np_host* host, const char* const* domain_
  * recorded in the domain's numaplace metadata. `options` (may be NULL when
  * option_count is 0):
  *   "strategy"      = "nova" (default: Nova's first fit) | "spread" | "pack" | "ratio" | "adaptive"
- *                     (how to choose among the assignments that fit; README "Choosing among fits")
+ *                     (how to choose among the assignments that fit; docs/strategies.md)
  *   "cell_order"    = "spread" (default, Nova's order) | "pack" (fullest host cells first)
  *   "ratio_shape"   = "0:0,100:10" (with strategy=ratio: UTILIZATION:SCORE points)
  *   "ratio_weights" = "cpu=1,memory=1" (weights of the scored strategies)

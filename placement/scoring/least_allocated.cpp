@@ -7,7 +7,7 @@ namespace numaplace::scoring {
 
 std::int64_t least_allocated_resource_score(std::int64_t requested, std::int64_t allocatable) {
   if (allocatable <= 0 || requested > allocatable) return 0;
-  return (allocatable - requested) * kMaxNodeScore / allocatable;
+  return static_cast<std::int64_t>(WideScore{allocatable - requested} * kMaxNodeScore / allocatable);
 }
 
 std::int64_t least_allocated_score(const std::vector<ResourceLoad>& loads) {

@@ -9,7 +9,7 @@ namespace numaplace::scoring {
 
 std::int64_t most_allocated_resource_score(std::int64_t requested, std::int64_t allocatable) {
   if (allocatable <= 0) return 0;
-  return std::min(requested, allocatable) * kMaxNodeScore / allocatable;
+  return static_cast<std::int64_t>(WideScore{std::min(requested, allocatable)} * kMaxNodeScore / allocatable);
 }
 
 std::int64_t most_allocated_score(const std::vector<ResourceLoad>& loads) {

@@ -51,16 +51,16 @@ std::int64_t UtilizationShape::score_at(std::int64_t utilization) const {
 std::int64_t requested_to_capacity_ratio_resource_score(const UtilizationShape& shape, std::int64_t requested,
                                                         std::int64_t allocatable) {
   if (allocatable <= 0 || requested > allocatable) return shape.score_at(kMaxUtilization);
-  return shape.score_at(requested * kMaxUtilization / allocatable);
+  return shape.score_at(static_cast<std::int64_t>(WideScore{requested} * kMaxUtilization / allocatable));
 }
 
 std::int64_t requested_to_capacity_ratio_score(const UtilizationShape& shape, const std::vector<ResourceLoad>& loads) {
-  std::int64_t weighted_sum = 0;
-  std::int64_t weight_sum = 0;
+  WideScore weighted_sum = 0;
+  WideScore weight_sum = 0;
   for (const ResourceLoad& load : loads) {
     const std::int64_t score = requested_to_capacity_ratio_resource_score(shape, load.requested, load.allocatable);
     if (score <= 0) continue;
-    weighted_sum += score * load.weight;
+    weighted_sum += WideScore{score} * load.weight;
     weight_sum += load.weight;
   }
   if (weight_sum == 0) return 0;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "placement/scoring/resource_load.h"
 
+#include <limits>
+
 namespace numaplace::scoring {
 namespace {
 
@@ -33,8 +35,11 @@ std::vector<ResourceLoad> resource_loads(const std::vector<WeightedResource>& re
     if (pod_request == 0 && !is_native_resource(resource.name)) continue;
     const std::int64_t allocatable = amount_or_zero(node.allocatable, resource.name);
     if (allocatable == 0) continue;
-    loads.push_back(ResourceLoad{resource.name, resource.weight,
-                                 amount_or_zero(node.requested, resource.name) + pod_request, allocatable});
+    std::int64_t requested = 0;
+    if (__builtin_add_overflow(amount_or_zero(node.requested, resource.name), pod_request, &requested)) {
+      requested = std::numeric_limits<std::int64_t>::max();
+    }
+    loads.push_back(ResourceLoad{resource.name, resource.weight, requested, allocatable});
   }
   return loads;
 }

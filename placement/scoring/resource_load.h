@@ -37,6 +37,11 @@ struct ResourceLoad {
   std::int64_t allocatable = 0;  // > 0
 };
 
+// Scores are computed in 128 bits: kube-scheduler's products (amount x 100, score x weight) of
+// int64 amounts wrap in Go and are undefined behaviour in C++; in 128 bits they are exact for
+// every int64 input, and equal to Go's wherever Go's did not wrap.
+using WideScore = __int128;
+
 inline constexpr std::int64_t kMaxNodeScore = 100;
 inline constexpr std::int64_t kDefaultMilliCpuRequest = 100;
 inline constexpr std::int64_t kDefaultMemoryRequestBytes = 200LL * 1024 * 1024;
@@ -44,7 +49,9 @@ inline constexpr std::int64_t kDefaultMemoryRequestBytes = 200LL * 1024 * 1024;
 // True for cpu, memory and ephemeral-storage; everything else is a scalar resource.
 bool is_native_resource(const std::string& name);
 
-// The loads that take part in scoring, in the order of `resources`.
+// The loads that take part in scoring, in the order of `resources`. Amounts are taken as >= 0
+// (score_node refuses others); an already-requested + pod sum beyond int64 is held at its maximum,
+// which scores as any amount above allocatable does.
 std::vector<ResourceLoad> resource_loads(const std::vector<WeightedResource>& resources, const NodeResources& node,
                                          const PodRequest& pod);
 

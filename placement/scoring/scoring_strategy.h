@@ -28,7 +28,9 @@ struct ScoringConfig {
   std::vector<UtilizationShapePoint> shape;     // RequestedToCapacityRatio only
 };
 
-// The score of placing `pod` on `node`; an Error only for an invalid ratio shape.
+// The score of placing `pod` on `node`, exact for every int64 amount; an Error for an invalid ratio
+// shape (InvalidScoringShape), a weight below 1 (InvalidScoringWeight) or a negative amount
+// (InvalidResourceAmount).
 Result<std::int64_t> score_node(const ScoringConfig& config, const NodeResources& node, const PodRequest& pod);
 
 }  // namespace numaplace::scoring

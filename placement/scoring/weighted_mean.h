@@ -13,13 +13,13 @@ namespace numaplace::scoring {
 
 template <typename ResourceScore>
 std::int64_t floored_weighted_mean(const std::vector<ResourceLoad>& loads, ResourceScore score) {
-  std::int64_t weighted_sum = 0;
-  std::int64_t weight_sum = 0;
+  WideScore weighted_sum = 0;
+  WideScore weight_sum = 0;
   for (const ResourceLoad& load : loads) {
-    weighted_sum += score(load.requested, load.allocatable) * load.weight;
+    weighted_sum += WideScore{score(load.requested, load.allocatable)} * load.weight;
     weight_sum += load.weight;
   }
-  return weight_sum == 0 ? 0 : weighted_sum / weight_sum;
+  return weight_sum == 0 ? 0 : static_cast<std::int64_t>(weighted_sum / weight_sum);
 }
 
 }  // namespace numaplace::scoring

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <random>
+
 #include "placement/scoring/least_allocated.h"
 #include "placement/scoring/most_allocated.h"
 #include "placement/scoring/requested_to_capacity_ratio.h"
@@ -129,6 +134,67 @@ TEST(Scoring, InvalidShapesAreErrors) {
   auto score = score_node(config, NodeResources{{{"cpu", 10}}, {}}, PodRequest{});
   ASSERT_FALSE(score.ok());
   EXPECT_EQ(score.error().name, "InvalidScoringShape");
+}
+
+TEST(Scoring, AmountsNearTheInt64LimitScoreExactly) {
+  // 9e18 allocatable, 3 requested: (9e18 - 3) * 100 overflows int64 (undefined in C++, found by
+  // the json fuzz harness); exactly, 99.99... floors to 99 free and 0 used.
+  const std::int64_t huge = 9'000'000'000'000'000'000;
+  const ScoringConfig least{ScoringStrategy::LeastAllocated, {{"cpu", 1}}, {}};
+  const ScoringConfig most{ScoringStrategy::MostAllocated, {{"cpu", 1}}, {}};
+  const NodeResources node{{{"cpu", huge}}, {{"cpu", 1}}};
+  EXPECT_EQ(*score_node(least, node, PodRequest{{"cpu", 2}}), 99);
+  EXPECT_EQ(*score_node(most, node, PodRequest{{"cpu", 2}}), 0);
+  // Already requested + the pod's request beyond int64 reads as over-requested, as any sum above
+  // allocatable does.
+  const NodeResources full{{{"cpu", huge}}, {{"cpu", huge}}};
+  EXPECT_EQ(*score_node(least, full, PodRequest{{"cpu", huge}}), 0);
+  EXPECT_EQ(*score_node(most, full, PodRequest{{"cpu", huge}}), 100);
+  // Weights at the limit: score x weight is exact too, (99 w + 99 w) / 2 w.
+  const std::int64_t top = std::numeric_limits<std::int64_t>::max();
+  const ScoringConfig heavy{ScoringStrategy::LeastAllocated, {{"cpu", top}, {"memory", top}}, {}};
+  const NodeResources two{{{"cpu", huge}, {"memory", huge}}, {}};
+  EXPECT_EQ(*score_node(heavy, two, PodRequest{{"cpu", 3}, {"memory", 3}}), 99);
+  const ScoringConfig ratio{ScoringStrategy::RequestedToCapacityRatio, {{"cpu", top}}, {{0, 0}, {100, 10}}};
+  EXPECT_EQ(*score_node(ratio, NodeResources{{{"cpu", huge}}, {{"cpu", huge / 2}}}, PodRequest{{"cpu", 0}}), 50);
+}
+
+// Scaling every amount by k leaves each per-resource ratio, and so each floored score, unchanged:
+// random small nodes, scored by a plain int64 formula written here, must score the same scaled up
+// to the int64 limit.
+TEST(Scoring, ScoresDoNotChangeWhenEveryAmountIsScaledToTheInt64Limit) {
+  std::mt19937_64 random(20261201);
+  const std::int64_t top = std::numeric_limits<std::int64_t>::max();
+  for (int round = 0; round < 2000; ++round) {
+    const std::int64_t allocatable = 1 + static_cast<std::int64_t>(random() % 1000);
+    const std::int64_t requested = static_cast<std::int64_t>(random() % 1200);
+    const std::int64_t pod = static_cast<std::int64_t>(random() % 300);
+    const std::int64_t used = requested + pod;
+    const std::int64_t least = used > allocatable ? 0 : (allocatable - used) * 100 / allocatable;
+    const std::int64_t most = std::min(used, allocatable) * 100 / allocatable;
+    const std::int64_t k = 1 + static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(top / 1200));
+    const NodeResources node{{{"cpu", allocatable * k}}, {{"cpu", requested * k}}};
+    const PodRequest request{{"cpu", pod * k}};
+    const std::int64_t weight = 1 + static_cast<std::int64_t>(random() % static_cast<std::uint64_t>(top));
+    SCOPED_TRACE(::testing::Message() << "allocatable " << allocatable << " requested " << requested << " pod "
+                                      << pod << " k " << k << " weight " << weight);
+    EXPECT_EQ(*score_node({ScoringStrategy::LeastAllocated, {{"cpu", weight}}, {}}, node, request), least);
+    EXPECT_EQ(*score_node({ScoringStrategy::MostAllocated, {{"cpu", weight}}, {}}, node, request), most);
+  }
+}
+
+TEST(Scoring, WeightsBelowOneAndNegativeAmountsAreNamedErrors) {
+  const NodeResources node{{{"cpu", 8000}}, {}};
+  auto zero_weight = score_node({ScoringStrategy::LeastAllocated, {{"cpu", 0}}, {}}, node, PodRequest{});
+  ASSERT_FALSE(zero_weight.ok());
+  EXPECT_EQ(zero_weight.error().name, "InvalidScoringWeight");
+  auto negative = score_node({ScoringStrategy::MostAllocated, {{"cpu", 1}}, {}}, NodeResources{{{"cpu", -1}}, {}},
+                             PodRequest{});
+  ASSERT_FALSE(negative.ok());
+  EXPECT_EQ(negative.error().name, "InvalidResourceAmount");
+  auto negative_pod = score_node({ScoringStrategy::MostAllocated, {{"cpu", 1}}, {}}, node, PodRequest{{"cpu", -5}});
+  ASSERT_FALSE(negative_pod.ok());
+  EXPECT_EQ(negative_pod.error().name, "InvalidResourceAmount");
 }
 
 TEST(Scoring, StrategyNames) {

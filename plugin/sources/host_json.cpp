@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "plugin/sources/host_json.h"
 
+#include "placement/lifecycle/default_placement.h"
 #include "plugin/sources/pci_address.h"
 
 #include <algorithm>
@@ -233,11 +234,15 @@ nlohmann::json host_to_json(const HostTopology& host) {
     json siblings = json::array();
     for (const auto& group : cell.siblings) siblings.push_back(cpu_array(group));
     json pages = json::array();
+    json free_pages = json::object();
     for (const auto& p : cell.pages) {
       pages.push_back({{"size_kib", p.size_kib}, {"total", p.total}, {"used", p.used}, {"reserved", p.reserved}});
+      free_pages[std::to_string(p.size_kib)] = p.free();
     }
     json c{{"id", cell.id},
            {"cpus", cpu_array(cell.cpus)},
+           {"shared_cpuset", cpu_array(cell.shared_cpus)},
+           {"dedicated_cpuset", cpu_array(cell.dedicated_cpus)},
            {"siblings", siblings},
            {"memory_kib", cell.memory_kib},
            {"pages", pages},
@@ -245,9 +250,13 @@ nlohmann::json host_to_json(const HostTopology& host) {
            {"usage",
             {{"shared_cpus", cell.usage.shared_cpus},
              {"pinned_cpus", cpu_array(cell.usage.pinned_cpus)},
-             {"memory_kib", cell.usage.memory_kib}}}};
-    if (cell.shared_cpus != cell.cpus) c["shared_cpuset"] = cpu_array(cell.shared_cpus);
-    if (cell.dedicated_cpus != cell.cpus) c["dedicated_cpuset"] = cpu_array(cell.dedicated_cpus);
+             {"memory_kib", cell.usage.memory_kib}}},
+           // Computed from the rest, for people and programs that ask what is left; never read back.
+           {"free",
+            {{"dedicated_cpus", cpu_array(cell.free_dedicated_cpus())},
+             {"floating_cpus", cpu_array(floating_cpus_of(host, cell))},
+             {"memory_kib", strict_memory_room_kib(host, cell)},
+             {"pages", free_pages}}}};
     if (cell.socket) c["socket"] = *cell.socket;
     cells.push_back(std::move(c));
   }

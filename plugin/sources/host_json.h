@@ -15,8 +15,11 @@
 //                                                              scores then use the default ratios)
 // Every field is checked (types, ranges, CPU ids up to kMaxCpuId, unique cell ids,
 // sizes that do not overflow KiB); a bad one is "InvalidHostJson" naming where it is.
-// host_to_json writes the same schema (memory in KiB, CPU lists as arrays), so a host
-// read from capabilities or hwloc can be stored and read back.
+// host_to_json writes the same schema, the one writer of a host (the C ABI's np_host_to_json and
+// `numaplace topology --json`): memory in KiB, every CPU list an array (an empty one is []),
+// shared_cpuset and dedicated_cpuset always, and per cell a computed "free" object (pCPUs to pin,
+// pCPUs to float on, memory a strict binding may take, free pages per size) that the reader
+// ignores; so a host read from capabilities, hwloc or libvirt can be stored and read back.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -33,6 +36,7 @@ Result<HostTopology> host_from_json(const nlohmann::json& host, std::string_view
 // Parses the text first ("InvalidHostJson" when it is not JSON).
 Result<HostTopology> host_from_json_text(std::string_view text, std::string_view what = "host JSON");
 
+// The host in the schema above; host_from_json(host_to_json(h)) gives h back.
 nlohmann::json host_to_json(const HostTopology& host);
 
 }  // namespace numaplace::plugin

@@ -47,8 +47,8 @@ TEST(CliSources, HwlocExportGivesCellsDistancesAndPciLocality) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = nlohmann::json::parse(r.out);
   ASSERT_EQ(doc["cells"].size(), 4u);
-  EXPECT_EQ(doc["cells"][0]["cpus"], "0-7");
-  EXPECT_EQ(doc["cells"][3]["cpus"], "24-31");
+  EXPECT_EQ(doc["cells"][0]["cpus"], nlohmann::json({0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(doc["cells"][3]["cpus"], nlohmann::json({24, 25, 26, 27, 28, 29, 30, 31}));
   EXPECT_EQ(doc["cells"][0]["distances"], nlohmann::json({10, 12, 21, 21}));
   EXPECT_EQ(doc["cells"][3]["distances"], nlohmann::json({21, 21, 12, 10}));
   EXPECT_EQ(doc["cells"][1]["memory_kib"], 1048576);
@@ -81,7 +81,8 @@ TEST(CliSources, HwlocOfThisMachine) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = nlohmann::json::parse(r.out);
   ASSERT_GE(doc["cells"].size(), 1u);
-  EXPECT_FALSE(doc["cells"][0]["cpus"].get<std::string>().empty());
+  ASSERT_TRUE(doc["cells"][0]["cpus"].is_array());
+  EXPECT_FALSE(doc["cells"][0]["cpus"].empty());
 }
 
 TEST(CliSources, FreeMemoryOfThisMachineCountsAsUsed) {

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "cli_runner.h"
+#include "plugin/sources/host_json.h"
 #include "test_paths.h"
 
 namespace numaplace {
@@ -196,7 +197,27 @@ TEST(Cli, TopologyPrintsATableAndJson) {
   ASSERT_EQ(json.exit_code, 0);
   auto doc = nlohmann::json::parse(json.out);
   ASSERT_EQ(doc["cells"].size(), 2u);
-  EXPECT_EQ(doc["cells"][1]["cpus"], "8-15");
+  EXPECT_EQ(doc["cells"][1]["cpus"], nlohmann::json({8, 9, 10, 11, 12, 13, 14, 15}));
+}
+
+// One writer of a host: what topology --json prints of an idle host (nothing pinned, so empty CPU
+// lists) is a host JSON that place and rank read back, and the library writes the same document.
+TEST(Cli, TopologyJsonOfAnIdleHostIsReadBackByRankAndPlace) {
+  CliRun topology = run("topology --capabilities " + shared_path("samples/libvirt/caps-4cell.xml") + " --json");
+  ASSERT_EQ(topology.exit_code, 0) << topology.err;
+  auto doc = nlohmann::json::parse(topology.out);
+  EXPECT_EQ(doc["cells"][0]["usage"]["pinned_cpus"], nlohmann::json::array());
+  doc.erase("guests");
+  const std::string path = ::testing::TempDir() + "/idle-host.json";
+  {
+    std::ofstream out(path);
+    out << doc.dump();
+  }
+  CliRun rank = run("rank --hosts " + path + " --vcpus 2 --memory 1024");
+  EXPECT_EQ(rank.exit_code, 0) << rank.err << rank.out;
+  auto back = plugin::host_from_json(doc);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(plugin::host_to_json(*back), doc);
 }
 
 TEST(Cli, ConformanceRunnerClosesWithTheCounts) {

@@ -5,56 +5,6 @@
 
 namespace numaplace::cli {
 
-nlohmann::json to_json(const HostTopology& host) {
-  nlohmann::json cells = nlohmann::json::array();
-  for (const auto& cell : host.cells) {
-    nlohmann::json pages = nlohmann::json::array();
-    for (const auto& p : cell.pages) pages.push_back({{"size_kib", p.size_kib}, {"total", p.total}, {"used", p.used}});
-    nlohmann::json siblings = nlohmann::json::array();
-    for (const auto& group : cell.siblings) siblings.push_back(group.ids());
-    nlohmann::json free_pages = nlohmann::json::object();
-    for (const auto& p : cell.pages) free_pages[std::to_string(p.size_kib)] = p.free();
-    cells.push_back({{"id", cell.id},
-                     {"cpus", to_cpu_list(cell.cpus)},
-                     {"shared_cpuset", to_cpu_list(cell.shared_cpus)},
-                     {"dedicated_cpuset", to_cpu_list(cell.dedicated_cpus)},
-                     {"siblings", siblings},
-                     {"memory_kib", cell.memory_kib},
-                     {"pages", pages},
-                     {"distances", cell.distances},
-                     {"usage",
-                      {{"shared_cpus", cell.usage.shared_cpus},
-                       {"pinned_cpus", to_cpu_list(cell.usage.pinned_cpus)},
-                       {"memory_kib", cell.usage.memory_kib}}},
-                     // What a new guest could still get: pCPUs to pin, pCPUs to float on, memory a
-                     // strict binding may take, free pages per size.
-                     {"free",
-                      {{"dedicated_cpus", to_cpu_list(cell.free_dedicated_cpus())},
-                       {"floating_cpus", to_cpu_list(floating_cpus_of(host, cell))},
-                       {"memory_kib", strict_memory_room_kib(host, cell)},
-                       {"pages", free_pages}}}});
-  }
-  nlohmann::json pci = nlohmann::json::array();
-  for (const auto& dev : host.pci) {
-    pci.push_back({{"address", dev.address},
-                   {"numa_node", dev.numa_node ? nlohmann::json(*dev.numa_node) : nlohmann::json()},
-                   {"vendor_id", dev.vendor_id},
-                   {"product_id", dev.product_id},
-                   {"class_id", dev.class_id},
-                   {"is_pf", dev.is_pf},
-                   {"parent_pf", dev.parent_pf.empty() ? nlohmann::json() : nlohmann::json(dev.parent_pf)},
-                   {"allocated", dev.allocated},
-                   {"held_by", dev.held_by.empty() ? nlohmann::json() : nlohmann::json(dev.held_by)}});
-  }
-  nlohmann::json ratio = host.ratio.enforced ? nlohmann::json{{"cpu", host.ratio.cpu}, {"ram", host.ratio.ram}}
-                                              : nlohmann::json(nullptr);  // no limits
-  return {{"cells", cells},
-          {"pci", pci},
-          {"allocation_ratio", ratio},
-          {"accounting", host.accounting == Accounting::Nova ? "nova" : "exclusive"},
-          {"unbound_memory_kib", host.unbound_memory_kib}};
-}
-
 nlohmann::json to_json(const Placement& placement) {
   nlohmann::json cells = nlohmann::json::array();
   for (const auto& cell : placement.cells) {

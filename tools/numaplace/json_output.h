@@ -11,7 +11,6 @@
 
 namespace numaplace::cli {
 
-nlohmann::json to_json(const HostTopology& host);
 nlohmann::json to_json(const Placement& placement);
 nlohmann::json to_json(const std::vector<CellRejection>& rejections);
 nlohmann::json to_json(const std::vector<GuestClaim>& claims);

@@ -10,6 +10,7 @@
 #include "numaplace/json_output.h"
 #include "placement/model/count_words.h"
 #include "placement/lifecycle/default_placement.h"
+#include "plugin/sources/host_json.h"
 
 namespace numaplace::cli {
 namespace {
@@ -106,7 +107,7 @@ int run_topology(const TopologyOptions& o) {
   auto claims = fold_claims(*host, o.host, o.claims, o.include_defined, {}, {});
   if (!claims) return report(claims.error(), o.json);
   if (o.json) {
-    nlohmann::json doc = to_json(*host);
+    nlohmann::json doc = plugin::host_to_json(*host);
     doc["guests"] = to_json(*claims);
     std::cout << doc.dump(2) << '\n';
   } else {
@@ -138,7 +139,9 @@ Command register_topology(CLI::App& app) {
           "per size), pci (address, numa_node, vendor_id, product_id, class_id, is_pf, parent_pf, allocated,\n"
           "held_by: the guest whose <hostdev> holds it), accounting, allocation_ratio, unbound_memory_kib, and\n"
           "guests (name, uuid, running, placed_by_numaplace, cells, pci_devices, unbound_memory_kib,\n"
-          "unbound_vcpus); an error is {\"error\": {\"name\", \"message\"}}.\n"
+          "unbound_vcpus); an error is {\"error\": {\"name\", \"message\"}}. CPU lists are arrays of ids\n"
+          "(an empty one is []). Without \"guests\" it is the host JSON that place --host-json and rank\n"
+          "read back (\"free\" is computed and ignored there).\n"
           "\n") +
       kHostSourcesHelp +
       std::string(

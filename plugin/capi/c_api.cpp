@@ -23,6 +23,7 @@
 #include "plugin/sources/hwloc_source.h"
 #include "plugin/sources/libvirt_connection.h"
 #include "plugin/sources/libvirt_domains.h"
+#include "plugin/sources/libvirt_host.h"
 #include "plugin/service/place_domain.h"
 #include "plugin/service/placement_json.h"
 #include "xml/capabilities_reader.h"
@@ -38,6 +39,7 @@ struct np_error {
 struct np_host {
   numaplace::HostTopology topology;             // usage as given by the source
   std::vector<numaplace::GuestClaim> claims;    // added with np_host_add_claims
+  std::vector<std::string> warnings;            // what the source left out, and why
   mutable std::shared_mutex lock;
 };
 
@@ -242,23 +244,26 @@ Result<HostTopology> load_hwloc_text(const char* text) {
   return host;
 }
 
-Result<HostTopology> load_libvirt(const std::string& uri, bool running_claims, std::vector<numaplace::GuestClaim>& claims) {
+// The host behind `uri` (plugin::load_libvirt_host, as the CLI reads it) and, when asked, the
+// claims of its running guests.
+struct LibvirtLoad {
+  HostTopology host;
+  std::vector<std::string> warnings;
+  std::vector<numaplace::GuestClaim> claims;
+};
+Result<LibvirtLoad> load_libvirt(const std::string& uri, bool running_claims) {
   using namespace numaplace::plugin;
   auto conn = LibvirtConnection::open_read_only(uri);
   if (!conn) return conn.error();
-  auto caps = conn->capabilities_xml();
-  if (!caps) return caps.error();
-  auto host = numaplace::xml::read_capabilities(*caps, "capabilities of '" + uri + "'");
-  if (!host) return host;
-  auto scan = conn->pci_node_devices();
-  if (!scan) return scan.error();
-  for (auto& dev : scan->pci) host->pci.push_back(std::move(dev));
+  auto loaded = load_libvirt_host(*conn, false);
+  if (!loaded) return loaded.error();
+  LibvirtLoad out{std::move(loaded->host), std::move(loaded->warnings), {}};
   if (running_claims) {
     auto domains = list_domains(*conn, false);
     if (!domains) return domains.error();
-    claims = read_host_claims(*domains, *host).claims;
+    out.claims = read_host_claims(*domains, out.host).claims;
   }
-  return host;
+  return out;
 }
 
 char* copy_string(const std::string& text) {
@@ -328,9 +333,12 @@ np_status np_host_from_libvirt(const char* uri, unsigned int flags, np_host** ho
   return make_host(host, error, [&] {
     if (uri == nullptr) return invalid_argument(error, "the libvirt URI is NULL");
     if ((flags & ~NP_LIBVIRT_RUNNING_CLAIMS) != 0) return invalid_argument(error, "unknown flags for np_host_from_libvirt");
-    std::vector<numaplace::GuestClaim> claims;
-    np_status status = adopt_host(load_libvirt(uri, (flags & NP_LIBVIRT_RUNNING_CLAIMS) != 0, claims), host, error);
-    if (status == NP_OK) (*host)->claims = std::move(claims);
+    auto loaded = load_libvirt(uri, (flags & NP_LIBVIRT_RUNNING_CLAIMS) != 0);
+    if (!loaded) return fail(error, loaded.error());
+    np_status status = adopt_host(std::move(loaded->host), host, error);
+    if (status != NP_OK) return status;
+    (*host)->claims = std::move(loaded->claims);
+    (*host)->warnings = std::move(loaded->warnings);
     return status;
   });
 }
@@ -343,7 +351,9 @@ np_status np_host_to_json(const np_host* host, char** json, np_error** error) {
     std::shared_lock read(host->lock);
     HostTopology with_claims = host->topology;
     numaplace::apply_claims(with_claims, host->claims);
-    *json = copy_string(numaplace::plugin::host_to_json(with_claims).dump());
+    nlohmann::json doc = numaplace::plugin::host_to_json(with_claims);
+    if (!host->warnings.empty()) doc["warnings"] = host->warnings;
+    *json = copy_string(doc.dump());
     return NP_OK;
   });
 }

@@ -11,6 +11,7 @@
 
 #include "numaplace.h"
 #include "numaplace.hpp"
+#include "cli_runner.h"
 #include "test_paths.h"
 
 namespace numaplace {
@@ -78,6 +79,23 @@ TEST_F(CApi, EveryHostSourceLoads) {
   host = nullptr;
   ASSERT_EQ(np_host_from_libvirt("test:///default", NP_LIBVIRT_RUNNING_CLAIMS, &host, &error), NP_OK);
   EXPECT_EQ(np_place(host, guest.c_str(), kWorked, 5, nullptr, 0, nullptr, 0, &result, &error), NP_OK);
+}
+
+// One way to read a libvirt host: the C ABI's host with its running guests' claims is the document
+// `numaplace topology --json` prints of the same connection (less the CLI's list of guests).
+TEST_F(CApi, LibvirtHostIsTheOneTheCliReads) {
+  ASSERT_EQ(np_host_from_libvirt("test:///default", NP_LIBVIRT_RUNNING_CLAIMS, &host, &error), NP_OK)
+      << np_error_message(error);
+  char* json = nullptr;
+  ASSERT_EQ(np_host_to_json(host, &json, &error), NP_OK);
+  const nlohmann::json library = nlohmann::json::parse(json);
+  np_string_free(json);
+  testing::CliRun cli = testing::run("topology --connect test:///default --json");
+  ASSERT_EQ(cli.exit_code, 0) << cli.err;
+  nlohmann::json printed = nlohmann::json::parse(cli.out);
+  printed.erase("guests");
+  EXPECT_EQ(library, printed);
+  EXPECT_FALSE(library.contains("warnings")) << "test:///default's node devices all read";
 }
 
 TEST_F(CApi, ErrorsCarryStatusNameAndMessage) {

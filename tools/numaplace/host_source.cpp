@@ -9,6 +9,7 @@
 #include "plugin/sources/isolated_host_load.h"
 #include "plugin/sources/libnuma_source.h"
 #include "plugin/sources/libvirt_connection.h"
+#include "plugin/sources/libvirt_host.h"
 #include "xml/capabilities_reader.h"
 #include "xml/nodedev_reader.h"
 #include "xml/xml_document.h"
@@ -20,18 +21,6 @@ std::string cell_ids(const HostTopology& host) {
   std::string ids;
   for (const auto& cell : host.cells) ids += (ids.empty() ? "" : ",") + std::to_string(cell.id);
   return ids;
-}
-
-// Adds a device, or updates the one with its address (keeping a known NUMA node
-// when the newcomer does not know it).
-void merge_pci(HostTopology& host, PciDevice dev) {
-  for (auto& known : host.pci) {
-    if (known.address != dev.address) continue;
-    if (!dev.numa_node) dev.numa_node = known.numa_node;
-    known = std::move(dev);
-    return;
-  }
-  host.pci.push_back(std::move(dev));
 }
 
 Status add_nodedev_files(HostTopology& host, const std::vector<std::string>& files) {
@@ -53,7 +42,7 @@ Status add_nodedev_files(HostTopology& host, const std::vector<std::string>& fil
                                                    std::to_string(*dev.numa_node) + ", but the host has cells " +
                                                    cell_ids(host) + ": the file describes another host");
       }
-      merge_pci(host, std::move(dev));
+      plugin::add_or_update_pci(host, std::move(dev));
     }
   }
   return Done{};
@@ -62,22 +51,10 @@ Status add_nodedev_files(HostTopology& host, const std::vector<std::string>& fil
 Result<HostTopology> load_from_libvirt(const std::string& uri, bool free_memory) {
   auto conn = plugin::LibvirtConnection::open_read_only(uri);
   if (!conn) return conn.error();
-  auto caps = conn->capabilities_xml();
-  if (!caps) return caps.error();
-  auto host = xml::read_capabilities(*caps, "capabilities of '" + uri + "'");
-  if (!host) return host.error();
-  auto scan = conn->pci_node_devices();
-  if (!scan) return scan.error();
-  for (const auto& refused : scan->refused) {
-    std::cerr << "numaplace: warning: PCI device not counted: " << refused.name << ": " << refused.message << '\n';
-  }
-  for (auto& dev : scan->pci) merge_pci(*host, std::move(dev));
-  if (free_memory) {
-    auto free = conn->cells_free_memory();
-    if (!free) return free.error();
-    plugin::apply_free_memory(*host, *free);
-  }
-  return host;
+  auto loaded = plugin::load_libvirt_host(*conn, free_memory);
+  if (!loaded) return loaded.error();
+  for (const auto& warning : loaded->warnings) std::cerr << "numaplace: warning: " << warning << '\n';
+  return std::move(loaded->host);
 }
 
 std::string describe_pci(const PciDevice& dev) {

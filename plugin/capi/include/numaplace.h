@@ -89,8 +89,10 @@ NP_EXPORT np_status np_host_from_json(const char* json, np_host** host, np_error
  * guests (their live XML). Domains that cannot be read are skipped. */
 #define NP_LIBVIRT_RUNNING_CLAIMS 1u
 NP_EXPORT np_status np_host_from_libvirt(const char* uri, unsigned int flags, np_host** host, np_error** error);
-/* The host model as JSON text (the same schema np_host_from_json reads); the
- * caller frees it with np_string_free. */
+/* The host model as JSON text (the same schema np_host_from_json reads, the same
+ * document `numaplace topology --json` prints); a host from libvirt whose source
+ * left something out (a PCI node device whose XML cannot be read) says so in a
+ * top-level "warnings" list of sentences. The caller frees it with np_string_free. */
 NP_EXPORT np_status np_host_to_json(const np_host* host, char** json, np_error** error);
 NP_EXPORT void np_string_free(char* text);
 NP_EXPORT void np_host_free(np_host* host);

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "xml/xml_document.h"
+#include "placement/model/text_items.h"
 
 namespace numaplace::xml {
 namespace {
@@ -50,11 +51,8 @@ Result<CpuSet> parse_optional_list(const std::optional<std::string>& text, const
 // "vcpu:pcpu,vcpu:pcpu"
 Result<std::vector<std::pair<std::uint32_t, std::uint32_t>>> parse_pins(const std::string& text, const std::string& what) {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pins;
-  std::size_t start = 0;
-  while (start < text.size()) {
-    std::size_t comma = std::min(text.find(',', start), text.size());
-    std::string item = text.substr(start, comma - start);
-    start = comma + 1;
+  for (std::string_view raw : split_items_allowing_trailing_separator(text)) {
+    const std::string item(raw);
     std::size_t colon = item.find(':');
     if (colon == std::string::npos) {
       return make_error("InvalidPlacementRecord", what + ": '" + item + "' is not vcpu:pcpu");
@@ -149,11 +147,8 @@ Result<std::optional<ConfinementRecord>> read_confinement_record(const xmlDoc* d
   if (!nodes) return nodes.error();
   record.nodes = *nodes;
   const std::string text = attribute(part, "memory").value_or("");
-  std::size_t start = 0;
-  while (start < text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string item = text.substr(start, comma - start);
-    start = comma + 1;
+  for (std::string_view raw : split_items_allowing_trailing_separator(text)) {
+    const std::string item(raw);
     const std::size_t colon = item.find(':');
     if (colon == std::string::npos) {
       return make_error("InvalidPlacementRecord", where + " memory: '" + item + "' is not node:KiB");

@@ -1,21 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "placement/fit/strategy.h"
+#include "placement/model/text_items.h"
 
 #include <charconv>
 
 namespace numaplace {
 namespace {
-
-std::vector<std::string_view> split(std::string_view text, char separator) {
-  std::vector<std::string_view> parts;
-  std::size_t begin = 0;
-  while (true) {
-    const std::size_t end = text.find(separator, begin);
-    parts.push_back(text.substr(begin, end == std::string_view::npos ? std::string_view::npos : end - begin));
-    if (end == std::string_view::npos) return parts;
-    begin = end + 1;
-  }
-}
 
 std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
@@ -62,7 +52,7 @@ std::string to_string(Strategy strategy) {
 
 Result<std::vector<scoring::UtilizationShapePoint>> parse_ratio_shape(std::string_view text) {
   std::vector<scoring::UtilizationShapePoint> points;
-  for (std::string_view item : split(text, ',')) {
+  for (std::string_view item : split_items(text)) {
     const std::size_t colon = item.find(':');
     scoring::UtilizationShapePoint point;
     if (colon == std::string_view::npos || !parse_int(item.substr(0, colon), &point.utilization) ||
@@ -79,7 +69,7 @@ Result<std::vector<scoring::UtilizationShapePoint>> parse_ratio_shape(std::strin
 
 Result<ResourceWeights> parse_resource_weights(std::string_view text) {
   ResourceWeights weights;
-  for (std::string_view item : split(text, ',')) {
+  for (std::string_view item : split_items(text)) {
     const std::size_t eq = item.find('=');
     std::int64_t value = 0;
     const std::string_view name = eq == std::string_view::npos ? trim(item) : trim(item.substr(0, eq));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "placement/model/cpu_set.h"
+#include "placement/model/text_items.h"
 
 #include <algorithm>
 #include <charconv>
@@ -123,12 +124,8 @@ Result<CpuSet> parse_cpu_list(std::string_view text, std::string_view what) {
   // items costs n log n, not a set union per item.
   std::vector<std::pair<std::uint32_t, std::uint32_t>> included;
   std::vector<std::pair<std::uint32_t, std::uint32_t>> excluded;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t comma = text.find(',', start);
-    if (comma == std::string_view::npos) comma = text.size();
-    std::string_view item = trim(text.substr(start, comma - start));
-    start = comma + 1;
+  for (std::string_view raw : split_items(text)) {
+    std::string_view item = trim(raw);
     if (item.empty()) {
       return make_error("InvalidCpuList", std::string(what) + ": empty item in '" + shortened(text) +
                                               "'; write ids and ranges like 0-3,^2,8");
@@ -155,7 +152,6 @@ Result<CpuSet> parse_cpu_list(std::string_view text, std::string_view what) {
       last = *hi;
     }
     (exclude ? excluded : included).emplace_back(first, last);
-    if (comma == text.size()) break;
   }
   merge_ranges(included);
   merge_ranges(excluded);

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "placement/request/guest_topology.h"
+#include "placement/model/text_items.h"
 
 namespace numaplace {
 
@@ -44,11 +45,8 @@ bool bool_from_string(std::string_view text) {
 Result<CpuSet> parse_nova_cpu_spec(std::string_view text, const std::string& key) {
   CpuSet included;
   CpuSet excluded;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t comma = std::min(text.find(',', start), text.size());
-    std::string_view rule = trim_blanks(text.substr(start, comma - start));
-    start = comma + 1;
+  for (std::string_view item : split_items(text)) {
+    std::string_view rule = trim_blanks(item);
     if (!rule.empty()) {
       bool exclude = rule.front() == '^';
       std::string_view body = exclude ? rule.substr(1) : rule;
@@ -77,7 +75,6 @@ Result<CpuSet> parse_nova_cpu_spec(std::string_view text, const std::string& key
       CpuSet& target = exclude ? excluded : included;
       target = target.united(CpuSet::range(static_cast<std::uint32_t>(*lo), static_cast<std::uint32_t>(*hi)));
     }
-    if (comma == text.size()) break;
   }
   return included.minus(excluded);
 }

@@ -29,6 +29,7 @@
 #include "xml/capabilities_reader.h"
 #include "xml/domain_reader.h"
 #include "xml/xml_document.h"
+#include "placement/model/text_items.h"
 
 struct np_error {
   np_status status = NP_ERR_INTERNAL;
@@ -183,10 +184,8 @@ Result<PlacementOptions> placement_options(const numaplace::SpecMap& options) {
       if (!flag) return flag.error();
       out.floating.prefer_closest_numa_nodes = *flag;
     } else if (key == "pci") {
-      std::size_t start = 0;
-      while (start <= value.size()) {
-        const std::size_t comma = std::min(value.find(',', start), value.size());
-        std::string item = value.substr(start, comma - start);
+      for (std::string_view raw : numaplace::split_items(value)) {
+        std::string item(raw);
         item.erase(0, item.find_first_not_of(" \t"));
         item.erase(item.find_last_not_of(" \t") + 1);
         if (!item.empty()) {
@@ -197,7 +196,6 @@ Result<PlacementOptions> placement_options(const numaplace::SpecMap& options) {
           }
           out.pci_addresses.push_back(std::move(*address));
         }
-        start = comma + 1;
       }
     } else {
       return numaplace::make_error("InvalidArgument",

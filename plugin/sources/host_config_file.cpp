@@ -11,6 +11,7 @@
 #include "placement/model/memory_size.h"
 #include "placement/request/spec_values.h"
 #include "xml/xml_document.h"
+#include "placement/model/text_items.h"
 
 namespace numaplace::plugin {
 namespace {
@@ -48,11 +49,8 @@ Result<std::uint64_t> size_kib(std::string_view text, const std::string& what) {
 Result<std::map<std::string, std::string>> fields_of(std::string_view text, const std::set<std::string>& fields,
                                                      const std::string& what) {
   std::map<std::string, std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const std::size_t comma = std::min(text.find(',', start), text.size());
-    const std::string_view item = trim_blanks(text.substr(start, comma - start));
-    start = comma + 1;
+  for (std::string_view raw : split_items(text)) {
+    const std::string_view item = trim_blanks(raw);
     const std::size_t colon = item.find(':');
     const std::string key(trim_blanks(item.substr(0, colon)));
     if (colon == std::string_view::npos || fields.count(key) == 0 || out.count(key) != 0) {

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "xml/xml_document.h"
+#include "placement/model/text_items.h"
 
 namespace numaplace::plugin {
 namespace {
@@ -176,16 +177,13 @@ bool hwloc_bitmap_text(std::string_view value) {
   constexpr std::string_view kInfinite = "0xf...f";
   if (value == kInfinite) return true;
   if (value.substr(0, kInfinite.size() + 1) == std::string(kInfinite) + ",") value.remove_prefix(kInfinite.size() + 1);
-  while (true) {
-    const std::size_t comma = std::min(value.find(','), value.size());
-    const std::string_view word = value.substr(0, comma);
+  for (std::string_view word : split_items(value)) {
     if (word.size() < 3 || word.size() > 18 || word[0] != '0' || word[1] != 'x') return false;
     for (char c : word.substr(2)) {
       if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
     }
-    if (comma == value.size()) return true;
-    value.remove_prefix(comma + 1);
   }
+  return true;
 }
 
 // The first value of a *set="..." attribute (cpuset, complete_nodeset, ...) that is not a bitmap

@@ -20,6 +20,7 @@
 #include "xml/capabilities_reader.h"
 #include "xml/domain_reader.h"
 #include "xml/xml_document.h"
+#include "placement/model/text_items.h"
 
 namespace numaplace::cli {
 namespace {
@@ -164,9 +165,8 @@ Result<scoring::ScoringConfig> scoring_config(const RankCliOptions& o) {
   config.strategy = *strategy;
   if (config.strategy == scoring::ScoringStrategy::RequestedToCapacityRatio) {
     const std::string shape = o.shape.empty() ? "0:0,100:10" : o.shape;
-    std::istringstream points(shape);
-    std::string point;
-    while (std::getline(points, point, ',')) {
+    for (std::string_view item : split_items_allowing_trailing_separator(shape)) {
+      const std::string point(item);
       long long utilization = 0;
       long long score = 0;
       char colon = 0;

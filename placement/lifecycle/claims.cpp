@@ -2,6 +2,7 @@
 #include "placement/lifecycle/claims.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace numaplace {
 
@@ -58,12 +59,30 @@ std::vector<std::string> apply_claims(HostTopology& host, const std::vector<Gues
   return foreign;
 }
 
+namespace {
+
+std::string uuid_key(std::string_view uuid) {
+  std::string key;
+  for (char c : uuid) {
+    if (c != '-') key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return key;
+}
+
+}  // namespace
+
+bool is_same_guest(std::string_view name, std::string_view uuid, std::string_view other_name,
+                   std::string_view other_uuid) {
+  if (!uuid.empty() && !other_uuid.empty() && uuid_key(uuid) == uuid_key(other_uuid)) return true;
+  return !name.empty() && name == other_name;
+}
+
 std::vector<std::pair<std::uint32_t, std::string>> pinning_collisions(const GuestClaim& candidate,
                                                                        const std::vector<GuestClaim>& others) {
   std::vector<std::pair<std::uint32_t, std::string>> out;
   const CpuSet mine = candidate.held_cpus();
   for (const auto& other : others) {
-    if ((!candidate.uuid.empty() && other.uuid == candidate.uuid) || other.name == candidate.name) continue;
+    if (is_same_guest(candidate.name, candidate.uuid, other.name, other.uuid)) continue;
     for (std::uint32_t cpu : mine.intersected(other.held_cpus())) out.emplace_back(cpu, other.name);
   }
   std::sort(out.begin(), out.end());

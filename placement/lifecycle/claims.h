@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "placement/model/cpu_set.h"
@@ -62,6 +63,12 @@ struct GuestClaim {
 // host does not have are ignored (a guest defined for another host); returns the names of
 // guests with such cells.
 std::vector<std::string> apply_claims(HostTopology& host, const std::vector<GuestClaim>& claims);
+
+// The one rule for "this claim is the guest being placed", which must never count against
+// itself: the same uuid (compared without case or dashes, as libvirt accepts them) or the same
+// name; an empty name or uuid matches nothing.
+bool is_same_guest(std::string_view name, std::string_view uuid, std::string_view other_name,
+                   std::string_view other_uuid);
 
 // pCPUs of `candidate` already held by one of `others`, each with the holder's name.
 std::vector<std::pair<std::uint32_t, std::string>> pinning_collisions(const GuestClaim& candidate,

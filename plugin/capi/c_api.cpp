@@ -421,9 +421,7 @@ np_status np_place(const np_host* host, const char* domain_xml, const np_pair* s
       std::shared_lock read(host->lock);
       placed_on = host->topology;
       for (const auto& claim : host->claims) {
-        const bool self = (!summary->uuid.empty() && claim.uuid == summary->uuid) ||
-                          (!summary->name.empty() && claim.name == summary->name);
-        if (!self) others.push_back(claim);
+        if (!numaplace::is_same_guest(summary->name, summary->uuid, claim.name, claim.uuid)) others.push_back(claim);
       }
       numaplace::apply_claims(placed_on, others);
     }

@@ -1,31 +1,17 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "plugin/sources/host_claims.h"
 
-#include <cctype>
-
+#include "placement/lifecycle/claims.h"
 #include "xml/domain_claims.h"
 #include "xml/xml_document.h"
 
 namespace numaplace::plugin {
-namespace {
-
-// libvirt reads a uuid in either case, with or without its dashes.
-std::string uuid_key(const std::string& uuid) {
-  std::string key;
-  for (char c : uuid) {
-    if (c != '-') key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return key;
-}
-
-}  // namespace
 
 HostClaims read_host_claims(const std::vector<DomainXml>& domains, const HostTopology& host,
                             const std::string& exclude_name, const std::string& exclude_uuid) {
   HostClaims out;
   const auto excluded = [&](const std::string& name, const std::string& uuid) {
-    return (!exclude_name.empty() && name == exclude_name) ||
-           (!exclude_uuid.empty() && uuid_key(uuid) == uuid_key(exclude_uuid));
+    return is_same_guest(exclude_name, exclude_uuid, name, uuid);
   };
   for (const auto& domain : domains) {
     if (excluded(domain.name, domain.uuid)) continue;

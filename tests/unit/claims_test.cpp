@@ -201,3 +201,19 @@ TEST(DomainClaims, AFloatingVcpuNarrowedToOnePcpuStillFloats) {
 
 }  // namespace
 }  // namespace numaplace
+
+namespace numaplace {
+namespace {
+
+// The guest being placed never counts against itself, whichever way the host lists it.
+TEST(SameGuest, AUuidInAnotherCaseOrWithoutDashesOrTheSameNameIsTheSameGuest) {
+  const std::string uuid = "c7a5fdbd-edaf-9455-926a-d65c16db1809";
+  EXPECT_TRUE(is_same_guest("a", uuid, "b", "C7A5FDBDEDAF9455926AD65C16DB1809"));
+  EXPECT_TRUE(is_same_guest("guest", "", "guest", uuid));
+  EXPECT_FALSE(is_same_guest("a", uuid, "b", "c7a5fdbd-edaf-9455-926a-d65c16db1808"));
+  EXPECT_FALSE(is_same_guest("", "", "", "")) << "an empty name or uuid matches nothing";
+  EXPECT_FALSE(is_same_guest("a", "", "b", ""));
+}
+
+}  // namespace
+}  // namespace numaplace

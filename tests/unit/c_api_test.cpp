@@ -11,8 +11,8 @@
 
 #include "numaplace.h"
 #include "numaplace.hpp"
-#include "cli_runner.h"
-#include "test_paths.h"
+#include "support/cli_runner.h"
+#include "support/test_paths.h"
 
 namespace numaplace {
 namespace {

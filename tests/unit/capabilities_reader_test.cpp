@@ -5,7 +5,7 @@
 
 #include <filesystem>
 
-#include "test_paths.h"
+#include "support/test_paths.h"
 #include "xml/xml_document.h"
 
 namespace numaplace::xml {

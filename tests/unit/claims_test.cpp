@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "test_paths.h"
+#include "support/test_paths.h"
 #include "xml/capabilities_reader.h"
 #include "xml/domain_claims.h"
 #include "xml/domain_writer.h"

@@ -11,8 +11,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli_runner.h"
-#include "test_paths.h"
+#include "support/cli_runner.h"
+#include "support/test_paths.h"
 
 namespace numaplace {
 namespace {

@@ -11,9 +11,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "cli_runner.h"
+#include "support/cli_runner.h"
 #include "plugin/sources/host_json.h"
-#include "test_paths.h"
+#include "support/test_paths.h"
 
 namespace numaplace {
 namespace {
@@ -24,10 +24,8 @@ using numaplace::testing::slurp;
 using numaplace::testing::shared_path;
 using numaplace::testing::source_path;
 
-const std::string kExample = source_path("examples/guest-8vcpu-4g.xml");
-const std::string kWorkedSpecs =
-    " --spec hw:numa_nodes=2 --spec hw:numa_cpus.0=0,1,2,3,4,5 --spec hw:numa_cpus.1=6,7"
-    " --spec hw:numa_mem.0=3072 --spec hw:numa_mem.1=1024";
+using numaplace::testing::kExample;
+using numaplace::testing::kWorkedSpecs;
 
 TEST(Cli, PlacesTheWorkedExampleOnTheEmbeddedTestHost) {
   CliRun r = run("place " + kExample + kWorkedSpecs);

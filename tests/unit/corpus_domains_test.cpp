@@ -11,7 +11,7 @@
 #include <fstream>
 
 #include "plugin/service/place_domain.h"
-#include "test_paths.h"
+#include "support/test_paths.h"
 #include "xml/capabilities_reader.h"
 #include "xml/xml_document.h"
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Pinning dedicated vCPUs under Nova's thread policies, on hand-worked hosts.
 #include "placement/fit/cpu_pinning.h"
+#include "support/topology_builders.h"
 
 #include <gtest/gtest.h>
 
@@ -20,14 +21,7 @@ HostCell smt_cell(std::uint32_t cores) {
   return cell;
 }
 
-HostCell flat_cell(std::uint32_t cpus) {
-  HostCell cell;
-  cell.cpus = CpuSet::range(0, cpus - 1);
-  cell.shared_cpus = cell.cpus;
-  cell.dedicated_cpus = cell.cpus;
-  for (auto c : cell.cpus) cell.siblings.push_back(CpuSet{c});
-  return cell;
-}
+HostCell flat_cell(std::uint32_t cpus) { return testing::flat_cell(0, CpuSet::range(0, cpus - 1), 0); }
 
 TEST(CpuPinning, PreferFillsWholeCoresFirst) {
   HostCell cell = smt_cell(4);  // cores {0,4} {1,5} {2,6} {3,7}

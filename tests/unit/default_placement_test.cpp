@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "plugin/service/place_domain.h"
-#include "test_paths.h"
+#include "support/test_paths.h"
 #include "xml/capabilities_reader.h"
 #include "xml/xml_document.h"
 

@@ -5,6 +5,7 @@
 
 #include "placement/fit/fit.h"
 #include "placement/fit/fit_explanation.h"
+#include "support/topology_builders.h"
 
 namespace numaplace {
 namespace {
@@ -12,29 +13,14 @@ namespace {
 constexpr std::uint64_t kGiB = 1024 * 1024;
 
 HostCell make_cell(std::uint32_t id, std::uint64_t memory_gib) {
-  HostCell cell;
-  cell.id = id;
-  cell.cpus = CpuSet::range(id * 4, id * 4 + 3);
-  cell.shared_cpus = cell.cpus;
-  cell.dedicated_cpus = cell.cpus;
-  for (auto cpu : cell.cpus) cell.siblings.push_back(CpuSet{cpu});
-  cell.memory_kib = memory_gib * kGiB;
-  return cell;
+  return testing::flat_cell(id, CpuSet::range(id * 4, id * 4 + 3), memory_gib * kGiB);
 }
 
+// Guest cells of {vCPUs, GiB}, every vCPU dedicated.
 GuestTopology dedicated_guest(std::vector<std::pair<std::uint32_t, std::uint64_t>> cells) {
-  GuestTopology guest;
+  GuestTopology guest = testing::guest_of(cells, kGiB);
   guest.cpu_policy = CpuPolicy::Dedicated;
-  std::uint32_t next = 0;
-  for (std::size_t i = 0; i < cells.size(); ++i) {
-    GuestCell cell;
-    cell.id = static_cast<std::uint32_t>(i);
-    cell.cpus = CpuSet::range(next, next + cells[i].first - 1);
-    cell.dedicated_cpus = cell.cpus;
-    next += cells[i].first;
-    cell.memory_kib = cells[i].second * kGiB;
-    guest.cells.push_back(cell);
-  }
+  for (auto& cell : guest.cells) cell.dedicated_cpus = cell.cpus;
   return guest;
 }
 

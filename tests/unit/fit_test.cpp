@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "placement/fit/fit.h"
+#include "support/topology_builders.h"
 
 #include <gtest/gtest.h>
 
@@ -11,28 +12,12 @@ namespace numaplace {
 namespace {
 
 HostCell make_cell(std::uint32_t id, std::uint32_t first_cpu, std::uint32_t cpus, std::uint64_t memory_mib) {
-  HostCell cell;
-  cell.id = id;
-  cell.cpus = CpuSet::range(first_cpu, first_cpu + cpus - 1);
-  cell.shared_cpus = cell.cpus;
-  cell.dedicated_cpus = cell.cpus;
-  for (auto cpu : cell.cpus) cell.siblings.push_back(CpuSet{cpu});
-  cell.memory_kib = memory_mib * 1024;
-  return cell;
+  return testing::flat_cell(id, CpuSet::range(first_cpu, first_cpu + cpus - 1), memory_mib * testing::kMiBInKiB);
 }
 
+// Guest cells of {vCPUs, MiB}.
 GuestTopology guest(std::vector<std::pair<std::uint32_t, std::uint64_t>> cells) {
-  GuestTopology topology;
-  std::uint32_t next = 0;
-  for (std::size_t i = 0; i < cells.size(); ++i) {
-    GuestCell cell;
-    cell.id = static_cast<std::uint32_t>(i);
-    cell.cpus = CpuSet::range(next, next + cells[i].first - 1);
-    next += cells[i].first;
-    cell.memory_kib = cells[i].second * 1024;
-    topology.cells.push_back(cell);
-  }
-  return topology;
+  return testing::guest_of(cells, testing::kMiBInKiB);
 }
 
 TEST(Fit, TwoGuestCellsNeverFitOneHostCellHoweverLarge) {

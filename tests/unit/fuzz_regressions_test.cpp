@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "fuzz/fuzz_entries.h"
-#include "test_paths.h"
+#include "support/test_paths.h"
 
 namespace numaplace {
 namespace {

@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "plugin/sources/host_json.h"
-#include "test_paths.h"
+#include "support/test_paths.h"
 #include "xml/capabilities_reader.h"
 
 namespace numaplace {

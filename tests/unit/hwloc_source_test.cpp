@@ -9,7 +9,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "test_paths.h"
+#include "support/test_paths.h"
 #include "xml/xml_document.h"
 
 namespace numaplace::plugin {

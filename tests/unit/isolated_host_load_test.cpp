@@ -15,7 +15,7 @@
 
 #include "plugin/sources/host_json.h"
 #include "plugin/sources/hwloc_source.h"
-#include "test_paths.h"
+#include "support/test_paths.h"
 
 namespace numaplace::plugin {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "plugin/sources/free_memory.h"
 #include "plugin/sources/libvirt_connection.h"
-#include "test_paths.h"
+#include "support/test_paths.h"
 
 namespace numaplace::plugin {
 namespace {

@@ -6,7 +6,7 @@
 #include <filesystem>
 #include <map>
 
-#include "test_paths.h"
+#include "support/test_paths.h"
 #include "xml/xml_document.h"
 
 namespace numaplace::xml {

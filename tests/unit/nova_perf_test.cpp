@@ -7,7 +7,7 @@
 #include <chrono>
 #include <cstdio>
 
-#include "test_paths.h"
+#include "support/test_paths.h"
 
 namespace numaplace {
 namespace {

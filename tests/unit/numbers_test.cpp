@@ -11,7 +11,7 @@
 #include "placement/request/guest_topology.h"
 #include "placement/model/memory_size.h"
 #include "plugin/service/place_domain.h"
-#include "test_paths.h"
+#include "support/test_paths.h"
 #include "xml/capabilities_reader.h"
 #include "xml/domain_claims.h"
 #include "xml/domain_reader.h"

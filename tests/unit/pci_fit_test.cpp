@@ -9,18 +9,13 @@
 
 #include "placement/fit/fit.h"
 #include "placement/fit/pci_pools.h"
+#include "support/topology_builders.h"
 
 namespace numaplace {
 namespace {
 
 HostCell make_cell(std::uint32_t id, std::uint32_t cpus, std::uint64_t memory_mib, std::uint32_t socket) {
-  HostCell cell;
-  cell.id = id;
-  cell.cpus = CpuSet::range(id * 16, id * 16 + cpus - 1);
-  cell.shared_cpus = cell.cpus;
-  cell.dedicated_cpus = cell.cpus;
-  for (auto c : cell.cpus) cell.siblings.push_back(CpuSet{c});
-  cell.memory_kib = memory_mib * 1024;
+  HostCell cell = testing::flat_cell(id, CpuSet::range(id * 16, id * 16 + cpus - 1), memory_mib * testing::kMiBInKiB);
   cell.socket = socket;
   return cell;
 }

@@ -13,6 +13,7 @@
 #include "placement/fit/cpu_pinning.h"
 #include "placement/fit/fit.h"
 #include "placement/fit/strategy.h"
+#include "support/topology_builders.h"
 
 namespace numaplace {
 namespace {
@@ -20,14 +21,7 @@ namespace {
 constexpr std::uint64_t kGiB = 1024 * 1024;
 
 HostCell make_cell(std::uint32_t id, std::uint32_t cpus, std::uint64_t memory_gib) {
-  HostCell cell;
-  cell.id = id;
-  cell.cpus = CpuSet::range(id * cpus, id * cpus + cpus - 1);
-  cell.shared_cpus = cell.cpus;
-  cell.dedicated_cpus = cell.cpus;
-  for (auto cpu : cell.cpus) cell.siblings.push_back(CpuSet{cpu});
-  cell.memory_kib = memory_gib * kGiB;
-  return cell;
+  return testing::flat_cell(id, CpuSet::range(id * cpus, id * cpus + cpus - 1), memory_gib * kGiB);
 }
 
 // `n` cells of 8 CPUs and 8 GiB; distances 10 local, `remote` elsewhere.
@@ -41,17 +35,7 @@ HostTopology make_host(std::uint32_t n, std::uint32_t remote = 20) {
 }
 
 GuestTopology shared_guest(std::vector<std::pair<std::uint32_t, std::uint64_t>> cells_vcpus_gib) {
-  GuestTopology guest;
-  std::uint32_t next = 0;
-  for (std::size_t i = 0; i < cells_vcpus_gib.size(); ++i) {
-    GuestCell cell;
-    cell.id = static_cast<std::uint32_t>(i);
-    cell.cpus = CpuSet::range(next, next + cells_vcpus_gib[i].first - 1);
-    next += cells_vcpus_gib[i].first;
-    cell.memory_kib = cells_vcpus_gib[i].second * kGiB;
-    guest.cells.push_back(cell);
-  }
-  return guest;
+  return testing::guest_of(cells_vcpus_gib, kGiB);
 }
 
 FitOptions with(Strategy strategy) {

@@ -20,8 +20,8 @@
 
 #include "plugin/sources/hwloc_source.h"
 #include "plugin/service/place_domain.h"
-#include "cli_runner.h"
-#include "test_paths.h"
+#include "support/cli_runner.h"
+#include "support/test_paths.h"
 #include "xml/capabilities_reader.h"
 #include "xml/nodedev_reader.h"
 #include "xml/xml_document.h"

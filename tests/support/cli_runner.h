@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "test_paths.h"
+#include "support/test_paths.h"
 
 namespace numaplace::testing {
 
@@ -48,5 +48,12 @@ inline CliRun run(const std::string& args, const std::string& env = {}, const st
   std::filesystem::remove(err_file);
   return result;
 }
+
+// The README's worked example: the bundled 8-vCPU, 4 GiB guest and the specs that split it into
+// cells of 6 + 2 vCPUs and 3072 + 1024 MiB.
+inline const std::string kExample = source_path("examples/guest-8vcpu-4g.xml");
+inline const std::string kWorkedSpecs =
+    " --spec hw:numa_nodes=2 --spec hw:numa_cpus.0=0,1,2,3,4,5 --spec hw:numa_cpus.1=6,7"
+    " --spec hw:numa_mem.0=3072 --spec hw:numa_mem.1=1024";
 
 }  // namespace numaplace::testing

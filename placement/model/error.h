@@ -1,19 +1,22 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-// Errors are values. An Error has a stable name (a machine-readable kind, e.g.
-// "InvalidCpuList" or a Nova exception class such as "ImageNUMATopologyAsymmetric")
-// and a sentence a person can act on. Result<T> holds either a T or an Error;
-// nothing in the core throws.
+// Errors are values. An Error has a stable name (e.g. "InvalidCpuList" or a Nova exception
+// class such as "ImageNUMATopologyAsymmetric"), the kind of failure it is (error_kind.h; set by
+// make_error from the register, so surfaces map kinds, not names) and a sentence a person can act
+// on. Result<T> holds either a T or an Error; nothing in the core throws.
 #pragma once
 
 #include <string>
 #include <utility>
 #include <variant>
 
+#include "placement/model/error_kind.h"
+
 namespace numaplace {
 
 struct Error {
   std::string name;
   std::string message;
+  ErrorKind kind = ErrorKind::BadInput;
 };
 
 template <typename T>
@@ -43,8 +46,10 @@ class [[nodiscard]] Result {
 struct Done {};
 using Status = Result<Done>;
 
+// An Error of the registered kind of `name` (docs/errors.md lists them).
 inline Error make_error(std::string name, std::string message) {
-  return Error{std::move(name), std::move(message)};
+  const ErrorKind kind = error_kind_of(name);
+  return Error{std::move(name), std::move(message), kind};
 }
 
 }  // namespace numaplace

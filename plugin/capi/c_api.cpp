@@ -24,6 +24,7 @@
 #include "plugin/sources/libvirt_connection.h"
 #include "plugin/sources/libvirt_domains.h"
 #include "plugin/sources/libvirt_host.h"
+#include "plugin/capi/error_status.h"
 #include "plugin/service/place_domain.h"
 #include "plugin/service/placement_json.h"
 #include "xml/capabilities_reader.h"
@@ -57,17 +58,6 @@ using numaplace::Error;
 using numaplace::HostTopology;
 using numaplace::Result;
 
-np_status status_for(const std::string& name) {
-  if (name == "NoFit" || name == "WouldStarveGuest" || name == "PciDeviceHeld") return NP_ERR_NO_FIT;
-  if (name == "HostUnavailable" || name == "HwlocLoadFailed" || name == "CannotRead") return NP_ERR_HOST_UNAVAILABLE;
-  if (name == "OutOfMemory") return NP_ERR_NO_MEMORY;
-  if (name == "InvalidArgument" || name == "UnknownStrategy" || name == "InvalidScoringShape" ||
-      name == "InvalidResourceWeights" || name == "UnknownTopologyPolicy" || name == "InvalidPciAddress") {
-    return NP_ERR_INVALID_ARGUMENT;  // a placement option's value
-  }
-  return NP_ERR_INVALID_INPUT;
-}
-
 np_status fail(np_error** out, np_status status, std::string name, std::string message) {
   if (out != nullptr) {
     *out = nullptr;
@@ -80,7 +70,7 @@ np_status fail(np_error** out, np_status status, std::string name, std::string m
   return status;
 }
 
-np_status fail(np_error** out, const Error& error) { return fail(out, status_for(error.name), error.name, error.message); }
+np_status fail(np_error** out, const Error& error) { return fail(out, numaplace::capi::status_for(error.kind), error.name, error.message); }
 
 np_status invalid_argument(np_error** out, const std::string& message) {
   return fail(out, NP_ERR_INVALID_ARGUMENT, "InvalidArgument", message);

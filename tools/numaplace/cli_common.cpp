@@ -13,19 +13,6 @@
 
 namespace numaplace::cli {
 
-int exit_code_for(const Error& error) {
-  if (error.name == "NoFit" || error.name == "WouldStarveGuest" || error.name == "PciDeviceHeld") return kExitNoFit;
-  if (error.name == "NarrowingFailed") return kExitLibvirtRefused;
-  if (error.name == "HostUnavailable" || error.name == "LockTimeout" || error.name == "LockUnavailable" ||
-      error.name == "LibvirtUnavailable" || error.name == "NumaUnavailable") {
-    return kExitHost;
-  }
-  if (error.name == "FreeMemoryUnavailable") return kExitUsage;
-  if (error.name == "DefineFailed" || error.name == "StartFailed") return kExitLibvirtRefused;
-  if (error.name == "CannotRead" || error.name == "UsageError") return kExitUsage;
-  return kExitBadInput;
-}
-
 int report(const Error& error, bool json) {
   if (json) {
     std::cout << nlohmann::json{{"error", {{"name", error.name}, {"message", error.message}}}}.dump(2) << '\n';

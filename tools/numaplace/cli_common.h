@@ -17,16 +17,12 @@
 #include "placement/model/guest_request.h"
 #include "placement/model/host_topology.h"
 #include "plugin/service/place_domain.h"
+#include "numaplace/exit_codes.h"
 
 namespace numaplace::cli {
 
-inline constexpr int kExitBadInput = 1;
-inline constexpr int kExitUsage = 2;
-inline constexpr int kExitNoFit = 3;
-inline constexpr int kExitHost = 4;
-inline constexpr int kExitLibvirtRefused = 5;
-
-int exit_code_for(const Error& error);
+// The exit code of `error`'s kind (exit_codes.h).
+inline int exit_code_for(const Error& error) { return exit_code_for(error.kind); }
 // Prints the error (stderr, or a JSON object on stdout) and returns its exit code.
 int report(const Error& error, bool json);
 

@@ -5,9 +5,9 @@
 # first refusal-free prefixes (else it is stricter than Nova and no bound), and the must-admit
 # rule of the total bound must call no guest blocked that numaplace's fit takes, at the boundary of
 # every threshold; prints the bound per stream and shape. Skips (77) without Debian's python3-scipy.
-# Usage: stream_bound_test.sh NUMAPLACE STREAMS_JSONL
+# Usage: stream_bound_test.sh NUMAPLACE NUMAPLACE_DEV STREAMS_JSONL  (numaplace-dev replays, numaplace ranks)
 set -euo pipefail
-numaplace=$1 streams=$2
+numaplace=$1 numaplace_dev=$2 streams=$3
 python=/usr/bin/python3
 if ! "$python" -c 'import scipy.optimize' 2>/dev/null; then
   echo "skipped: $python cannot import scipy (apt-get install python3-scipy)"
@@ -15,6 +15,6 @@ if ! "$python" -c 'import scipy.optimize' 2>/dev/null; then
 fi
 ours=$(mktemp)
 trap 'rm -f "$ours"' EXIT
-"$numaplace" replay "$streams" --json >"$ours"
+"$numaplace_dev" replay "$streams" --json >"$ours"
 "$python" "$(dirname "$0")/../../tools/bench/stream_bound.py" "$streams" --ours "$ours" --goal 1.15 \
     --numaplace "$numaplace"

@@ -31,10 +31,11 @@ inline std::string slurp(const std::string& path) {
 
 // `args` is appended to the binary's path and run by the shell; `env` ("NAME=value ...") goes
 // before it; standard input comes from the file `stdin_path` when one is given.
-inline CliRun run(const std::string& args, const std::string& env = {}, const std::string& stdin_path = {}) {
+inline CliRun run_binary(const std::string& binary, const std::string& args, const std::string& env = {},
+                         const std::string& stdin_path = {}) {
   const std::string err_file =
       std::filesystem::temp_directory_path() / ("numaplace-cli-run-" + std::to_string(getpid()) + ".err");
-  std::string command = env + (env.empty() ? "" : " ") + cli_path() + " " + args;
+  std::string command = env + (env.empty() ? "" : " ") + binary + " " + args;
   if (!stdin_path.empty()) command += " < " + stdin_path;
   CliRun result;
   FILE* pipe = popen((command + " 2>" + err_file).c_str(), "r");
@@ -48,6 +49,14 @@ inline CliRun run(const std::string& args, const std::string& env = {}, const st
   std::filesystem::remove(err_file);
   return result;
 }
+
+// numaplace ARGS.
+inline CliRun run(const std::string& args, const std::string& env = {}, const std::string& stdin_path = {}) {
+  return run_binary(cli_path(), args, env, stdin_path);
+}
+
+// numaplace-dev ARGS.
+inline CliRun run_dev(const std::string& args) { return run_binary(dev_cli_path(), args); }
 
 // The README's worked example: the bundled 8-vCPU, 4 GiB guest and the specs that split it into
 // cells of 6 + 2 vCPUs and 3072 + 1024 MiB.

@@ -12,5 +12,7 @@ namespace numaplace::testing {
 inline std::string shared_path(const std::string& relative) { return std::string(NUMAPLACE_TEST_DATA_DIR) + "/" + relative; }
 inline std::string source_path(const std::string& relative) { return std::string(NUMAPLACE_SOURCE_DIR) + "/" + relative; }
 inline std::string cli_path() { return NUMAPLACE_CLI; }
+// numaplace-dev, the build tree's developer-only commands (conformance, replay).
+inline std::string dev_cli_path() { return NUMAPLACE_DEV_CLI; }
 
 }  // namespace numaplace::testing

@@ -218,10 +218,23 @@ TEST(Cli, TopologyJsonOfAnIdleHostIsReadBackByRankAndPlace) {
   EXPECT_EQ(plugin::host_to_json(*back), doc);
 }
 
+// The installed numaplace carries only what places guests; the reference checks are numaplace-dev's.
+TEST(Cli, DeveloperCommandsAreNumaplaceDevsNotTheInstalledTools) {
+  for (const char* command : {"conformance nova-fit x.jsonl", "replay x.jsonl"}) {
+    CliRun r = run(command);
+    EXPECT_EQ(r.exit_code, 2) << command << ": " << r.out << r.err;
+  }
+  EXPECT_EQ(run("--help").out.find("replay"), std::string::npos);
+  CliRun dev = testing::run_dev("--help");
+  EXPECT_EQ(dev.exit_code, 0);
+  EXPECT_NE(dev.out.find("conformance"), std::string::npos) << dev.out;
+  EXPECT_NE(dev.out.find("replay"), std::string::npos) << dev.out;
+}
+
 TEST(Cli, ConformanceRunnerClosesWithTheCounts) {
-  CliRun r = run("conformance nova-fit " + shared_path("conformance/nova/edge.jsonl"));
+  CliRun r = testing::run_dev("conformance nova-fit " + shared_path("conformance/nova/edge.jsonl"));
   EXPECT_NE(r.out.find(" passed, 0 failed, "), std::string::npos) << r.out;
-  CliRun unknown = run("conformance no-such-suite " + shared_path("conformance/nova/edge.jsonl"));
+  CliRun unknown = testing::run_dev("conformance no-such-suite " + shared_path("conformance/nova/edge.jsonl"));
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("unknown suite"), std::string::npos);
 }

@@ -13,7 +13,7 @@ namespace numaplace {
 namespace {
 
 TEST(NovaPerf, EveryPerfCaseIsAnsweredRightAndFast) {
-  const std::string command = numaplace::testing::cli_path() + " conformance nova-fit " +
+  const std::string command = numaplace::testing::dev_cli_path() + " conformance nova-fit " +
                               numaplace::testing::shared_path("conformance/nova/perf.jsonl") + " 2>&1";
   const auto start = std::chrono::steady_clock::now();
   FILE* pipe = popen(command.c_str(), "r");

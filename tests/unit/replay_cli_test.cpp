@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// `numaplace replay` run as a user would on Nova's admission streams: the first refusal it
+// `numaplace-dev replay` run as a user would on Nova's admission streams: the first refusal it
 // reports per stream, and its refusal of bad input.
 #include <gtest/gtest.h>
 
@@ -22,7 +22,7 @@ const std::string kStreams = shared_path("conformance/nova/streams.jsonl");
 TEST(ReplayCli, FirstRefusalNamesTheRequestAndEveryCellsReason) {
   for (const std::string strategy : {"pack", "spread", "nova"}) {
     SCOPED_TRACE(strategy);
-    const auto run = testing::run("replay " + kStreams + " --stream nova-stream-17 --first-refusals --strategy " + strategy);
+    const auto run = testing::run_dev("replay " + kStreams + " --stream nova-stream-17 --first-refusals --strategy " + strategy);
     ASSERT_EQ(run.exit_code, 0) << run.err;
     const std::size_t at = run.out.find("nova-stream-17: request 5: 1-cell dedicated, 8 vCPUs, 65536 MiB: ");
     ASSERT_NE(at, std::string::npos) << run.out;
@@ -38,7 +38,7 @@ TEST(ReplayCli, FirstRefusalNamesTheRequestAndEveryCellsReason) {
 }
 
 TEST(ReplayCli, WithoutTheFlagNoRefusalsAreListed) {
-  const auto run = testing::run("replay " + kStreams + " --stream nova-stream-17");
+  const auto run = testing::run_dev("replay " + kStreams + " --stream nova-stream-17");
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_EQ(run.out.find("first refusal per stream"), std::string::npos) << run.out;
 }
@@ -48,7 +48,7 @@ TEST(ReplayCli, RefusesALineThatIsNotAStream) {
   {
     std::ofstream(path) << "[1, 2]\n";
   }
-  const auto run = testing::run("replay " + path);
+  const auto run = testing::run_dev("replay " + path);
   EXPECT_EQ(run.exit_code, 1) << run.out;
   EXPECT_NE(run.err.find("InvalidStream"), std::string::npos) << run.err;
   EXPECT_TRUE(run.out.empty()) << run.out;

@@ -8,11 +8,11 @@ the first stream of each shape in the file; 1 GiB pages on each node with probab
 least one node, 25 % or 50 % of its memory; CPU ratio 4 or 16, RAM ratio 1.0 or 1.5; split CPU
 sets on streams with (index // 4) % 2 == 1; 200 requests in the exact mix, shuffled, each re-drawn
 until it fits the empty host on its own), so strategies can be compared on streams they were not
-tuned on. Request sizes follow the file's own distribution (see VCPUS, MEMORY_GIB). The "nova" figures of each stream come from `numaplace replay --strategy nova` and
+tuned on. Request sizes follow the file's own distribution (see VCPUS, MEMORY_GIB). The "nova" figures of each stream come from `numaplace-dev replay --strategy nova` and
 `--strategy nova-pack`, which reproduce Nova 26.2.2's own runs admission for admission on every
 stream of the file (ctests replay.nova, replay.nova-pack); the traces are left empty.
 
-Usage: tools/bench/make_streams.py NUMAPLACE STREAMS_JSONL COUNT SEED > fresh.jsonl
+Usage: tools/bench/make_streams.py NUMAPLACE_DEV STREAMS_JSONL COUNT SEED > fresh.jsonl  (build/numaplace-dev)
 """
 import copy
 import json
@@ -128,7 +128,7 @@ def nova_figures(numaplace, streams, strategy):
                              capture_output=True, text=True)
     rows = [json.loads(line) for line in run.stdout.splitlines() if line.strip()]
     if len(rows) != len(streams):
-        raise SystemExit(f"numaplace replay --strategy {strategy} failed: {run.stderr}")
+        raise SystemExit(f"numaplace-dev replay --strategy {strategy} failed: {run.stderr}")
     return {row["id"]: row for row in rows}
 
 
@@ -152,7 +152,7 @@ def main():
                        "multi_cell_admitted": 0, "trace": []}
         streams.append({"id": f"fresh-{seed}-{index:03d}", "shape": shape, "host": host, "requests": requests,
                         "nova": {"spread": dict(placeholder), "pack": dict(placeholder)},
-                        "nova_version": "numaplace replay --strategy nova / nova-pack (reproduces Nova 26.2.2)"})
+                        "nova_version": "numaplace-dev replay --strategy nova / nova-pack (reproduces Nova 26.2.2)"})
     for run, strategy in (("spread", "nova"), ("pack", "nova-pack")):
         figures = nova_figures(numaplace, streams, strategy)
         for stream in streams:

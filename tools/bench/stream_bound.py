@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 """Upper bound on admitted_before_first_refusal for the admission streams, cell by cell.
 
-`numaplace replay` prints a loose bound (what fits by host totals alone). This script asks a
+`numaplace-dev replay` prints a loose bound (what fits by host totals alone). This script asks a
 sharper question of every stream in streams.jsonl: what is the largest k such that the first k
 requests can all be placed on the host AT ONCE, guest cell by host cell, under a relaxation of
 Nova's fit rules (STREAMS.md, README "How Nova chooses")? No strategy, not even one that knows
@@ -24,7 +24,7 @@ Rules left out (exact pinning under each thread policy) only make the bound loos
 
 Each k is a mixed-integer feasibility problem solved with HiGHS (scipy.optimize.milp). The bound
 starts from the best figure a real run reached (Nova's spread or pack, or numaplace's from
---ours FILE, `numaplace replay --json` output) and climbs until k is infeasible. A solve that hits
+--ours FILE, `numaplace-dev replay --json` output) and climbs until k is infeasible. A solve that hits
 --time-limit leaves the stream's bound undecided (printed as ">= k, undecided").
 
 --total bounds admitted_total the same way: the most requests of the whole stream that can hold
@@ -504,7 +504,7 @@ def most_admitted(requests, hosts, time_limit, must_admit=True):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("streams")
-    parser.add_argument("--ours", help="numaplace replay --json output: a run's figures, a known feasible start")
+    parser.add_argument("--ours", help="numaplace-dev replay --json output: a run's figures, a known feasible start")
     parser.add_argument("--time-limit", type=float, default=120.0, help="seconds per solve (default 120)")
     parser.add_argument("--json", action="store_true", help="one JSON object a line per stream")
     parser.add_argument("--stream", help="only this stream id")

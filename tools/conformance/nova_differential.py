@@ -9,7 +9,7 @@ Debian python3-nova's real pipeline on each (ImageMeta.from_dict -> numa_get_con
 a PciDeviceStats, fresh objects per case), writes every case with Nova's answer as
 `expect` in the neutral schema (with nova_quirks / expect_fixed from a mutation-free
 re-run of the same search, as nova/README.md describes), then runs
-`numaplace conformance nova-fit` on the file and reports the failures.
+`numaplace-dev conformance nova-fit` on the file and reports the failures.
 
 Run with Debian's interpreter (python3-nova lives in /usr/lib/python3/dist-packages):
 

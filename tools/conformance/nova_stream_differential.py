@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: LGPL-2.1-or-later
-"""Nova's admission streams re-run by the real Nova, for checking `numaplace replay`.
+"""Nova's admission streams re-run by the real Nova, for checking `numaplace-dev replay`.
 
 For every stream of FILE (the schema of tests/data/conformance/nova/STREAMS.md: one host and
 its requests in order), places the requests one after another with Debian python3-nova's real
@@ -18,7 +18,7 @@ packing_host_numa_cells_allocation_strategy = False` ("spread") and once with `=
 
 Each stream is written back (same id, host and requests) with Nova's `nova.spread` and
 `nova.pack` RESULT objects (figures and trace) in STREAMS.md's schema, so that
-`numaplace replay OUT --strategy nova` / `--strategy nova-pack` can be checked against real Nova
+`numaplace-dev replay OUT --strategy nova` / `--strategy nova-pack` can be checked against real Nova
 on streams other than the 24 of streams.jsonl (e.g. those of tools/bench/make_streams.py, whose
 own "nova" figures come from numaplace itself).
 
@@ -232,7 +232,7 @@ def main():
     ap.add_argument("--limit", type=int, help="only the first N streams")
     ap.add_argument("--stream", action="append", help="only this stream id (repeatable)")
     ap.add_argument("--timeout", type=float, default=5.0, help="Nova seconds per fit before it counts as refused")
-    ap.add_argument("--numaplace", help="numaplace binary: replay --strategy nova / nova-pack on --out")
+    ap.add_argument("--numaplace", help="numaplace-dev binary: replay --strategy nova / nova-pack on --out")
     args = ap.parse_args()
     if not args.out and not args.validate:
         ap.error("give --out, --validate or both")
@@ -293,7 +293,7 @@ def main():
     if args.numaplace and args.out:
         for strategy in ("nova", "nova-pack"):
             code, lines, stderr = run_replay(args.numaplace, args.out, strategy)
-            print(f"numaplace replay --strategy {strategy}: exit {code}, {len(lines)} streams differ from real Nova")
+            print(f"numaplace-dev replay --strategy {strategy}: exit {code}, {len(lines)} streams differ from real Nova")
             for text in lines:
                 print("  " + text)
             if code != 0 and not lines:

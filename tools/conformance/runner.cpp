@@ -69,7 +69,7 @@ int run_suite(const std::string& suite_name, const std::vector<std::string>& fil
     if (suite_name == s.name) suite = &s;
   }
   if (suite == nullptr) {
-    err << "numaplace conformance: unknown suite '" << suite_name << "'; known suites:";
+    err << "numaplace-dev conformance: unknown suite '" << suite_name << "'; known suites:";
     for (const auto& s : all_suites()) err << ' ' << s.name;
     err << '\n';
     return 2;
@@ -78,7 +78,7 @@ int run_suite(const std::string& suite_name, const std::vector<std::string>& fil
   for (const auto& path : files) {
     std::ifstream in(path);
     if (!in) {
-      err << "numaplace conformance: cannot read '" << path << "'\n";
+      err << "numaplace-dev conformance: cannot read '" << path << "'\n";
       return 2;
     }
     std::string line;
@@ -88,7 +88,7 @@ int run_suite(const std::string& suite_name, const std::vector<std::string>& fil
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
       nlohmann::json vector = nlohmann::json::parse(line, nullptr, false);
       if (vector.is_discarded() || !vector.is_object()) {
-        err << "numaplace conformance: " << path << ':' << line_number << " is not a JSON object\n";
+        err << "numaplace-dev conformance: " << path << ':' << line_number << " is not a JSON object\n";
         return 2;
       }
       std::string id = vector.value("id", path + ":" + std::to_string(line_number));

@@ -33,18 +33,14 @@ int main(int argc, char** argv) {
       "  numaplace topology --connect qemu:///system\n"
       "  numaplace define vm.xml --spec hw:numa_nodes=1 && numaplace start vm\n"
       "  numaplace rank --hosts hosts/ --vcpus 8 --memory 4096 --spec hw:numa_nodes=2\n"
-      "  numaplace conformance nova-fit tests/data/conformance/nova/edge.jsonl\n"
-      "  numaplace replay tests/data/conformance/nova/streams.jsonl --strategy pack\n"
+
       "Exit codes: 0 done, 1 bad input (a named error on stderr), 2 usage or an unreadable file, 3 the\n"
       "guest does not fit, 4 the host could not be read (or the host lock not taken, or libvirt or libnuma\n"
-      "not available), 5 libvirt refused the domain (define, start). rank and replay: see their pages.");
+      "not available), 5 libvirt refused the domain (define, start). rank: see its page.");
 
   using namespace numaplace::cli;
   std::vector<Command> commands{register_place(app), register_topology(app), register_define(app),
-                                register_start(app), register_conformance(app)};
-  commands.push_back(register_hook(app));
-  commands.push_back(register_rank(app));
-  commands.push_back(register_replay(app));
+                                register_start(app), register_hook(app), register_rank(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

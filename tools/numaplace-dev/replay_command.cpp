@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// numaplace replay FILE: Nova's admission streams (tests/data/conformance/nova/STREAMS.md)
+// numaplace-dev replay FILE: Nova's admission streams (tests/data/conformance/nova/STREAMS.md)
 // replayed with a numaplace strategy, each stream's figures beside Nova's spread and
 // pack runs and a perfect packer's bound, then the means and ratios overall and per
 // host shape. --strategy nova and nova-pack replay Nova's own choices: there the
@@ -15,7 +15,7 @@
 
 #include "conformance/stream_replay.h"
 #include "numaplace/cli_common.h"
-#include "numaplace/command.h"
+#include "numaplace-dev/dev_commands.h"
 #include "numaplace/explain_output.h"
 
 namespace numaplace::cli {
@@ -197,7 +197,7 @@ int run_replay(const ReplayCliOptions& o) {
     const StreamFigures& nova = reproduce == NovaRun::Pack ? r.nova_pack : r.nova_spread;
     if (same_figures(r.ours, nova) && r.first_trace_difference.empty()) continue;
     ++differences;
-    std::cerr << "numaplace replay: " << r.id << " does not reproduce Nova's " << o.strategy << " run: Nova "
+    std::cerr << "numaplace-dev replay: " << r.id << " does not reproduce Nova's " << o.strategy << " run: Nova "
               << figures_text(nova) << "; numaplace " << figures_text(r.ours)
               << (r.first_trace_difference.empty() ? "" : "; first difference: " + r.first_trace_difference) << '\n';
   }
@@ -221,7 +221,7 @@ int run_replay(const ReplayCliOptions& o) {
       std::cout << row.dump() << '\n';
     }
   } else {
-    std::cout << "numaplace replay: strategy " << o.strategy << ", " << replays.size() << " streams of " << o.file
+    std::cout << "numaplace-dev replay: strategy " << o.strategy << ", " << replays.size() << " streams of " << o.file
               << "\n(bound: what a perfect packer could admit by CPU and memory totals alone; least: the smallest "
                  "distance between two cells)\n";
     print_header(std::cout);
@@ -293,9 +293,9 @@ Command register_replay(CLI::App& app) {
       "Exit codes: 0 done; 1 bad input, a stream that does not reproduce Nova (nova, nova-pack) or a missed\n"
       "goal (--goals); 2 usage.\n"
       "Examples:\n"
-      "  numaplace replay tests/data/conformance/nova/streams.jsonl\n"
-      "  numaplace replay tests/data/conformance/nova/streams.jsonl --strategy nova      # must reproduce Nova\n"
-      "  numaplace replay tests/data/conformance/nova/streams.jsonl --stream nova-stream-09 --first-refusals");
+      "  numaplace-dev replay tests/data/conformance/nova/streams.jsonl\n"
+      "  numaplace-dev replay tests/data/conformance/nova/streams.jsonl --strategy nova      # must reproduce Nova\n"
+      "  numaplace-dev replay tests/data/conformance/nova/streams.jsonl --stream nova-stream-09 --first-refusals");
   return {cmd, [options] { return run_replay(*options); }};
 }
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// numaplace conformance SUITE FILE...: the reference-vector runner.
+// numaplace-dev conformance SUITE FILE...: the reference-vector runner.
 #include <iostream>
 #include <memory>
 
 #include "conformance/runner.h"
 #include "conformance/suite.h"
-#include "numaplace/command.h"
+#include "numaplace-dev/dev_commands.h"
 
 namespace numaplace::cli {
 
@@ -36,8 +36,8 @@ Command register_conformance(CLI::App& app) {
                   "Suites:\n") +
               suites +
               "Examples:\n"
-              "  numaplace conformance nova-fit tests/data/conformance/nova/edge.jsonl build/test-data/conformance/nova/fit.jsonl\n"
-              "  numaplace conformance nova-fit tests/data/conformance/nova/perf.jsonl --repeat 101");
+              "  numaplace-dev conformance nova-fit tests/data/conformance/nova/edge.jsonl build/test-data/conformance/nova/fit.jsonl\n"
+              "  numaplace-dev conformance nova-fit tests/data/conformance/nova/perf.jsonl --repeat 101");
   cmd->add_option("SUITE", options->suite, "suite name, e.g. nova-fit")->required();
   cmd->add_option("FILE", options->files, "vector files (JSON lines)")->required()->check(CLI::ExistingFile);
   cmd->add_flag("--show-skips", options->run.show_skips, "print a line for every skipped vector too");

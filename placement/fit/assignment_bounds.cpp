@@ -7,8 +7,8 @@
 namespace numaplace {
 
 AssignmentBounds::AssignmentBounds(const HostTopology& host, const std::vector<std::size_t>& order,
-                                   const std::vector<std::vector<char>>& fits, const std::vector<PciDemand>& demands)
-    : host_(host), order_(order), fits_(fits), demands_(demands), guests_(fits.size()), hosts_(order.size()),
+                                   const FitMatrix& fits, const std::vector<PciDemand>& demands)
+    : host_(host), order_(order), fits_(fits), demands_(demands), guests_(fits.rows()), hosts_(order.size()),
       taken_(hosts_, false), chosen_(guests_, 0), chosen_cells_(host.cells.size(), false) {
   // Per demand, positions by devices on their cell, most first: best_matching's greedy order.
   for (const auto& d : demands_) {
@@ -48,7 +48,7 @@ bool AssignmentBounds::feasible(std::size_t next) {
 bool AssignmentBounds::run(std::size_t g) {
   if (g == guests_) return true;
   for (std::size_t p = 0; p < hosts_; ++p) {
-    if (taken_[p] || !fits_[g][p]) continue;
+    if (taken_[p] || !fits_.at(g, p)) continue;
     ++tried_;
     take(g, p);
     if (feasible(g + 1) && run(g + 1)) return true;
@@ -95,7 +95,7 @@ bool AssignmentBounds::best_matching(std::size_t next, const std::vector<std::si
 
 bool AssignmentBounds::augment_from_position(std::size_t p, std::size_t next) {
   for (std::size_t g = next; g < guests_; ++g) {
-    if (!fits_[g][p] || visited_[g]) continue;
+    if (!fits_.at(g, p) || visited_[g]) continue;
     visited_[g] = true;
     if (match_of_guest_[g] == kNone || augment_from_position(match_of_guest_[g], next)) {
       match_of_guest_[g] = p;
@@ -112,7 +112,7 @@ std::uint32_t AssignmentBounds::socket_bound(std::size_t next, const PciDemand& 
     const HostCell& cell = host_.cells[order_[p]];
     if (!cell.socket) return 0;
     bool reachable = taken_[p];
-    for (std::size_t g = next; g < guests_ && !reachable; ++g) reachable = fits_[g][p];
+    for (std::size_t g = next; g < guests_ && !reachable; ++g) reachable = fits_.at(g, p);
     if (reachable) sockets.push_back(*cell.socket);
   }
   std::uint32_t near = 0;

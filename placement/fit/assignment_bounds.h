@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The bounds of the search over (guest cell -> host cell position) assignments:
-// `fits[g][p]` says guest cell g fits the host cell at position p of `order` on its
+// `fits.at(g, p)` says guest cell g fits the host cell at position p of `order` on its
 // own; `feasible(next)` is false only when no completion of the guest cells taken so
 // far (0..next-1) can succeed: no complete matching of the remaining guest cells onto
 // free positions (Kuhn's augmenting paths), or no completion can reach the PCI devices
@@ -16,8 +16,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "placement/model/host_topology.h"
+#include "placement/fit/fit_matrix.h"
 #include "placement/fit/pci_pools.h"
+#include "placement/model/host_topology.h"
 
 namespace numaplace {
 
@@ -26,7 +27,7 @@ class AssignmentBounds {
  public:
   // `order`, `fits` and `demands` are read through their references on every call: they must outlive the object.
   AssignmentBounds(const HostTopology& host, const std::vector<std::size_t>& order,
-                   const std::vector<std::vector<char>>& fits, const std::vector<PciDemand>& demands);
+                   const FitMatrix& fits, const std::vector<PciDemand>& demands);
 
   // True when some completion from guest cell `next` on could succeed (never false when one can).
   bool feasible(std::size_t next);
@@ -65,7 +66,7 @@ class AssignmentBounds {
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
   const HostTopology& host_;
   const std::vector<std::size_t>& order_;
-  const std::vector<std::vector<char>>& fits_;
+  const FitMatrix& fits_;
   const std::vector<PciDemand>& demands_;
   const std::size_t guests_;
   const std::size_t hosts_;

@@ -23,8 +23,9 @@
 #include <utility>
 #include <vector>
 
-#include "placement/model/host_topology.h"
+#include "placement/fit/fit_matrix.h"
 #include "placement/fit/pci_pools.h"
+#include "placement/model/host_topology.h"
 
 namespace numaplace {
 
@@ -39,7 +40,7 @@ struct ScoredAssignment {
 struct AssignmentProblem {
   const HostTopology& host;
   const std::vector<std::size_t>& order;                 // host cell indexes by position (Nova's order)
-  const std::vector<std::vector<char>>& fits;            // [guest cell][position]
+  const FitMatrix& fits;                                 // guest cell x position
   const std::vector<std::vector<std::int64_t>>& scores;  // [guest cell][position], for fitting pairs
   const std::vector<std::size_t>& shape_group;           // per guest cell: first guest cell of its shape
   const std::vector<PciDemand>& demands;

@@ -8,6 +8,7 @@
 #include "placement/fit/best_assignment.h"
 #include "placement/fit/cell_fit.h"
 #include "placement/fit/cell_score.h"
+#include "placement/fit/fit_matrix.h"
 #include "placement/fit/pci_pools.h"
 
 namespace numaplace {
@@ -144,18 +145,17 @@ std::string verdict_for(const FitOptions& options, Strategy pair_scoring, const 
 
 // [guest cell][position] matrices of one fit.
 struct FitMatrices {
-  std::vector<std::vector<char>> fits;
+  FitMatrix fits;
   std::vector<std::vector<std::string>> reasons;
   std::vector<std::vector<std::int64_t>> scores;
   std::vector<std::vector<CellLoad>> loads;
   std::vector<std::size_t> shape_group;
 
   void reset(std::size_t guests, std::size_t hosts, bool want_loads) {
-    fits.resize(guests);
     reasons.resize(guests);
     scores.resize(guests);
     loads.resize(want_loads ? guests : 0);
-    for (auto& row : fits) row.assign(hosts, 0);
+    fits.reset(guests, hosts);
     for (auto& row : reasons) row.assign(hosts, std::string());
     for (auto& row : scores) row.assign(hosts, 0);
     for (auto& row : loads) row.assign(hosts, CellLoad{});
@@ -196,7 +196,7 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
   }
 
   const std::vector<std::size_t> order = nova_host_cell_order(host, guest, options);
-  // fits[g][p]: guest cell g fits the host cell at position p of `order`. Whether it fits depends
+  // fits.at(g, p): guest cell g fits the host cell at position p of `order`. Whether it fits depends
   // only on the cell's shape (vCPU counts, memory, page size, emulator pCPU), so a guest cell
   // shaped like an earlier one shares its row (and its scores).
   // The operator's limits on each guest cell's host cells: the first one that leaves a host cell out.
@@ -237,23 +237,23 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
     for (std::size_t p = 0; p < hosts; ++p) {
       const HostCell& cell = host.cells[order[p]];
       if (twin != g) {
-        fits[g][p] = fits[twin][p];
+        fits.set(g, p, fits.at(twin, p));
         reasons[g][p] = reasons[twin][p];
         scores[g][p] = scores[twin][p];
         if (want_loads) loads[g][p] = loads[twin][p];
       } else if (const HostCellLimit* limit = limit_against(guest.cells[g], cell.id)) {
-        fits[g][p] = 0;
+        fits.set(g, p, false);
         reasons[g][p] = limit->source + " does not include host cell " + std::to_string(cell.id);
       } else {
         CellFit fit = fit_cell(host, cell, guest, guest.cells[g], reserve);
-        fits[g][p] = fit.fits ? 1 : 0;
+        fits.set(g, p, fit.fits);
         reasons[g][p] = std::move(fit.reason);
         if (fit.fits && want_loads) {
           loads[g][p] = cell_load_after(host, cell, guest, guest.cells[g], fit.pagesize_kib, reserve);
           scores[g][p] = score_cell_load(loads[g][p], pair_scoring, shape ? &*shape : nullptr, options.weights);
         }
       }
-      if (!fits[g][p]) result.rejections.push_back({guest.cells[g].id, cell.id, reasons[g][p]});
+      if (!fits.at(g, p)) result.rejections.push_back({guest.cells[g].id, cell.id, reasons[g][p]});
     }
   }
   if (explain != nullptr) {
@@ -263,7 +263,7 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
     for (std::size_t g = 0; g < guests; ++g) {
       for (std::size_t i = 0; i < hosts; ++i) {
         const std::size_t p = position_of[i];
-        PairAssessment pair{guest.cells[g].id, host.cells[i].id, fits[g][p] != 0, reasons[g][p], scores[g][p], 0, 0};
+        PairAssessment pair{guest.cells[g].id, host.cells[i].id, fits.at(g, p), reasons[g][p], scores[g][p], 0, 0};
         if (pair.fits) {
           pair.cpu_percent = loads[g][p].cpu_percent();
           pair.memory_percent = loads[g][p].memory_percent();

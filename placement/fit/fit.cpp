@@ -171,7 +171,7 @@ struct FitRun {
   const FitOptions& options;
   const Strategy pair_scoring;  // the strategy that scores the pairs (adaptive's choice for this host)
   const bool scored;            // any strategy but nova: the best assignment, not the first
-  FitExplanation* explain;      // null: no explanation asked
+  FitExplanation* explain;      // into result.explanation; null: no explanation asked
   FitMatrices& matrices;
   std::optional<scoring::UtilizationShape> shape;  // Strategy::Ratio only
   std::vector<std::size_t> order;                  // host cell indexes by position (Nova's order)
@@ -186,8 +186,8 @@ struct FitRun {
 
 // Starts the explanation, when one is asked: the strategy and the one that scores the pairs.
 void begin_explanation(FitRun& run) {
-  if (run.explain == nullptr) return;
-  *run.explain = FitExplanation{};
+  if (!run.options.explain) return;
+  run.explain = &run.result.explanation.emplace();
   run.explain->filled = true;
   run.explain->strategy = run.options.strategy;
   run.explain->scoring = run.pair_scoring;
@@ -395,7 +395,7 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
   thread_local FitMatrices matrices;
   const Strategy pair_scoring = cell_scoring_strategy(options.strategy, host.cells.size());
   const bool scored = options.strategy != Strategy::Nova;
-  FitRun run{host, guest, options, pair_scoring, scored, options.explanation, matrices, {}, {}, {}, {}, {}};
+  FitRun run{host, guest, options, pair_scoring, scored, nullptr, matrices, {}, {}, {}, {}, {}};
   begin_explanation(run);
   auto refuse = [&](std::string summary) {
     run.result.summary = std::move(summary);

@@ -11,7 +11,7 @@
 // assignment, closest host cells first among equals (best_assignment.h), and pin
 // dedicated vCPUs compactly (cpu_pinning.h); whether a guest fits never depends on
 // the strategy. When nothing fits, every (guest cell, host cell) rejection is
-// reported; FitOptions::explanation, when set, receives the whole account.
+// reported; with FitOptions::explain, FitResult::explanation holds the whole account.
 #pragma once
 
 #include <cstdint>
@@ -45,8 +45,8 @@ struct FitOptions {
   // and says why (validate it first with parse_ratio_shape / make_utilization_shape).
   std::vector<scoring::UtilizationShapePoint> ratio_shape = default_ratio_shape();
   ResourceWeights weights;  // per-resource weights of the scored strategies
-  // When not null, fit_guest writes its explanation there (the caller owns it).
-  FitExplanation* explanation = nullptr;
+  // Return FitResult::explanation; costs one more search per guest cell shape (the runner-up).
+  bool explain = false;
   std::vector<HostCellLimit> host_cell_limits;
 };
 
@@ -87,6 +87,7 @@ struct FitResult {
   std::vector<CellRejection> rejections;  // pairs that do not fit on their own
   std::string summary;                    // why nothing fits, when nothing does
   std::size_t assignments_tried = 0;      // partial assignments the ordered search extended
+  std::optional<FitExplanation> explanation;  // set when FitOptions::explain asked for it
 };
 
 // Why guest cell `guest` cannot go to host cell `host` on its own, or nullopt if it can.

@@ -6,8 +6,8 @@
 // guest cell shape's host cell), each with its total score and the sum of distances
 // between its host cells, and a sentence saying why the chosen one won. Nova's
 // strategy does not compare assignments: its sentence says the order it tried.
-// Filled only when FitOptions::explanation points somewhere (it costs one search per
-// guest cell shape more for the runner-up).
+// Computed only when FitOptions::explain asks for it (it costs one search per guest
+// cell shape more for the runner-up), returned in FitResult::explanation.
 #pragma once
 
 #include <cstddef>

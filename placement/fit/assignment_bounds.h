@@ -1,15 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-// The bounds of the search over (guest cell -> host cell position) assignments:
-// `fits.at(g, p)` says guest cell g fits the host cell at position p of `order` on its
-// own; `feasible(next)` is false only when no completion of the guest cells taken so
-// far (0..next-1) can succeed: no complete matching of the remaining guest cells onto
-// free positions (Kuhn's augmenting paths), or no completion can reach the PCI devices
-// (per request, the most devices a complete matching can cover, by a greedy max-weight
-// matching, exact on this transversal matroid). At next == guest cells it checks the
-// PCI policies exactly. `run(0)` is Nova's ordered search: the lexicographically first
-// complete assignment over positions, i.e. Nova's first permutation.
-// The matrix is read through the reference on every call, so a caller may mask entries
-// between calls (best_assignment.h does, to break symmetry between like guest cells).
+// Nova's ordered search over (guest cell -> host cell position) assignments, and the
+// sound pruning both searches share: a partial assignment is dropped only when no
+// completion can succeed (no complete matching, or no completion reaching the PCI devices).
+// best_assignment.h drives the same bounds with its own order.
 #pragma once
 
 #include <cstddef>
@@ -25,15 +18,21 @@ namespace numaplace {
 // The ordered search over (guest cell, host position) with sound pruning.
 class AssignmentBounds {
  public:
-  // `order`, `fits` and `demands` are read through their references on every call: they must outlive the object.
+  // `order`, `fits` and `demands` are read through their references on every call: they must
+  // outlive the object, and a caller may mask entries of `fits` between calls (best_assignment.h
+  // does, to break symmetry between like guest cells).
   AssignmentBounds(const HostTopology& host, const std::vector<std::size_t>& order,
                    const FitMatrix& fits, const std::vector<PciDemand>& demands);
 
-  // True when some completion from guest cell `next` on could succeed (never false when one can).
+  // False only when no completion of guest cells 0..next-1 as taken can succeed: no complete
+  // matching of the rest onto free positions (Kuhn's augmenting paths), or, per PCI request, the
+  // most devices a complete matching can cover (greedy max-weight matching, exact on this
+  // transversal matroid) fall short. At next == rows it checks the PCI policies exactly.
   bool feasible(std::size_t next);
 
   // Nova's ordered search from guest cell `g`: true once every guest cell holds a position
-  // (chosen() says which), trying positions in increasing order and pruning with feasible().
+  // (chosen() says which), trying positions in increasing order and pruning with feasible();
+  // run(0) finds the lexicographically first complete assignment, Nova's first permutation.
   bool run(std::size_t g);
 
   const std::vector<std::size_t>& chosen() const { return chosen_; }  // position by guest cell index

@@ -11,15 +11,15 @@ namespace {
 
 class BranchAndBound {
  public:
-  BranchAndBound(const AssignmentProblem& problem, std::vector<std::vector<char>> live_fits, std::size_t max_nodes)
+  BranchAndBound(const AssignmentProblem& problem, FitMatrix live_fits, std::size_t max_nodes)
       : p_(problem),
         live_(std::move(live_fits)),
-        guests_(live_.size()),
+        guests_(live_.rows()),
         hosts_(problem.order.size()),
         bounds_(problem.host, problem.order, live_, problem.demands),
         chosen_(guests_, 0),
         candidates_(guests_),
-        saved_(guests_, std::vector<char>(guests_ * hosts_, 0)),
+        saved_(guests_, FitMatrix(guests_, hosts_)),
         max_nodes_(max_nodes) {
     for (auto& list : candidates_) list.reserve(hosts_);
     distance_.assign(hosts_, std::vector<std::int64_t>(hosts_, 0));
@@ -58,7 +58,7 @@ class BranchAndBound {
       std::int64_t best_score = std::numeric_limits<std::int64_t>::min();
       std::int64_t near = std::numeric_limits<std::int64_t>::max();
       for (std::size_t p = 0; p < hosts_; ++p) {
-        if (bounds_.taken(p) || !live_[g][p]) continue;
+        if (bounds_.taken(p) || !live_.at(g, p)) continue;
         best_score = std::max(best_score, p_.scores[g][p]);
         near = std::min(near, added_distance(next, p));
       }
@@ -89,14 +89,14 @@ class BranchAndBound {
     std::vector<Candidate>& candidates = candidates_[g];
     candidates.clear();
     for (std::size_t p = 0; p < hosts_; ++p) {
-      if (!bounds_.taken(p) && live_[g][p]) candidates.push_back({p, p_.scores[g][p], added_distance(g, p)});
+      if (!bounds_.taken(p) && live_.at(g, p)) candidates.push_back({p, p_.scores[g][p], added_distance(g, p)});
     }
     // Score, then distance, then position (the order the candidates were listed in).
     std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
       if (a.score != b.score) return a.score > b.score;
       return a.distance != b.distance ? a.distance < b.distance : a.position < b.position;
     });
-    std::vector<char>& saved = saved_[g];
+    FitMatrix& saved = saved_[g];
     for (const Candidate& c : candidates) {
       if (nodes_ >= max_nodes_ && best_) {
         capped_ = true;
@@ -111,8 +111,8 @@ class BranchAndBound {
       for (std::size_t later = g + 1; later < guests_; ++later) {
         if (p_.shape_group[later] != p_.shape_group[g]) continue;
         for (std::size_t q = 0; q <= c.position; ++q) {
-          saved[later * hosts_ + q] = live_[later][q];
-          live_[later][q] = 0;
+          saved.set(later, q, live_.at(later, q));
+          live_.set(later, q, false);
         }
       }
       std::int64_t rest_score = 0;
@@ -123,7 +123,7 @@ class BranchAndBound {
       }
       for (std::size_t later = g + 1; later < guests_; ++later) {
         if (p_.shape_group[later] != p_.shape_group[g]) continue;
-        for (std::size_t q = 0; q <= c.position; ++q) live_[later][q] = saved[later * hosts_ + q];
+        for (std::size_t q = 0; q <= c.position; ++q) live_.set(later, q, saved.at(later, q));
       }
       bounds_.release(c.position);
       if (capped_) return;
@@ -137,13 +137,13 @@ class BranchAndBound {
   };
 
   const AssignmentProblem& p_;
-  std::vector<std::vector<char>> live_;  // the fit matrix with this search's masks
+  FitMatrix live_;  // the fit matrix with this search's masks
   const std::size_t guests_;
   const std::size_t hosts_;
   AssignmentBounds bounds_;
   std::vector<std::size_t> chosen_;
   std::vector<std::vector<Candidate>> candidates_;  // per depth
-  std::vector<std::vector<char>> saved_;            // per depth: masked fit entries, [later * hosts_ + q]
+  std::vector<FitMatrix> saved_;                    // per depth: the entries it masked, as they were
   std::vector<std::vector<std::int64_t>> distance_;
   std::int64_t min_distance_ = 0;
   std::optional<ScoredAssignment> best_;
@@ -165,10 +165,10 @@ std::int64_t position_distance(const HostTopology& host, const std::vector<std::
 BestAssignment find_best_assignment(const AssignmentProblem& problem,
                                     const std::vector<std::pair<std::size_t, std::size_t>>& forbidden,
                                     std::size_t max_nodes) {
-  std::vector<std::vector<char>> live = problem.fits;
+  FitMatrix live = problem.fits;
   for (const auto& [group, position] : forbidden) {
-    for (std::size_t g = 0; g < live.size(); ++g) {
-      if (problem.shape_group[g] == group) live[g][position] = 0;
+    for (std::size_t g = 0; g < live.rows(); ++g) {
+      if (problem.shape_group[g] == group) live.set(g, position, false);
     }
   }
   BranchAndBound search(problem, std::move(live), max_nodes);

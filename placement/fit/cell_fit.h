@@ -26,6 +26,7 @@
 
 namespace numaplace {
 
+// Whether the guest cell fits, and if so with which page size and pinning.
 struct CellFit {
   bool fits = false;
   std::string reason;              // when it does not fit

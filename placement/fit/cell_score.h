@@ -17,6 +17,7 @@
 
 namespace numaplace {
 
+// A host cell's CPU and memory use and capacity with the guest cell added.
 struct CellLoad {
   std::int64_t cpu_used_milli = 0;      // after the guest cell
   std::int64_t cpu_capacity_milli = 0;
@@ -27,7 +28,7 @@ struct CellLoad {
   int memory_percent() const;
 };
 
-// `pagesize_kib`: the page size the fit chose (0: none requested); `reserve_emulator`: one more pCPU.
+// The load of `cell` once `guest_cell` is on it. `pagesize_kib`: the page size the fit chose (0: none requested); `reserve_emulator`: one more pCPU.
 CellLoad cell_load_after(const HostTopology& host, const HostCell& cell, const GuestTopology& guest,
                          const GuestCell& guest_cell, std::uint64_t pagesize_kib, bool reserve_emulator);
 

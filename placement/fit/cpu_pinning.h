@@ -28,6 +28,7 @@
 
 namespace numaplace {
 
+// One guest cell's pinning on one host cell.
 struct CpuPinning {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> pinning;  // vCPU -> pCPU, ascending vCPU
   CpuSet reserved;                                                // pCPUs for the emulator threads
@@ -37,8 +38,10 @@ struct CpuPinning {
 // The thread sibling groups Nova sees: the cell's own, or each CPU alone when it reports none.
 std::vector<CpuSet> sibling_groups(const HostCell& cell);
 
+// Which pCPUs a pinning takes (never whether it fits): Nova's order, or compact (scored strategies).
 enum class PinningStyle { NovaOrder, Compact };
 
+// Pins `vcpus` (and `reserve` emulator pCPUs) on free pCPUs of `cell` under `policy`;
 // nullopt when it cannot be done, with the reason in *why (when why is not null).
 // `whole_core_emulator` (real hosts, Exclusive accounting): under isolate the emulator's pCPU
 // comes from a core with every thread free, so that the siblings held with it are free too.

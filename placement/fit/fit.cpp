@@ -8,6 +8,7 @@
 #include "placement/fit/best_assignment.h"
 #include "placement/fit/cell_fit.h"
 #include "placement/fit/cell_score.h"
+#include "placement/fit/fit_matrix.h"
 #include "placement/fit/pci_pools.h"
 
 namespace numaplace {
@@ -144,18 +145,17 @@ std::string verdict_for(const FitOptions& options, Strategy pair_scoring, const 
 
 // [guest cell][position] matrices of one fit.
 struct FitMatrices {
-  std::vector<std::vector<char>> fits;
+  FitMatrix fits;
   std::vector<std::vector<std::string>> reasons;
   std::vector<std::vector<std::int64_t>> scores;
   std::vector<std::vector<CellLoad>> loads;
   std::vector<std::size_t> shape_group;
 
   void reset(std::size_t guests, std::size_t hosts, bool want_loads) {
-    fits.resize(guests);
     reasons.resize(guests);
     scores.resize(guests);
     loads.resize(want_loads ? guests : 0);
-    for (auto& row : fits) row.assign(hosts, 0);
+    fits.reset(guests, hosts);
     for (auto& row : reasons) row.assign(hosts, std::string());
     for (auto& row : scores) row.assign(hosts, 0);
     for (auto& row : loads) row.assign(hosts, CellLoad{});
@@ -163,184 +163,255 @@ struct FitMatrices {
   }
 };
 
-}  // namespace
 
-FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const FitOptions& options) {
+// One call of fit_guest: its inputs, and what the steps below have decided so far.
+struct FitRun {
+  const HostTopology& host;
+  const GuestTopology& guest;
+  const FitOptions& options;
+  const Strategy pair_scoring;  // the strategy that scores the pairs (adaptive's choice for this host)
+  const bool scored;            // any strategy but nova: the best assignment, not the first
+  FitExplanation* explain;      // into result.explanation; null: no explanation asked
+  FitMatrices& matrices;
+  std::optional<scoring::UtilizationShape> shape;  // Strategy::Ratio only
+  std::vector<std::size_t> order;                  // host cell indexes by position (Nova's order)
+  std::vector<PciDemand> demands;
+  std::vector<std::size_t> chosen;                 // host position by guest cell index, once found
   FitResult result;
-  const Strategy pair_scoring = cell_scoring_strategy(options.strategy, host.cells.size());
-  FitExplanation* explain = options.explanation;
-  if (explain != nullptr) {
-    *explain = FitExplanation{};
-    explain->filled = true;
-    explain->strategy = options.strategy;
-    explain->scoring = pair_scoring;
-  }
-  auto refuse = [&](std::string summary) {
-    result.summary = std::move(summary);
-    if (explain != nullptr) explain->verdict = "nothing fits: " + result.summary;
-    return result;
-  };
-  const std::size_t guests = guest.cells.size();
-  const std::size_t hosts = host.cells.size();
-  if (guests == 0) return refuse("the guest has no NUMA cells to place");
-  if (guests > hosts) {
-    return refuse("the guest asks for " + std::to_string(guests) + " NUMA cells but the host has only " +
-                  std::to_string(hosts) + "; each guest cell needs a host cell of its own");
-  }
-  const bool scored = options.strategy != Strategy::Nova;
-  std::optional<scoring::UtilizationShape> shape;
-  if (options.strategy == Strategy::Ratio) {
-    auto made = scoring::make_utilization_shape(options.ratio_shape);
-    if (!made) return refuse("invalid ratio shape: " + made.error().message);
-    shape = std::move(*made);
-  }
 
-  const std::vector<std::size_t> order = nova_host_cell_order(host, guest, options);
-  // fits[g][p]: guest cell g fits the host cell at position p of `order`. Whether it fits depends
-  // only on the cell's shape (vCPU counts, memory, page size, emulator pCPU), so a guest cell
-  // shaped like an earlier one shares its row (and its scores).
-  // The operator's limits on each guest cell's host cells: the first one that leaves a host cell out.
-  auto limit_against = [&](const GuestCell& cell, std::uint32_t host_cell) -> const HostCellLimit* {
-    for (const auto& limit : options.host_cell_limits) {
-      if ((!limit.guest_cell || *limit.guest_cell == cell.id) && !limit.host_cells.contains(host_cell)) return &limit;
-    }
-    return nullptr;
-  };
-  auto same_limits = [&](const GuestCell& x, const GuestCell& y) {
-    for (const auto& limit : options.host_cell_limits) {
-      if (limit.guest_cell && (*limit.guest_cell == x.id) != (*limit.guest_cell == y.id)) return false;
-    }
-    return true;
-  };
-  auto same_shape = [&](std::size_t a, std::size_t b) {
-    const GuestCell& x = guest.cells[a];
-    const GuestCell& y = guest.cells[b];
-    return x.cpus.size() == y.cpus.size() && x.dedicated_cpus.size() == y.dedicated_cpus.size() &&
-           x.memory_kib == y.memory_kib && x.pagesize == y.pagesize &&
-           reserves_emulator_cpu(guest, x) == reserves_emulator_cpu(guest, y) && same_limits(x, y);
-  };
-  const bool want_loads = scored || explain != nullptr;
+  AssignmentProblem problem() const {
+    return {host, order, matrices.fits, matrices.scores, matrices.shape_group, demands};
+  }
+};
+
+// Starts the explanation, when one is asked: the strategy and the one that scores the pairs.
+void begin_explanation(FitRun& run) {
+  if (!run.options.explain) return;
+  run.explain = &run.result.explanation.emplace();
+  run.explain->filled = true;
+  run.explain->strategy = run.options.strategy;
+  run.explain->scoring = run.pair_scoring;
+}
+
+// Refuses what no assignment can cure: no guest cells, more guest cells than host cells, an
+// invalid ratio shape (a valid one is made into run.shape).
+std::optional<std::string> refuse_request(FitRun& run) {
+  const std::size_t guests = run.guest.cells.size();
+  const std::size_t hosts = run.host.cells.size();
+  if (guests == 0) return "the guest has no NUMA cells to place";
+  if (guests > hosts) {
+    return "the guest asks for " + std::to_string(guests) + " NUMA cells but the host has only " +
+           std::to_string(hosts) + "; each guest cell needs a host cell of its own";
+  }
+  if (run.options.strategy == Strategy::Ratio) {
+    auto made = scoring::make_utilization_shape(run.options.ratio_shape);
+    if (!made) return "invalid ratio shape: " + made.error().message;
+    run.shape = std::move(*made);
+  }
+  return std::nullopt;
+}
+
+// The operator's first limit that leaves `host_cell` out of guest cell `cell`'s host cells, or null.
+const HostCellLimit* limit_against(const FitOptions& options, const GuestCell& cell, std::uint32_t host_cell) {
+  for (const auto& limit : options.host_cell_limits) {
+    if ((!limit.guest_cell || *limit.guest_cell == cell.id) && !limit.host_cells.contains(host_cell)) return &limit;
+  }
+  return nullptr;
+}
+
+// Whether the operator's limits treat two guest cells alike.
+bool same_limits(const FitOptions& options, const GuestCell& x, const GuestCell& y) {
+  for (const auto& limit : options.host_cell_limits) {
+    if (limit.guest_cell && (*limit.guest_cell == x.id) != (*limit.guest_cell == y.id)) return false;
+  }
+  return true;
+}
+
+// Whether guest cells a and b fit the same host cells alike: all that a pair's fit depends on.
+bool same_shape(const FitRun& run, std::size_t a, std::size_t b) {
+  const GuestCell& x = run.guest.cells[a];
+  const GuestCell& y = run.guest.cells[b];
+  return x.cpus.size() == y.cpus.size() && x.dedicated_cpus.size() == y.dedicated_cpus.size() &&
+         x.memory_kib == y.memory_kib && x.pagesize == y.pagesize &&
+         reserves_emulator_cpu(run.guest, x) == reserves_emulator_cpu(run.guest, y) &&
+         same_limits(run.options, x, y);
+}
+
+// Decides every (guest cell, position) pair on its own: whether it fits or why not and, under a
+// scored strategy or an explanation, the host cell's load and score; each misfit is a rejection.
+// A guest cell shaped like an earlier one shares that one's row (and its scores).
+void assess_pairs(FitRun& run) {
+  const std::size_t guests = run.guest.cells.size();
+  const std::size_t hosts = run.host.cells.size();
+  const bool want_loads = run.scored || run.explain != nullptr;
   // The pair matrices live on between calls on a thread (a ranking fits thousands of hosts);
   // every cell is set again below before it is read.
-  thread_local FitMatrices matrices;
-  matrices.reset(guests, hosts, want_loads);
-  auto& fits = matrices.fits;
-  auto& reasons = matrices.reasons;
-  auto& scores = matrices.scores;
-  auto& loads = matrices.loads;
-  auto& shape_group = matrices.shape_group;
+  run.matrices.reset(guests, hosts, want_loads);
+  auto& fits = run.matrices.fits;
+  auto& reasons = run.matrices.reasons;
+  auto& scores = run.matrices.scores;
+  auto& loads = run.matrices.loads;
+  auto& shape_group = run.matrices.shape_group;
   for (std::size_t g = 0; g < guests; ++g) {
+    const GuestCell& guest_cell = run.guest.cells[g];
     std::size_t twin = g;
-    for (std::size_t e = 0; e < g && twin == g; ++e) twin = same_shape(e, g) ? e : g;
+    for (std::size_t e = 0; e < g && twin == g; ++e) twin = same_shape(run, e, g) ? e : g;
     shape_group[g] = twin;
-    const bool reserve = reserves_emulator_cpu(guest, guest.cells[g]);
+    const bool reserve = reserves_emulator_cpu(run.guest, guest_cell);
     for (std::size_t p = 0; p < hosts; ++p) {
-      const HostCell& cell = host.cells[order[p]];
+      const HostCell& cell = run.host.cells[run.order[p]];
       if (twin != g) {
-        fits[g][p] = fits[twin][p];
+        fits.set(g, p, fits.at(twin, p));
         reasons[g][p] = reasons[twin][p];
         scores[g][p] = scores[twin][p];
         if (want_loads) loads[g][p] = loads[twin][p];
-      } else if (const HostCellLimit* limit = limit_against(guest.cells[g], cell.id)) {
-        fits[g][p] = 0;
+      } else if (const HostCellLimit* limit = limit_against(run.options, guest_cell, cell.id)) {
+        fits.set(g, p, false);
         reasons[g][p] = limit->source + " does not include host cell " + std::to_string(cell.id);
       } else {
-        CellFit fit = fit_cell(host, cell, guest, guest.cells[g], reserve);
-        fits[g][p] = fit.fits ? 1 : 0;
+        CellFit fit = fit_cell(run.host, cell, run.guest, guest_cell, reserve);
+        fits.set(g, p, fit.fits);
         reasons[g][p] = std::move(fit.reason);
         if (fit.fits && want_loads) {
-          loads[g][p] = cell_load_after(host, cell, guest, guest.cells[g], fit.pagesize_kib, reserve);
-          scores[g][p] = score_cell_load(loads[g][p], pair_scoring, shape ? &*shape : nullptr, options.weights);
+          loads[g][p] = cell_load_after(run.host, cell, run.guest, guest_cell, fit.pagesize_kib, reserve);
+          scores[g][p] = score_cell_load(loads[g][p], run.pair_scoring, run.shape ? &*run.shape : nullptr,
+                                         run.options.weights);
         }
       }
-      if (!fits[g][p]) result.rejections.push_back({guest.cells[g].id, cell.id, reasons[g][p]});
+      if (!fits.at(g, p)) run.result.rejections.push_back({guest_cell.id, cell.id, reasons[g][p]});
     }
   }
-  if (explain != nullptr) {
-    std::vector<std::size_t> position_of(hosts);
-    for (std::size_t p = 0; p < hosts; ++p) position_of[order[p]] = p;
-    for (std::size_t p = 0; p < hosts; ++p) explain->host_order.push_back(host.cells[order[p]].id);
-    for (std::size_t g = 0; g < guests; ++g) {
-      for (std::size_t i = 0; i < hosts; ++i) {
-        const std::size_t p = position_of[i];
-        PairAssessment pair{guest.cells[g].id, host.cells[i].id, fits[g][p] != 0, reasons[g][p], scores[g][p], 0, 0};
-        if (pair.fits) {
-          pair.cpu_percent = loads[g][p].cpu_percent();
-          pair.memory_percent = loads[g][p].memory_percent();
-        }
-        explain->pairs.push_back(std::move(pair));
-      }
-    }
-  }
+}
 
-  const std::vector<PciDemand> demands = pci_demands(host, guest);
-  for (const auto& d : demands) {
-    // Requests for the same device draw on the same devices (pci_pools.h): counted together.
+// Puts Nova's order and every pair's assessment into the explanation, guest cell major, host cells by id.
+void explain_pairs(const FitRun& run, FitExplanation& explain) {
+  const std::size_t hosts = run.host.cells.size();
+  const FitMatrices& m = run.matrices;
+  std::vector<std::size_t> position_of(hosts);
+  for (std::size_t p = 0; p < hosts; ++p) position_of[run.order[p]] = p;
+  for (std::size_t p = 0; p < hosts; ++p) explain.host_order.push_back(run.host.cells[run.order[p]].id);
+  for (std::size_t g = 0; g < run.guest.cells.size(); ++g) {
+    for (std::size_t i = 0; i < hosts; ++i) {
+      const std::size_t p = position_of[i];
+      PairAssessment pair{run.guest.cells[g].id, run.host.cells[i].id, m.fits.at(g, p), m.reasons[g][p],
+                          m.scores[g][p], 0, 0};
+      if (pair.fits) {
+        pair.cpu_percent = m.loads[g][p].cpu_percent();
+        pair.memory_percent = m.loads[g][p].memory_percent();
+      }
+      explain.pairs.push_back(std::move(pair));
+    }
+  }
+}
+
+// Refuses a guest whose PCI requests (those for one device counted together, pci_pools.h) ask
+// for more devices than the host has free, whatever the assignment.
+std::optional<std::string> refuse_pci_totals(const FitRun& run) {
+  for (const auto& d : run.demands) {
     if (d.total < d.asked_so_far) {
-      return refuse("the guest asks for " + d.describe() +
-                    (d.asked_so_far > d.request.count ? " (" + std::to_string(d.asked_so_far) + " in all its requests)"
-                                                      : "") +
-                    " but the host has " + std::to_string(d.total) + " such free devices");
+      return "the guest asks for " + d.describe() +
+             (d.asked_so_far > d.request.count ? " (" + std::to_string(d.asked_so_far) + " in all its requests)" : "") +
+             " but the host has " + std::to_string(d.total) + " such free devices";
     }
   }
+  return std::nullopt;
+}
 
-  std::vector<std::size_t> chosen;
-  const AssignmentProblem problem{host, order, fits, scores, shape_group, demands};
-  if (!scored) {
-    // The lexicographically first assignment over `order` is Nova's first permutation.
-    AssignmentBounds search(host, order, fits, demands);
-    const bool found = search.feasible(0) && search.run(0);
-    result.assignments_tried = search.tried();
-    if (explain != nullptr) explain->nodes = search.tried();
-    if (!found) {
-      const PciDemand* d = search.last_pci_shortfall();
-      return refuse(d ? pci_shortfall_text(host, *d) : "no assignment of guest cells to distinct host cells fits");
-    }
-    chosen = search.chosen();
-  } else {
-    BestAssignment best = find_best_assignment(problem);
-    result.assignments_tried = best.nodes;
-    if (explain != nullptr) {
-      explain->nodes = best.nodes;
-      explain->capped = best.capped;
-    }
-    if (!best.best) {
-      return refuse(best.pci_shortfall ? pci_shortfall_text(host, *best.pci_shortfall)
-                                       : "no assignment of guest cells to distinct host cells fits");
-    }
-    chosen = best.best->positions;
+// Nova: the first assignment over Nova's order (Nova's first permutation) into run.chosen, or why none fits.
+std::optional<std::string> choose_first_fit(FitRun& run) {
+  AssignmentBounds search(run.host, run.order, run.matrices.fits, run.demands);
+  const bool found = search.feasible(0) && search.run(0);
+  run.result.assignments_tried = search.tried();
+  if (run.explain != nullptr) run.explain->nodes = search.tried();
+  if (!found) {
+    const PciDemand* d = search.last_pci_shortfall();
+    return d ? pci_shortfall_text(run.host, *d) : "no assignment of guest cells to distinct host cells fits";
   }
+  run.chosen = search.chosen();
+  return std::nullopt;
+}
 
-  if (explain != nullptr) {
-    explain->chosen = outline(host, guest, order, chosen, scores);
-    if (scored) {
-      // The runner-up differs from the winner in some shape's host cell: forbid each in turn.
-      std::optional<ScoredAssignment> second;
-      for (std::size_t g = 0; g < guests; ++g) {
-        BestAssignment other = find_best_assignment(problem, {{shape_group[g], chosen[g]}});
-        explain->capped = explain->capped || other.capped;
-        if (!other.best) continue;
-        const ScoredAssignment& o = *other.best;
-        if (!second || o.score > second->score || (o.score == second->score && o.distance < second->distance)) {
-          second = o;
-        }
-      }
-      if (second) explain->runner_up = outline(host, guest, order, second->positions, scores);
-    }
-    explain->verdict = verdict_for(options, explain->scoring, *explain->chosen, explain->runner_up, explain->host_order);
+// A scored strategy: the best-scoring assignment (best_assignment.h) into run.chosen, or why none fits.
+std::optional<std::string> choose_best_fit(FitRun& run) {
+  BestAssignment best = find_best_assignment(run.problem());
+  run.result.assignments_tried = best.nodes;
+  if (run.explain != nullptr) {
+    run.explain->nodes = best.nodes;
+    run.explain->capped = best.capped;
   }
+  if (!best.best) {
+    return best.pci_shortfall ? pci_shortfall_text(run.host, *best.pci_shortfall)
+                              : "no assignment of guest cells to distinct host cells fits";
+  }
+  run.chosen = best.best->positions;
+  return std::nullopt;
+}
 
-  const PinningStyle style = scored ? PinningStyle::Compact : PinningStyle::NovaOrder;
+// The best assignment that differs from the chosen one in some shape's host cell, forbidding
+// each of the chosen pairs in turn; *capped becomes true when any of those searches was capped.
+std::optional<ScoredAssignment> runner_up_of(const FitRun& run, bool* capped) {
+  const AssignmentProblem problem = run.problem();
+  std::optional<ScoredAssignment> second;
+  for (std::size_t g = 0; g < run.guest.cells.size(); ++g) {
+    BestAssignment other = find_best_assignment(problem, {{run.matrices.shape_group[g], run.chosen[g]}});
+    *capped = *capped || other.capped;
+    if (!other.best) continue;
+    const ScoredAssignment& o = *other.best;
+    if (!second || o.score > second->score || (o.score == second->score && o.distance < second->distance)) {
+      second = o;
+    }
+  }
+  return second;
+}
+
+// Puts the chosen assignment, the runner-up (scored strategies) and the verdict into the explanation.
+void explain_choice(const FitRun& run, FitExplanation& explain) {
+  explain.chosen = outline(run.host, run.guest, run.order, run.chosen, run.matrices.scores);
+  if (run.scored) {
+    if (auto second = runner_up_of(run, &explain.capped)) {
+      explain.runner_up = outline(run.host, run.guest, run.order, second->positions, run.matrices.scores);
+    }
+  }
+  explain.verdict = verdict_for(run.options, explain.scoring, *explain.chosen, explain.runner_up, explain.host_order);
+}
+
+// The placement of the chosen assignment: scored strategies pin compactly, nova in Nova's order.
+Placement placement_of(const FitRun& run) {
+  const PinningStyle style = run.scored ? PinningStyle::Compact : PinningStyle::NovaOrder;
   Placement placement;
-  for (std::size_t g = 0; g < guests; ++g) {
-    const std::size_t p = chosen[g];
-    const HostCell& cell = host.cells[order[p]];
+  for (std::size_t g = 0; g < run.guest.cells.size(); ++g) {
+    const GuestCell& guest_cell = run.guest.cells[g];
+    const HostCell& cell = run.host.cells[run.order[run.chosen[g]]];
     const CellFit fit =
-        fit_cell(host, cell, guest, guest.cells[g], reserves_emulator_cpu(guest, guest.cells[g]), style);
-    placement.cells.push_back(cell_placement(host, cell, guest.cells[g], fit));
+        fit_cell(run.host, cell, run.guest, guest_cell, reserves_emulator_cpu(run.guest, guest_cell), style);
+    placement.cells.push_back(cell_placement(run.host, cell, guest_cell, fit));
   }
-  result.placement = std::move(placement);
-  return result;
+  return placement;
+}
+
+}  // namespace
+
+FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const FitOptions& options) {
+  thread_local FitMatrices matrices;
+  const Strategy pair_scoring = cell_scoring_strategy(options.strategy, host.cells.size());
+  const bool scored = options.strategy != Strategy::Nova;
+  FitRun run{host, guest, options, pair_scoring, scored, nullptr, matrices, {}, {}, {}, {}, {}};
+  begin_explanation(run);
+  auto refuse = [&](std::string summary) {
+    run.result.summary = std::move(summary);
+    if (run.explain != nullptr) run.explain->verdict = "nothing fits: " + run.result.summary;
+    return std::move(run.result);
+  };
+  if (auto why = refuse_request(run)) return refuse(std::move(*why));
+  run.order = nova_host_cell_order(host, guest, options);
+  assess_pairs(run);
+  if (run.explain != nullptr) explain_pairs(run, *run.explain);
+  run.demands = pci_demands(host, guest);
+  if (auto why = refuse_pci_totals(run)) return refuse(std::move(*why));
+  if (auto why = run.scored ? choose_best_fit(run) : choose_first_fit(run)) return refuse(std::move(*why));
+  if (run.explain != nullptr) explain_choice(run, *run.explain);
+  run.result.placement = placement_of(run);
+  return std::move(run.result);
 }
 
 }  // namespace numaplace

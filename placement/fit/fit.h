@@ -1,17 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-// Fitting a guest NUMA topology onto host cells. Each guest cell goes to its own
-// host cell; a pair fits when the cell's CPUs (shared or pinned), memory (pages)
-// fit there given what is already used (cell_fit.h), and the whole assignment must
-// also reach the guest's PCI devices under its NUMA policy (pci_pools.h).
-// With Strategy::Nova (the default) fit_guest returns the first assignment in Nova's
-// order of trying host cells (so results match Nova's), found by an ordered search
-// that prunes with a bipartite matching bound (the most devices any completion can
-// reach, by a greedy max-weight matching) instead of walking permutations. The scored
-// strategies (strategy.h) search the same fit matrix for the best-scoring whole
-// assignment, closest host cells first among equals (best_assignment.h), and pin
-// dedicated vCPUs compactly (cpu_pinning.h); whether a guest fits never depends on
-// the strategy. When nothing fits, every (guest cell, host cell) rejection is
-// reported; FitOptions::explanation, when set, receives the whole account.
+// Fitting a guest NUMA topology onto host cells: each guest cell on a host cell of its
+// own where it fits on its own (cell_fit.h), the whole assignment reaching the guest's PCI
+// devices (pci_pools.h). Nova's strategy takes Nova's first fitting assignment
+// (assignment_bounds.h), the scored ones the best-scoring (best_assignment.h); whether a
+// guest fits never depends on the strategy.
 #pragma once
 
 #include <cstdint>
@@ -36,6 +28,7 @@ struct HostCellLimit {
   std::string source;                       // the element that says so, for the rejection
 };
 
+// How fit_guest chooses among the assignments that fit, and what it reports.
 struct FitOptions {
   // Nova's packing_host_numa_cells_allocation_strategy: try the fullest cells first.
   // Sets Nova's order, which the scored strategies use only to break their last ties.
@@ -45,11 +38,12 @@ struct FitOptions {
   // and says why (validate it first with parse_ratio_shape / make_utilization_shape).
   std::vector<scoring::UtilizationShapePoint> ratio_shape = default_ratio_shape();
   ResourceWeights weights;  // per-resource weights of the scored strategies
-  // When not null, fit_guest writes its explanation there (the caller owns it).
-  FitExplanation* explanation = nullptr;
+  // Return FitResult::explanation; costs one more search per guest cell shape (the runner-up).
+  bool explain = false;
   std::vector<HostCellLimit> host_cell_limits;
 };
 
+// Where one guest cell went: its host cell, memory, page size and pCPUs.
 struct CellPlacement {
   std::uint32_t guest_cell = 0;
   std::uint32_t host_cell = 0;      // host cell id
@@ -66,6 +60,7 @@ struct CellPlacement {
   CpuSet held_cpus() const;
 };
 
+// Every guest cell's placement, in guest cell order.
 struct Placement {
   std::vector<CellPlacement> cells;
 
@@ -76,17 +71,20 @@ struct Placement {
 // vCPUs float; a guest with neither runs them on its pinned pCPUs.
 CpuSet emulator_cpus(const Placement& placement);
 
+// One (guest cell, host cell) pair that does not fit on its own, and why.
 struct CellRejection {
   std::uint32_t guest_cell = 0;
   std::uint32_t host_cell = 0;
   std::string reason;  // "needs 6 vCPUs, host cell 0 has 4 shared CPUs"
 };
 
+// A placement when the guest fits; otherwise the summary says why nothing does.
 struct FitResult {
   std::optional<Placement> placement;
   std::vector<CellRejection> rejections;  // pairs that do not fit on their own
   std::string summary;                    // why nothing fits, when nothing does
   std::size_t assignments_tried = 0;      // partial assignments the ordered search extended
+  std::optional<FitExplanation> explanation;  // set when FitOptions::explain asked for it
 };
 
 // Why guest cell `guest` cannot go to host cell `host` on its own, or nullopt if it can.
@@ -102,6 +100,9 @@ CellPlacement cell_placement(const HostTopology& host, const HostCell& cell, con
 std::vector<std::size_t> nova_host_cell_order(const HostTopology& host, const GuestTopology& guest,
                                               const FitOptions& options);
 
+// The guest's placement on `host` under `options`; every pair that does not fit is a rejection
+// either way. Nova: the first assignment in nova_host_cell_order (Nova's answer); a scored
+// strategy: the best-scoring one (best_assignment.h), its dedicated vCPUs pinned compactly.
 FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const FitOptions& options = {});
 
 }  // namespace numaplace

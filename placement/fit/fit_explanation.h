@@ -6,8 +6,8 @@
 // guest cell shape's host cell), each with its total score and the sum of distances
 // between its host cells, and a sentence saying why the chosen one won. Nova's
 // strategy does not compare assignments: its sentence says the order it tried.
-// Filled only when FitOptions::explanation points somewhere (it costs one search per
-// guest cell shape more for the runner-up).
+// Computed only when FitOptions::explain asks for it (it costs one search per guest
+// cell shape more for the runner-up), returned in FitResult::explanation.
 #pragma once
 
 #include <cstddef>
@@ -21,6 +21,7 @@
 
 namespace numaplace {
 
+// One (guest cell, host cell) pair as fit_guest judged it on its own.
 struct PairAssessment {
   std::uint32_t guest_cell = 0;
   std::uint32_t host_cell = 0;
@@ -31,12 +32,14 @@ struct PairAssessment {
   int memory_percent = 0;
 };
 
+// A whole assignment by cell ids, with the figures it was compared on.
 struct AssignmentOutline {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> cells;  // guest cell id -> host cell id
   std::int64_t score = 0;
   std::int64_t distance = 0;
 };
 
+// The whole account of one fit_guest call (FitResult::explanation).
 struct FitExplanation {
   bool filled = false;  // false: fit_guest was not called (no NUMA request, placement kept)
   Strategy strategy = Strategy::Nova;

@@ -23,6 +23,7 @@
 
 namespace numaplace {
 
+// One PCI request of the guest, with the host's matching free devices counted.
 struct PciDemand {
   PciRequest request;
   PciNumaPolicy policy = PciNumaPolicy::Legacy;  // Unset is read as legacy
@@ -40,6 +41,7 @@ struct PciDemand {
   std::string describe() const;  // "2 x 8086:154d (policy required)"
 };
 
+// The guest's PCI requests against the host's free devices, in the guest's order.
 std::vector<PciDemand> pci_demands(const HostTopology& host, const GuestTopology& guest);
 
 // Whether all the requests can be served at once when the guest's cells are exactly `chosen`:

@@ -26,8 +26,10 @@
 
 namespace numaplace {
 
+// The strategies described above.
 enum class Strategy { Nova, Spread, Pack, Ratio, Adaptive };
 
+// How much each resource counts in a scored strategy's weighted mean (0: left out).
 struct ResourceWeights {
   std::int64_t cpu = 1;
   std::int64_t memory = 1;
@@ -42,7 +44,7 @@ Strategy cell_scoring_strategy(Strategy strategy, std::size_t host_cells);
 
 // "nova", "spread", "pack", "ratio", "adaptive" (UnknownStrategy otherwise).
 Result<Strategy> strategy_from_name(std::string_view name);
-std::string to_string(Strategy strategy);
+std::string to_string(Strategy strategy);  // the name strategy_from_name reads
 
 // "0:0,100:10": comma-separated UTILIZATION:SCORE points, validated as a ratio shape
 // (InvalidScoringShape otherwise).

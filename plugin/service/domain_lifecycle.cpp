@@ -146,6 +146,7 @@ Result<LifecycleOutcome> define_domain(const std::string& domain_xml, const std:
   }
   PlaceRequest request{text, what, options.flavor_specs, options.image_props, options.fit, options.floating, {}};
   request.other_guests = &others;
+  request.explanation = options.explanation;
   auto placed = place_domain(session->host, request);
   if (!placed) return placed.error();
   if (auto narrowed = narrow_others(*session, *placed); !narrowed) return narrowed.error();
@@ -210,6 +211,7 @@ Result<LifecycleOutcome> start_domain(const std::string& name, const LifecycleOp
   if (!keep) {
     PlaceRequest request{domain_xml, what, options.flavor_specs, options.image_props, options.fit, options.floating, {}};
     request.other_guests = &others;
+    request.explanation = options.explanation;
     auto placed = place_domain(session->host, request);
     if (!placed) return placed.error();
     if (auto narrowed = narrow_others(*session, *placed); !narrowed) return narrowed.error();

@@ -32,6 +32,7 @@ struct LifecycleOptions {
   SpecMap flavor_specs;   // empty with image_props: use the request stored in the domain
   SpecMap image_props;
   FitOptions fit;
+  FitExplanation* explanation = nullptr;  // as PlaceRequest::explanation (place_domain.h)
   DefaultPlacementOptions floating;  // guests without a NUMA topology
   // The host configuration file; empty: $NUMAPLACE_CONFIG or the default file for a local URI.
   std::string host_config;

@@ -438,18 +438,25 @@ Result<std::optional<Placement>> recorded_placement(const Placing& p) {
   return xml::read_placement_record(p.doc.get(), p.what);
 }
 
+// Moves the fit's explanation to the caller's `sink`, when both exist: the last fit's wins.
+FitResult hand_over_explanation(FitResult fit, FitExplanation* sink) {
+  if (sink != nullptr && fit.explanation) *sink = std::move(*fit.explanation);
+  return fit;
+}
+
 Result<PlaceOutcome> place_with_topology(Placing& p, const GuestTopology& topology) {
   auto recorded = recorded_placement(p);
   if (!recorded) return recorded.error();
   FitOptions options = p.request.fit;
+  options.explain = options.explain || p.request.explanation != nullptr;
   for (auto& limit : host_cell_limits(p.constraints)) options.host_cell_limits.push_back(std::move(limit));
   const auto fit_on = [&](const HostTopology& on) {
     if (*recorded) {
       Replacement again = place_again(on, topology, **recorded, options);
       p.outcome.replacement = {again.kind, std::move(again.repinned), std::move(again.why)};
-      return std::move(again.fit);
+      return hand_over_explanation(std::move(again.fit), p.request.explanation);
     }
-    return fit_guest(on, topology, options);
+    return hand_over_explanation(fit_guest(on, topology, options), p.request.explanation);
   };
   FitResult fit = fit_on(p.view);
   const bool exclusive = p.request.other_guests != nullptr && p.host.accounting == Accounting::Exclusive;

@@ -43,6 +43,9 @@ struct PlaceRequest {
   // when given, a dedicated guest's outcome lists their threads that must leave its pCPUs
   // (placement/lifecycle/narrowing.h), or it is refused when one would be left with none.
   const std::vector<GuestClaim>* other_guests = nullptr;
+  // When set, receives the explanation of the last fit (FitResult::explanation), also when the
+  // guest is refused: a refusal is an error, which carries no outcome.
+  FitExplanation* explanation = nullptr;
 };
 
 // How the placement recorded in a domain was used: fresh (none, or not this request), kept,

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// FitOptions::explanation: every pair assessed, rejections naming the resource and the
+// FitResult::explanation (FitOptions::explain): every pair assessed, rejections naming the resource and the
 // amounts, the chosen assignment against the runner-up, and the verdict sentence.
 #include <gtest/gtest.h>
 
@@ -36,11 +36,12 @@ TEST(Explain, EveryPairIsAssessedAndRejectionsNameResourceAndAmounts) {
   HostTopology host;
   host.cells = {make_cell(0, 8), make_cell(1, 2), make_cell(2, 8)};
   host.cells[0].usage.pinned_cpus = CpuSet{0, 1, 2};
-  FitExplanation e;
   FitOptions options;
   options.strategy = Strategy::Pack;
-  options.explanation = &e;
+  options.explain = true;
   FitResult result = fit_guest(host, dedicated_guest({{2, 4}}), options);
+  ASSERT_TRUE(result.explanation);
+  const FitExplanation& e = *result.explanation;
   ASSERT_TRUE(result.placement);
   EXPECT_EQ(result.placement->cells[0].host_cell, 2u);
   ASSERT_TRUE(e.filled);
@@ -79,11 +80,13 @@ TEST(Explain, TheChosenAssignmentBeatsTheRunnerUpOnScore) {
   HostTopology host;
   host.cells = {make_cell(0, 4), make_cell(1, 4)};
   host.cells[1].usage.pinned_cpus = CpuSet{4, 5};
-  FitExplanation e;
   FitOptions options;
   options.strategy = Strategy::Pack;
-  options.explanation = &e;
-  ASSERT_TRUE(fit_guest(host, dedicated_guest({{1, 1}}), options).placement);
+  options.explain = true;
+  FitResult result = fit_guest(host, dedicated_guest({{1, 1}}), options);
+  ASSERT_TRUE(result.placement);
+  ASSERT_TRUE(result.explanation);
+  const FitExplanation& e = *result.explanation;
   ASSERT_TRUE(e.chosen && e.runner_up);
   EXPECT_EQ(e.chosen->cells[0].second, 1u);
   EXPECT_EQ(e.runner_up->cells[0].second, 0u);
@@ -100,11 +103,13 @@ TEST(Explain, ATieOnScoreIsWonOnDistance) {
   host.cells = {make_cell(0, 4), make_cell(1, 4), make_cell(2, 4)};
   const std::vector<std::vector<std::uint32_t>> d{{10, 21, 21}, {21, 10, 12}, {21, 12, 10}};
   for (std::size_t i = 0; i < 3; ++i) host.cells[i].distances = d[i];
-  FitExplanation e;
   FitOptions options;
   options.strategy = Strategy::Spread;
-  options.explanation = &e;
-  ASSERT_TRUE(fit_guest(host, dedicated_guest({{1, 1}, {1, 1}}), options).placement);
+  options.explain = true;
+  FitResult result = fit_guest(host, dedicated_guest({{1, 1}, {1, 1}}), options);
+  ASSERT_TRUE(result.placement);
+  ASSERT_TRUE(result.explanation);
+  const FitExplanation& e = *result.explanation;
   ASSERT_TRUE(e.chosen && e.runner_up);
   EXPECT_EQ(e.chosen->distance, 12);
   EXPECT_EQ(e.runner_up->distance, 21);
@@ -115,10 +120,12 @@ TEST(Explain, ATieOnScoreIsWonOnDistance) {
 TEST(Explain, NovaSaysItTakesTheFirstFitInItsOrder) {
   HostTopology host;
   host.cells = {make_cell(0, 4), make_cell(1, 8)};
-  FitExplanation e;
   FitOptions options;
-  options.explanation = &e;
-  ASSERT_TRUE(fit_guest(host, dedicated_guest({{1, 1}}), options).placement);
+  options.explain = true;
+  FitResult result = fit_guest(host, dedicated_guest({{1, 1}}), options);
+  ASSERT_TRUE(result.placement);
+  ASSERT_TRUE(result.explanation);
+  const FitExplanation& e = *result.explanation;
   EXPECT_EQ(e.host_order, (std::vector<std::uint32_t>{1, 0}));  // most free memory first
   EXPECT_NE(e.verdict.find("first assignment that fits"), std::string::npos) << e.verdict;
   EXPECT_NE(e.verdict.find("(1, 0)"), std::string::npos) << e.verdict;
@@ -127,16 +134,28 @@ TEST(Explain, NovaSaysItTakesTheFirstFitInItsOrder) {
 TEST(Explain, ARefusalSaysWhyAndKeepsEveryPair) {
   HostTopology host;
   host.cells = {make_cell(0, 2), make_cell(1, 2)};
-  FitExplanation e;
   FitOptions options;
   options.strategy = Strategy::Pack;
-  options.explanation = &e;
+  options.explain = true;
   FitResult result = fit_guest(host, dedicated_guest({{1, 3}}), options);
+  ASSERT_TRUE(result.explanation);
+  const FitExplanation& e = *result.explanation;
   EXPECT_FALSE(result.placement);
   EXPECT_EQ(e.pairs.size(), 2u);
   for (const auto& p : e.pairs) EXPECT_FALSE(p.fits);
   EXPECT_FALSE(e.chosen);
   EXPECT_NE(e.verdict.find("nothing fits"), std::string::npos) << e.verdict;
+}
+
+TEST(Explain, IsComputedOnlyWhenAsked) {
+  // The cost rule: without FitOptions::explain no explanation (and no runner-up search) is made.
+  HostTopology host;
+  host.cells = {make_cell(0, 4), make_cell(1, 4)};
+  FitOptions options;
+  options.strategy = Strategy::Pack;
+  FitResult result = fit_guest(host, dedicated_guest({{1, 1}}), options);
+  ASSERT_TRUE(result.placement);
+  EXPECT_FALSE(result.explanation);
 }
 
 }  // namespace

@@ -272,10 +272,11 @@ TEST(BestAssignment, MatchesABruteForceWalkOnRandomHosts) {
     for (std::uint32_t g = 0; g < k; ++g) cells.emplace_back(1 + rng() % 4, 1 + rng() % 3);
     const GuestTopology guest = shared_guest(cells);
     const Strategy strategy = rng() % 2 ? Strategy::Pack : Strategy::Spread;
-    FitExplanation explanation;
     FitOptions options = with(strategy);
-    options.explanation = &explanation;
+    options.explain = true;
     FitResult result = fit_guest(host, guest, options);
+    ASSERT_TRUE(result.explanation);
+    const FitExplanation& explanation = *result.explanation;
 
     // Scores by (guest cell, host cell) from the explanation; brute force over permutations.
     auto score_of = [&](std::uint32_t g, std::uint32_t h) -> std::optional<std::int64_t> {

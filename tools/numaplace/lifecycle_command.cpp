@@ -73,7 +73,7 @@ int run_lifecycle(const LifecycleCliOptions& o, bool define) {
   options.image_props = std::move(*image);
   if (auto applied = apply_strategy_options(o.strategy, options.fit); !applied) return report(applied.error(), o.json);
   FitExplanation explanation;
-  if (o.explain) options.fit.explanation = &explanation;
+  if (o.explain) options.explanation = &explanation;
   Result<plugin::LifecycleOutcome> outcome = make_error("Unreachable", "");
   if (define) {
     auto text = read_input(o.domain_path, "domain XML");

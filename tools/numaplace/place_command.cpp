@@ -67,7 +67,7 @@ int run_place(const PlaceOptions& o) {
   request.other_guests = &claims;
   if (auto applied = apply_strategy_options(o.strategy, request.fit); !applied) return report(applied.error(), o.json);
   FitExplanation explanation;
-  if (o.explain) request.fit.explanation = &explanation;
+  if (o.explain) request.explanation = &explanation;
   auto outcome = plugin::place_domain(*host, request);
   if (!outcome) {
     if (o.explain && o.json) {

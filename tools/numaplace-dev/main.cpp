@@ -27,14 +27,5 @@ int main(int argc, char** argv) {
       "Exit codes: see each command's --help.");
   using namespace numaplace::cli;
   std::vector<Command> commands{register_conformance(app), register_replay(app)};
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : kExitUsage;
-  }
-  for (const auto& command : commands) {
-    if (command.app->parsed()) return command.run();
-  }
-  return kExitUsage;
+  return parse_and_run(app, commands, argc, argv);
 }

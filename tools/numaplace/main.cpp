@@ -41,14 +41,5 @@ int main(int argc, char** argv) {
   using namespace numaplace::cli;
   std::vector<Command> commands{register_place(app), register_topology(app), register_define(app),
                                 register_start(app), register_hook(app), register_rank(app)};
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    int code = app.exit(e);
-    return code == 0 ? 0 : kExitUsage;
-  }
-  for (const auto& command : commands) {
-    if (command.app->parsed()) return command.run();
-  }
-  return kExitUsage;
+  return parse_and_run(app, commands, argc, argv);
 }

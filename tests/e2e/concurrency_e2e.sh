@@ -91,12 +91,8 @@ pins_of_our_guests() {
 # Free pCPUs of the host now (cells' CPUs minus those pinned by guests already there).
 free_pcpus=$("$NUMAPLACE" topology --connect "$URI" --json | python3 -c '
 import json, sys
-def ids(text):
-    out = set()
-    for part in filter(None, text.split(",")):
-        lo, _, hi = part.partition("-")
-        out.update(range(int(lo), int(hi or lo) + 1))
-    return out
+def ids(cpus):  # topology --json writes CPU lists as arrays of ids
+    return set(cpus)
 cells = json.load(sys.stdin)["cells"]
 print(sum(len(ids(c["cpus"]) - ids(c["usage"]["pinned_cpus"])) for c in cells))')
 say "host has $free_pcpus free pCPUs"
@@ -124,8 +120,8 @@ remove_guests
 # --- 1b. 64 shared guests at once, sized so that memory (at the RAM ratio) runs out first ---------
 memory_plan=$("$NUMAPLACE" topology --connect "$URI" --include-defined --json | python3 -c '
 import json, sys
-def count(text):
-    return sum(int(hi or lo) - int(lo) + 1 for lo, _, hi in (p.partition("-") for p in text.split(",") if p))
+def count(cpus):  # topology --json writes CPU lists as arrays of ids
+    return len(cpus)
 host = json.load(sys.stdin)
 ram, cpu = host["allocation_ratio"]["ram"], host["allocation_ratio"]["cpu"]
 room = [c["memory_kib"] * ram - c["usage"]["memory_kib"] for c in host["cells"]]

@@ -58,6 +58,8 @@ using numaplace::Error;
 using numaplace::HostTopology;
 using numaplace::Result;
 
+// With the status given: only the exception guard uses it (out of memory, a bug), where no Error
+// may be built first; everything else goes through fail(out, error), whose status is the kind's.
 np_status fail(np_error** out, np_status status, std::string name, std::string message) {
   if (out != nullptr) {
     *out = nullptr;
@@ -70,10 +72,12 @@ np_status fail(np_error** out, np_status status, std::string name, std::string m
   return status;
 }
 
-np_status fail(np_error** out, const Error& error) { return fail(out, numaplace::capi::status_for(error.kind), error.name, error.message); }
+np_status fail(np_error** out, const Error& error) {
+  return fail(out, numaplace::capi::status_for(error.kind), error.name, error.message);
+}
 
 np_status invalid_argument(np_error** out, const std::string& message) {
-  return fail(out, NP_ERR_INVALID_ARGUMENT, "InvalidArgument", message);
+  return fail(out, numaplace::make_error("InvalidArgument", message));
 }
 
 // Runs `body` with every exception turned into an error: the boundary's one guard.
@@ -235,8 +239,7 @@ Result<HostTopology> load_hwloc_text(const char* text) {
 // The host behind `uri` (plugin::load_libvirt_host, as the CLI reads it) and, when asked, the
 // claims of its running guests.
 struct LibvirtLoad {
-  HostTopology host;
-  std::vector<std::string> warnings;
+  numaplace::plugin::LibvirtHost loaded;
   std::vector<numaplace::GuestClaim> claims;
 };
 Result<LibvirtLoad> load_libvirt(const std::string& uri, bool running_claims) {
@@ -245,11 +248,11 @@ Result<LibvirtLoad> load_libvirt(const std::string& uri, bool running_claims) {
   if (!conn) return conn.error();
   auto loaded = load_libvirt_host(*conn, false);
   if (!loaded) return loaded.error();
-  LibvirtLoad out{std::move(loaded->host), std::move(loaded->warnings), {}};
+  LibvirtLoad out{std::move(*loaded), {}};
   if (running_claims) {
     auto domains = list_domains(*conn, false);
     if (!domains) return domains.error();
-    out.claims = read_host_claims(*domains, out.host).claims;
+    out.claims = read_host_claims(*domains, out.loaded.host).claims;
   }
   return out;
 }
@@ -323,10 +326,10 @@ np_status np_host_from_libvirt(const char* uri, unsigned int flags, np_host** ho
     if ((flags & ~NP_LIBVIRT_RUNNING_CLAIMS) != 0) return invalid_argument(error, "unknown flags for np_host_from_libvirt");
     auto loaded = load_libvirt(uri, (flags & NP_LIBVIRT_RUNNING_CLAIMS) != 0);
     if (!loaded) return fail(error, loaded.error());
-    np_status status = adopt_host(std::move(loaded->host), host, error);
+    np_status status = adopt_host(std::move(loaded->loaded.host), host, error);
     if (status != NP_OK) return status;
     (*host)->claims = std::move(loaded->claims);
-    (*host)->warnings = std::move(loaded->warnings);
+    (*host)->warnings = std::move(loaded->loaded.warnings);
     return status;
   });
 }
@@ -374,7 +377,7 @@ np_status np_host_add_claims(np_host* host, const char* const* domain_xmls, size
     std::unique_lock write(host->lock);
     auto read = numaplace::plugin::read_host_claims(domains, host->topology);
     if (!read.warnings.empty()) {
-      return fail(error, NP_ERR_INVALID_INPUT, "InvalidClaim", "a claim cannot be read: " + read.warnings.front());
+      return fail(error, numaplace::make_error("InvalidClaim", "a claim cannot be read: " + read.warnings.front()));
     }
     for (auto& claim : read.claims) host->claims.push_back(std::move(claim));
     return NP_OK;

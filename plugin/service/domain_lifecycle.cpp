@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <memory>
+#include <optional>
 
 #include "placement/lifecycle/claims.h"
 #include "placement/request/guest_topology.h"
@@ -29,17 +30,22 @@ struct DomainFree {
 using DomainHandle = std::unique_ptr<virDomain, DomainFree>;
 
 struct Session {
-  HostLock lock;
+  std::optional<HostLock> lock;  // none in a dry run, which writes nothing
   LibvirtConnection conn;
   HostTopology host;
   std::vector<DomainXml> domains;
 };
 
 Result<Session> open_session(const LifecycleOptions& options, bool include_inactive) {
-  auto lock = HostLock::acquire(options.lock_path.empty() ? default_lock_path() : options.lock_path,
-                                default_lock_timeout_seconds());
-  if (!lock) return lock.error();
-  auto conn = LibvirtConnection::open_read_write(options.uri);
+  std::optional<HostLock> lock;
+  if (!options.dry_run) {
+    auto taken = HostLock::acquire(options.lock_path.empty() ? default_lock_path() : options.lock_path,
+                                   default_lock_timeout_seconds());
+    if (!taken) return taken.error();
+    lock.emplace(std::move(*taken));
+  }
+  auto conn = options.dry_run ? LibvirtConnection::open_read_only(options.uri)
+                              : LibvirtConnection::open_read_write(options.uri);
   if (!conn) return conn.error();
   auto caps = conn->capabilities_xml();
   if (!caps) return caps.error();
@@ -149,8 +155,12 @@ Result<LifecycleOutcome> define_domain(const std::string& domain_xml, const std:
   request.explanation = options.explanation;
   auto placed = place_domain(session->host, request);
   if (!placed) return placed.error();
-  if (auto narrowed = narrow_others(*session, *placed); !narrowed) return narrowed.error();
-  if (auto defined = define_xml(session->conn, placed->domain_xml, summary->name); !defined) return defined.error();
+  outcome.dry_run = options.dry_run;
+  outcome.domain_xml = placed->domain_xml;
+  if (!options.dry_run) {
+    if (auto narrowed = narrow_others(*session, *placed); !narrowed) return narrowed.error();
+    if (auto defined = define_xml(session->conn, placed->domain_xml, summary->name); !defined) return defined.error();
+  }
   take_placement(outcome, std::move(*placed));
   return outcome;
 }
@@ -175,6 +185,7 @@ Result<LifecycleOutcome> start_domain(const std::string& name, const LifecycleOp
 
   LifecycleOutcome outcome;
   outcome.name = name;
+  outcome.dry_run = options.dry_run;
   std::vector<GuestClaim> others;
   outcome.warnings = fold_claims(*session, name, uuid, false, others);
 
@@ -202,7 +213,9 @@ Result<LifecycleOutcome> start_domain(const std::string& name, const LifecycleOp
       kept.placement = **record;
       kept.held = (*record)->held_cpus();
       kept.narrowings = std::move(*narrowings);
-      if (auto narrowed = narrow_others(*session, kept); !narrowed) return narrowed.error();
+      if (!options.dry_run) {
+        if (auto narrowed = narrow_others(*session, kept); !narrowed) return narrowed.error();
+      }
       outcome.placement = **record;
       outcome.replacement.kind = ReplacementKind::Kept;
       outcome.narrowings = std::move(kept.narrowings);
@@ -214,9 +227,15 @@ Result<LifecycleOutcome> start_domain(const std::string& name, const LifecycleOp
     request.explanation = options.explanation;
     auto placed = place_domain(session->host, request);
     if (!placed) return placed.error();
-    if (auto narrowed = narrow_others(*session, *placed); !narrowed) return narrowed.error();
     const bool rewritten = placed->domain_xml != xml::serialize(doc->get());
     const std::string placed_xml = placed->domain_xml;
+    if (rewritten) outcome.domain_xml = placed_xml;
+    if (options.dry_run) {
+      take_placement(outcome, std::move(*placed));
+      outcome.replaced = rewritten;
+      return outcome;
+    }
+    if (auto narrowed = narrow_others(*session, *placed); !narrowed) return narrowed.error();
     take_placement(outcome, std::move(*placed));
     if (rewritten) {
       if (auto defined = define_xml(session->conn, placed_xml, name); !defined) return defined.error();
@@ -225,6 +244,7 @@ Result<LifecycleOutcome> start_domain(const std::string& name, const LifecycleOp
       if (!domain) return make_error("NoSuchDomain", "domain '" + name + "' vanished while it was being placed");
     }
   }
+  if (options.dry_run) return outcome;
   if (loaded_libvirt().virDomainCreate(domain.get()) != 0) {
     return make_error("StartFailed", "libvirt could not start '" + name + "': " + last_libvirt_message());
   }

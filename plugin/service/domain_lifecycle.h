@@ -11,6 +11,8 @@
 // threads may run on its pCPUs is narrowed off them, live and persistently
 // (plugin/service/guest_narrowing.h); when one would be left with no pCPU, the new guest is refused
 // (WouldStarveGuest) and nothing changes.
+// A dry run reads the same (read-only, without the lock) and places the same, and stops before the
+// first write: nothing is narrowed, defined or started; the outcome says what would have been.
 #pragma once
 
 #include <optional>
@@ -36,6 +38,7 @@ struct LifecycleOptions {
   DefaultPlacementOptions floating;  // guests without a NUMA topology
   // The host configuration file; empty: $NUMAPLACE_CONFIG or the default file for a local URI.
   std::string host_config;
+  bool dry_run = false;  // read and place only: no narrowing, define or start
 };
 
 struct LifecycleOutcome {
@@ -47,6 +50,10 @@ struct LifecycleOutcome {
   bool replaced = false;               // start: the guest was placed again before starting
   std::vector<std::string> warnings;   // domains whose claims could not be read, the placement's own
   std::vector<Narrowing> narrowings;   // other guests' threads moved off this guest's pCPUs
+  // The domain XML defined (define; start when replaced), or in a dry run the one that would be;
+  // empty when start keeps the definition as it is.
+  std::string domain_xml;
+  bool dry_run = false;                // nothing above was applied
 };
 
 Result<LifecycleOutcome> define_domain(const std::string& domain_xml, const std::string& what,

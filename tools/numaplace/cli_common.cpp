@@ -232,12 +232,21 @@ void report_replacement(const plugin::RecordedPlacementUse& use) {
   }
 }
 
-void report_narrowings(const std::vector<Narrowing>& narrowings, bool done) {
+void report_narrowings(const std::vector<Narrowing>& narrowings, NarrowingReport report) {
   if (narrowings.empty()) return;
-  std::cerr << "numaplace: " << (done ? "moved" : "these threads of other guests must move")
-            << " off the pCPUs this guest holds" << (done ? ":" : " (numaplace define and start move them; "
-                                                             "until then they would share them):")
-            << '\n';
+  switch (report) {
+    case NarrowingReport::Moved:
+      std::cerr << "numaplace: moved off the pCPUs this guest holds:\n";
+      break;
+    case NarrowingReport::LeftToLifecycle:
+      std::cerr << "numaplace: these threads of other guests must move off the pCPUs this guest holds "
+                   "(numaplace define and start move them; until then they would share them):\n";
+      break;
+    case NarrowingReport::DryRun:
+      std::cerr << "numaplace: dry run: these threads of other guests would move off the pCPUs this guest "
+                   "holds (nothing moved):\n";
+      break;
+  }
   for (const auto& narrowing : narrowings) std::cerr << "  " << describe(narrowing) << '\n';
 }
 

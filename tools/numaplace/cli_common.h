@@ -59,8 +59,10 @@ Result<DefaultPlacementOptions> parse_policy(const PolicyCliOptions& options);
 // nothing for a fresh placement).
 void report_replacement(const plugin::RecordedPlacementUse& use);
 
-// The other guests' threads a dedicated guest's pCPUs move (`done`) or would move (offline place),
-// one line each on stderr; nothing when there are none.
-void report_narrowings(const std::vector<Narrowing>& narrowings, bool done);
+// What became of the other guests' threads a dedicated guest's pCPUs take: moved (define, start),
+// left for define/start to move (place, which writes only a file), or not moved by a dry run.
+enum class NarrowingReport { Moved, LeftToLifecycle, DryRun };
+// One line each on stderr; nothing when there are none.
+void report_narrowings(const std::vector<Narrowing>& narrowings, NarrowingReport report);
 
 }  // namespace numaplace::cli

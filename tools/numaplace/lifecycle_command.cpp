@@ -25,6 +25,7 @@ struct LifecycleCliOptions {
   StrategyCliOptions strategy;
   PolicyCliOptions policy;
   std::string host_config;
+  bool dry_run = false;
 };
 
 nlohmann::json lifecycle_json(const plugin::LifecycleOutcome& outcome) {
@@ -34,28 +35,37 @@ nlohmann::json lifecycle_json(const plugin::LifecycleOutcome& outcome) {
           {"replacement", plugin::replacement_json(outcome.replacement)},
           {"replaced", outcome.replaced},
           {"narrowings", plugin::narrowings_json(outcome.narrowings)},
-          {"warnings", outcome.warnings}};
+          {"warnings", outcome.warnings},
+          {"dry_run", outcome.dry_run},
+          {"domain_xml", outcome.domain_xml.empty() ? nlohmann::json() : nlohmann::json(outcome.domain_xml)}};
 }
 
-void print_lifecycle(const char* verb, const plugin::LifecycleOutcome& outcome, const std::string& policy) {
-  std::cout << verb << " '" << outcome.name << "'";
+// The outcome's line: on stdout, or for a dry run on stderr (its stdout is the domain XML).
+void print_lifecycle(bool define, const plugin::LifecycleOutcome& outcome, const std::string& policy) {
+  std::ostream& out = outcome.dry_run ? std::cerr : std::cout;
+  if (outcome.dry_run) out << "numaplace: dry run: would " << (define ? "define" : "start");
+  else out << (define ? "defined" : "started");
+  out << " '" << outcome.name << "'";
   if (outcome.placement) {
-    std::cout << ":";
+    out << ":";
     for (const auto& cell : outcome.placement->cells) {
-      std::cout << " guest cell " << cell.guest_cell << " -> host cell " << cell.host_cell << " (cpus "
-                << to_cpu_list(cell.host_cpus) << ")";
+      out << " guest cell " << cell.guest_cell << " -> host cell " << cell.host_cell << " (cpus "
+          << to_cpu_list(cell.host_cpus) << ")";
     }
   } else if (outcome.confinement && outcome.confinement->cells) {
-    std::cout << " (no NUMA request: confined to host cells " << outcome.confinement->cells->to_nodeset() << ", "
-              << policy << ": " << outcome.confinement->reason << ")";
+    out << " (no NUMA request: confined to host cells " << outcome.confinement->cells->to_nodeset() << ", "
+        << policy << ": " << outcome.confinement->reason << ")";
   } else {
-    std::cout << " (no NUMA request: not confined)";
+    out << " (no NUMA request: not confined)";
   }
   // Why it changed (re-pinned, moved) is report_replacement's line; here only that it was redefined.
-  if (outcome.replaced) std::cout << " [redefined with this placement before starting]";
-  std::cout << '\n';
+  if (outcome.replaced) out << (outcome.dry_run ? " [would be redefined with this placement before starting]"
+                                                : " [redefined with this placement before starting]");
+  if (outcome.dry_run && !define && outcome.domain_xml.empty()) out << " [its definition stays as it is]";
+  out << '\n';
   report_replacement(outcome.replacement);
-  report_narrowings(outcome.narrowings, true);
+  report_narrowings(outcome.narrowings, outcome.dry_run ? NarrowingReport::DryRun : NarrowingReport::Moved);
+  if (outcome.dry_run) std::cout << outcome.domain_xml;
 }
 
 int run_lifecycle(const LifecycleCliOptions& o, bool define) {
@@ -69,6 +79,7 @@ int run_lifecycle(const LifecycleCliOptions& o, bool define) {
   options.floating = *floating;
   options.uri = o.uri;
   options.host_config = o.host_config;
+  options.dry_run = o.dry_run;
   options.flavor_specs = std::move(*flavor);
   options.image_props = std::move(*image);
   if (auto applied = apply_strategy_options(o.strategy, options.fit); !applied) return report(applied.error(), o.json);
@@ -100,7 +111,7 @@ int run_lifecycle(const LifecycleCliOptions& o, bool define) {
     if (o.explain) doc["explanation"] = explain_json(explanation, {});
     std::cout << doc.dump(2) << '\n';
   } else {
-    print_lifecycle(define ? "defined" : "started", *outcome, o.policy.policy);
+    print_lifecycle(define, *outcome, o.policy.policy);
   }
   return 0;
 }
@@ -127,18 +138,27 @@ Command register_lifecycle(CLI::App& app, bool define) {
           "their persistent definitions; a guest that would be left with no pCPU refuses the new one\n"
           "(WouldStarveGuest, exit 3).\n"
           "\n"
+          "--dry-run reads the same (read-only, without the lock) and places the same, then stops before the\n"
+          "first write: nothing is narrowed, defined or started. The domain XML that would be defined goes to\n"
+          "stdout (for start only when the guest would be redefined), the outcome's line and the threads that\n"
+          "would move to stderr.\n"
+          "\n"
           "--json prints {\"name\", \"placement\", \"confinement\", \"replacement\", \"replaced\", \"narrowings\",\n"
-          "\"warnings\"} (with --explain also \"explanation\"), or {\"error\": {\"name\", \"message\"}}: replacement as\n"
-          "for place (start says kept when the recorded placement still fits), replaced whether start\n"
-          "redefined the guest before starting it, narrowings the other guests' threads moved.\n"
+          "\"warnings\", \"dry_run\", \"domain_xml\"} (with --explain also \"explanation\"), or {\"error\":\n"
+          "{\"name\", \"message\"}}: replacement as for place (start says kept when the recorded placement still\n"
+          "fits), replaced whether start redefined (or would redefine) the guest before starting it,\n"
+          "narrowings the other guests' threads moved (or would move), domain_xml what was (or would be)\n"
+          "defined, null when start keeps the definition as it is.\n"
           "\n"
           "Exit codes: 0 done, 1 bad input, 2 usage or unreadable file, 3 does not fit, 4 host unavailable or\n"
           "lock not taken, 5 libvirt refused the domain.\n"
           "Examples:\n") +
       (define ? "  numaplace define vm.xml --spec hw:numa_nodes=1 --spec hw:cpu_policy=dedicated\n"
-                "  numaplace define vm.xml -c test:///default --policy single-numa-node --json"
+                "  numaplace define vm.xml -c test:///default --policy single-numa-node --json\n"
+                "  numaplace define vm.xml --dry-run > would-be.xml"
               : "  numaplace start vm\n"
-                "  numaplace start vm -c qemu:///system --explain"));
+                "  numaplace start vm -c qemu:///system --explain\n"
+                "  numaplace start vm --dry-run"));
   if (define) {
     cmd->add_option("DOMAIN", options->domain_path, "domain XML file, or - for standard input")->required();
   } else {
@@ -155,6 +175,8 @@ Command register_lifecycle(CLI::App& app, bool define) {
                 "say why each host cell can or cannot take each guest cell and why the chosen assignment won "
                 "(on stderr; with --json under \"explanation\")");
   add_policy_options(cmd, options->policy);
+  cmd->add_flag("--dry-run", options->dry_run,
+                "place and print what would be defined and which threads would move, without changing anything");
   cmd->add_flag("--json", options->json, "print the outcome (or the error) as JSON");
   return {cmd, [options, define] { return run_lifecycle(*options, define); }};
 }

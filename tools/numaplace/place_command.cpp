@@ -90,7 +90,7 @@ int run_place(const PlaceOptions& o) {
 
   for (const auto& warning : outcome->warnings) std::cerr << "numaplace: warning: " << warning << '\n';
   report_replacement(outcome->replacement);
-  report_narrowings(outcome->narrowings, false);
+  report_narrowings(outcome->narrowings, NarrowingReport::LeftToLifecycle);
   if (!outcome->placement) {
     if (outcome->confinement && outcome->confinement->cells) {
       std::cerr << "numaplace: no NUMA topology requested; confined to host cells "

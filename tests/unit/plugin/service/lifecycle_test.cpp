@@ -168,5 +168,54 @@ TEST_F(Lifecycle, ADedicatedGuestMovesAFloatingGuestOffItsPcpus) {
   EXPECT_FALSE(persistent_set->intersects(pins)) << persistent_xml;
 }
 
+
+// The domain's XML as libvirt holds it (live), or "" when there is no such domain (test helper).
+std::string xml_of(virConnectPtr conn, const std::string& name) {
+  virDomainPtr domain = virDomainLookupByName(conn, name.c_str());
+  if (domain == nullptr) return "";
+  char* raw = virDomainGetXMLDesc(domain, 0);
+  std::string text = raw == nullptr ? "" : raw;
+  free(raw);
+  virDomainFree(domain);
+  return text;
+}
+
+// A dry run places as the real call would and changes nothing: no domain defined, no guest
+// started, no other guest's threads moved; what would be written is in the outcome.
+TEST_F(Lifecycle, ADryRunPlacesAsTheRealCallWouldAndChangesNothing) {
+  LifecycleOptions options = options_for_test_driver();
+  options.flavor_specs = {{"hw:numa_nodes", "1"}, {"hw:cpu_policy", "dedicated"}};
+  const std::string test_before = xml_of(keep_alive_, "test");
+  ASSERT_FALSE(test_before.empty());
+  LifecycleOptions dry = options;
+  dry.dry_run = true;
+  auto would = define_domain(guest("lc-dry", 2, 512), "lc-dry", dry);
+  ASSERT_TRUE(would.ok()) << would.error().message;
+  EXPECT_TRUE(would->dry_run);
+  EXPECT_EQ(xml_of(keep_alive_, "lc-dry"), "") << "a dry run defined the guest";
+  EXPECT_EQ(xml_of(keep_alive_, "test"), test_before) << "a dry run moved another guest's threads";
+  EXPECT_FALSE(would->narrowings.empty());  // the floating guest "test" would have to move
+  EXPECT_NE(would->domain_xml.find("<vcpupin"), std::string::npos) << would->domain_xml;
+
+  auto real = define_domain(guest("lc-dry", 2, 512), "lc-dry", options);
+  ASSERT_TRUE(real.ok()) << real.error().message;
+  EXPECT_FALSE(real->dry_run);
+  ASSERT_TRUE(would->placement && real->placement);
+  EXPECT_EQ(would->placement->cells[0].host_cell, real->placement->cells[0].host_cell);
+  EXPECT_EQ(would->placement->cells[0].pinning, real->placement->cells[0].pinning);
+  EXPECT_NE(xml_of(keep_alive_, "lc-dry"), "");
+
+  LifecycleOptions dry_start = dry;
+  dry_start.flavor_specs.clear();
+  auto would_start = start_domain("lc-dry", dry_start);
+  ASSERT_TRUE(would_start.ok()) << would_start.error().message;
+  EXPECT_EQ(would_start->replacement.kind, ReplacementKind::Kept);
+  EXPECT_TRUE(would_start->domain_xml.empty()) << "a kept placement is not redefined";
+  virDomainPtr domain = virDomainLookupByName(keep_alive_, "lc-dry");
+  ASSERT_NE(domain, nullptr);
+  EXPECT_EQ(virDomainIsActive(domain), 0) << "a dry run started the guest";
+  virDomainFree(domain);
+}
+
 }  // namespace
 }  // namespace numaplace::plugin

@@ -186,6 +186,34 @@ TEST(Cli, DefineSaysWhereAGuestWithoutNumaKeysWasConfined) {
   std::filesystem::remove_all(dir);
 }
 
+// define --dry-run: the XML that would be defined on stdout (a domain libvirt's schema takes), the
+// outcome's line on stderr; --json says dry_run and carries the same XML.
+TEST(Cli, DefineDryRunPrintsTheDomainItWouldDefine) {
+  const std::string dir = std::filesystem::temp_directory_path() / ("numaplace-dry-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string vm = dir + "/vm.xml";
+  std::ofstream(vm) << "<domain type='test'><name>cli-dry</name><memory unit='MiB'>256</memory><vcpu>2</vcpu>"
+                       "<os><type arch='i686'>hvm</type></os><devices/></domain>";
+  const std::string env = "NUMAPLACE_LOCK_FILE=" + dir + "/lock";
+  const std::string request = " -c test:///default --spec hw:numa_nodes=1 --spec hw:cpu_policy=dedicated";
+  CliRun dry = run("define " + vm + request + " --dry-run", env);
+  ASSERT_EQ(dry.exit_code, 0) << dry.err;
+  EXPECT_EQ(dry.out.rfind("<domain", 0), 0u) << dry.out;
+  EXPECT_NE(dry.out.find("<vcpupin vcpu=\"1\""), std::string::npos) << dry.out;
+  EXPECT_NE(dry.err.find("dry run: would define 'cli-dry': guest cell 0 -> host cell "), std::string::npos) << dry.err;
+  EXPECT_NE(dry.err.find("would move off the pCPUs this guest holds (nothing moved)"), std::string::npos) << dry.err;
+  std::ofstream(dir + "/would-be.xml") << dry.out;
+  CliRun valid = testing::run_binary("virsh", "-c test:///default define --validate " + dir + "/would-be.xml");
+  EXPECT_EQ(valid.exit_code, 0) << valid.err;
+  CliRun json = run("define " + vm + request + " --dry-run --json", env);
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["dry_run"], true);
+  EXPECT_EQ(doc["domain_xml"], dry.out);
+  EXPECT_FALSE(doc["narrowings"].empty());
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Cli, TopologyPrintsATableAndJson) {
   CliRun table = run("topology --capabilities " + shared_path("samples/libvirt/caps-4cell.xml"));
   EXPECT_EQ(table.exit_code, 0);

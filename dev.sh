@@ -52,9 +52,9 @@ demo() {
 run_demo() {  # NUMAPLACE OUT.xml
   local numaplace=$1 out=$2
   echo "== numaplace topology (libvirt test:///default)"
-  "$numaplace" topology
+  "$numaplace" topology --connect test:///default
   echo "== numaplace place examples/guest-8vcpu-4g.xml (8 vCPUs, 4 GiB; cells 6+2 vCPUs, 3072+1024 MiB)"
-  "$numaplace" place examples/guest-8vcpu-4g.xml \
+  "$numaplace" place examples/guest-8vcpu-4g.xml --connect test:///default \
     --spec hw:numa_nodes=2 --spec hw:numa_cpus.0=0,1,2,3,4,5 --spec hw:numa_cpus.1=6,7 \
     --spec hw:numa_mem.0=3072 --spec hw:numa_mem.1=1024 -o "$out"
   cat "$out"

@@ -3,8 +3,8 @@
 // reads through it: capabilities XML, the PCI node devices (each read by
 // xml/nodedev_reader; one libvirt cannot describe sensibly is refused, not
 // fatal), and free memory per NUMA cell. Errors carry libvirt's own message.
-// The built-in "test:///default" driver needs no daemon, which makes it the
-// default host (it has no PCI devices; "test:///ABS/PATH/node.xml" has some).
+// The built-in "test:///default" driver needs no daemon (the demo's host; it has no PCI devices,
+// "test:///ABS/PATH/node.xml" has some); this machine's own libvirt is "qemu:///system".
 #pragma once
 
 #include <memory>
@@ -18,7 +18,8 @@ typedef struct _virConnect virConnect;  // NOLINT: libvirt's own spelling
 
 namespace numaplace::plugin {
 
-inline constexpr const char* kDefaultUri = "test:///default";
+inline constexpr const char* kTestUri = "test:///default";
+inline constexpr const char* kLocalUri = "qemu:///system";
 
 class LibvirtConnection {
  public:

@@ -58,6 +58,10 @@ inline CliRun run(const std::string& args, const std::string& env = {}, const st
 // numaplace-dev ARGS.
 inline CliRun run_dev(const std::string& args) { return run_binary(dev_cli_path(), args); }
 
+// libvirt's built-in test host (2 cells x 8 CPUs, a running guest "test"): named on every command
+// line that means it, since without a host flag numaplace reads this machine.
+inline const std::string kTestHost = " --connect test:///default";
+
 // The README's worked example: the bundled 8-vCPU, 4 GiB guest and the specs that split it into
 // cells of 6 + 2 vCPUs and 3072 + 1024 MiB.
 inline const std::string kExample = source_path("examples/guest-8vcpu-4g.xml");

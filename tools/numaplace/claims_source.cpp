@@ -3,6 +3,7 @@
 
 #include "plugin/sources/libvirt_connection.h"
 #include "plugin/sources/libvirt_domains.h"
+#include "plugin/sources/status_claims.h"
 #include "xml/xml_document.h"
 
 namespace numaplace::cli {
@@ -16,7 +17,14 @@ Result<plugin::HostClaims> load_claims(const ClaimSourceOptions& options, const 
     if (!listed) return listed.error();
     domains = std::move(*listed);
   }
+  std::vector<std::string> status_warnings;
+  if (!options.status_dir.empty()) {
+    plugin::StatusScan scan = plugin::read_status_dir(options.status_dir);
+    for (auto& domain : scan.domains) domains.push_back(std::move(domain));
+    status_warnings = std::move(scan.warnings);
+  }
   plugin::HostClaims claims = plugin::read_host_claims(domains, host, options.exclude_name, options.exclude_uuid);
+  for (auto& warning : status_warnings) claims.warnings.push_back(std::move(warning));
   // Files the user named must read; a broken one is an error, not a warning.
   for (const auto& path : options.claim_files) {
     auto text = xml::read_text_file(path, "claim domain XML");

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Where the CLI gets the claims of guests already on the host: the domains of a
 // libvirt connection (running ones; defined ones placed by numaplace too with
-// include_defined) and domain XML files given with --claim.
+// include_defined), or the running ones in libvirt's QEMU status files when libvirt
+// does not answer, and domain XML files given with --claim.
 #pragma once
 
 #include <string>
@@ -15,6 +16,7 @@ namespace numaplace::cli {
 
 struct ClaimSourceOptions {
   std::string connect_uri;               // empty: no libvirt domains are read
+  std::string status_dir;                // libvirt's QEMU status files; empty: not read
   bool include_defined = false;
   std::vector<std::string> claim_files;  // domain XML files
   std::string exclude_name;              // the guest being placed

@@ -79,8 +79,12 @@ Status write_output(const std::string& path, const std::string& text) {
 }
 
 const char* const kHostSourcesHelp =
-    "Host sources (place, topology; one of them):\n"
-    "  -c, --connect URI     libvirt (default test:///default): 'virsh capabilities' (cells, CPUs,\n"
+    "Host sources (place, topology; one of them, or none for this machine):\n"
+    "  (none)                this machine: its libvirt (qemu:///system, read-only) when it answers,\n"
+    "                        else hwloc, the running guests then read from libvirt's QEMU status\n"
+    "                        files (/run/libvirt/qemu); stderr says which was read\n"
+    "  -c, --connect URI     libvirt ('test:///default' is libvirt's built-in test host, 2 cells x 8\n"
+    "                        CPUs, no daemon needed): 'virsh capabilities' (cells, CPUs,\n"
     "                        siblings, memory, pages, distances) and every PCI node device\n"
     "                        (virConnectListAllNodeDevices): address, NUMA node, vendor/product,\n"
     "                        class, SR-IOV PF/VF; a device libvirt describes impossibly is left out\n"
@@ -113,8 +117,8 @@ const char* const kHostSourcesHelp =
 
 void add_host_options(CLI::App* cmd, HostSourceOptions& host) {
   auto* connect = cmd->add_option("-c,--connect", host.connect_uri,
-                                  "libvirt URI to read the host from (default: test:///default, libvirt's "
-                                  "built-in test host with 2 cells x 8 CPUs)");
+                                  "libvirt URI to read the host from (default: this machine, qemu:///system "
+                                  "when it answers, else hwloc; test:///default is libvirt's built-in test host)");
   auto* caps = cmd->add_option("--capabilities", host.capabilities_file,
                                "read the host from a saved 'virsh capabilities' XML file instead of libvirt")
                    ->check(CLI::ExistingFile);
@@ -164,6 +168,7 @@ Result<std::vector<GuestClaim>> fold_claims(HostTopology& host,
                                                                    const std::string& uuid) {
   ClaimSourceOptions options;
   options.connect_uri = libvirt_uri(source);
+  options.status_dir = source.status_dir;
   options.include_defined = include_defined;
   options.claim_files = claim_files;
   options.exclude_name = name;
@@ -175,7 +180,13 @@ Result<std::vector<GuestClaim>> fold_claims(HostTopology& host,
   return std::move(claims->claims);
 }
 
-void add_claim_options(CLI::App* cmd, std::vector<std::string>& files, bool& include_defined) {
+void add_claim_options(CLI::App* cmd, std::vector<std::string>& files, bool& include_defined,
+                       std::string& status_dir) {
+  cmd->add_option("--status-dir", status_dir,
+                  "also count the running guests of libvirt's QEMU status files in DIR (/run/libvirt/qemu: "
+                  "what libvirt started, read without asking libvirtd; read by default when this machine's "
+                  "libvirt does not answer)")
+      ->check(CLI::ExistingDirectory);
   cmd->add_option("--claim", files,
                   "domain XML of a guest already on this host (repeatable); with a libvirt host its running "
                   "guests are read as well")

@@ -35,7 +35,7 @@ Status write_output(const std::string& path, const std::string& text);
 void add_host_options(CLI::App* cmd, HostSourceOptions& host);
 // What add_host_options' flags read, for the footers of the commands that take them.
 extern const char* const kHostSourcesHelp;
-void add_claim_options(CLI::App* cmd, std::vector<std::string>& files, bool& include_defined);
+void add_claim_options(CLI::App* cmd, std::vector<std::string>& files, bool& include_defined, std::string& status_dir);
 void add_request_options(CLI::App* cmd, std::vector<std::string>& specs, std::vector<std::string>& image_props);
 
 // Folds the guests already on the host into its usage: the libvirt host's domains and --claim files,

@@ -10,6 +10,7 @@
 #include "plugin/sources/libnuma_source.h"
 #include "plugin/sources/libvirt_connection.h"
 #include "plugin/sources/libvirt_host.h"
+#include "plugin/sources/status_claims.h"
 #include "xml/capabilities_reader.h"
 #include "xml/nodedev_reader.h"
 #include "xml/xml_document.h"
@@ -86,7 +87,23 @@ std::string describe_source(const HostSourceOptions& options) {
 
 std::string libvirt_uri(const HostSourceOptions& options) {
   if (options.hwloc || !options.capabilities_file.empty()) return {};
-  return options.connect_uri.empty() ? std::string(plugin::kDefaultUri) : options.connect_uri;
+  return options.connect_uri;
+}
+
+HostSourceOptions with_default_host(HostSourceOptions options) {
+  if (options.hwloc || !options.capabilities_file.empty() || !options.connect_uri.empty()) return options;
+  if (plugin::LibvirtConnection::open_read_only(plugin::kLocalUri).ok()) {
+    options.connect_uri = plugin::kLocalUri;
+    std::cerr << "numaplace: host: this machine's libvirt (" << plugin::kLocalUri
+              << "; --connect, --capabilities or --hwloc choose another)\n";
+    return options;
+  }
+  options.hwloc = true;
+  if (options.status_dir.empty()) options.status_dir = plugin::kQemuStatusDir;
+  std::cerr << "numaplace: host: this machine through hwloc (" << plugin::kLocalUri
+            << " does not answer), running guests from " << options.status_dir
+            << " (--connect, --capabilities or --hwloc choose another)\n";
+  return options;
 }
 
 Result<HostTopology> load_hwloc_isolated(const std::string& hwloc_file) {
@@ -116,8 +133,10 @@ Result<HostTopology> load_host(const HostSourceOptions& options) {
     auto text = xml::read_text_file(options.capabilities_file, "capabilities file");
     if (!text) return text.error();
     host = xml::read_capabilities(*text, "capabilities file '" + options.capabilities_file + "'");
+  } else if (!options.connect_uri.empty()) {
+    host = load_from_libvirt(options.connect_uri, options.free_memory);
   } else {
-    host = load_from_libvirt(libvirt_uri(options), options.free_memory);
+    return make_error("Unreachable", "no host source: with_default_host was not applied");
   }
   if (!host) return host;
   if (auto added = add_nodedev_files(*host, options.nodedev_files); !added) return added.error();

@@ -42,7 +42,8 @@ int run_place(const PlaceOptions& o) {
   if (!domain_text) return report(domain_text.error(), o.json);
   const std::string what =
       o.domain_path == "-" ? "domain XML on standard input" : "domain XML '" + o.domain_path + "'";
-  auto host = load_host(o.host);
+  const HostSourceOptions source = with_default_host(o.host);
+  auto host = load_host(source);
   if (!host) return report(host.error(), o.json);
   std::vector<GuestClaim> claims;
   {
@@ -51,7 +52,7 @@ int run_place(const PlaceOptions& o) {
     if (!doc) return report(doc.error(), o.json);
     auto summary = xml::read_domain_summary(doc->get(), what);
     if (!summary) return report(summary.error(), o.json);
-    auto folded = fold_claims(*host, o.host, o.claims, o.include_defined, summary->name, summary->uuid);
+    auto folded = fold_claims(*host, source, o.claims, o.include_defined, summary->name, summary->uuid);
     if (!folded) return report(folded.error(), o.json);
     claims = std::move(*folded);
   }
@@ -265,18 +266,18 @@ Command register_place(CLI::App& app) {
           "host could not be read (or libvirt or libnuma not available). Nothing is written when an error\n"
           "occurs.\n"
           "Examples:\n"
-          "  numaplace place examples/guest-8vcpu-4g.xml --spec hw:numa_nodes=2 \\\n"
+          "  numaplace place examples/guest-8vcpu-4g.xml --connect test:///default --spec hw:numa_nodes=2 \\\n"
           "      --spec hw:numa_cpus.0=0-5 --spec hw:numa_cpus.1=6,7 \\\n"
           "      --spec hw:numa_mem.0=3072 --spec hw:numa_mem.1=1024 -o placed.xml\n"
           "  virsh -c test:///default define --validate placed.xml\n"
-          "  numaplace place examples/guest-8vcpu-4g.xml   # no NUMA keys: \"confined to host cells 1 (best-effort: ...)\"\n"
+          "  numaplace place examples/guest-8vcpu-4g.xml   # this machine; no NUMA keys: \"confined to host cells ...\"\n"
           "  numaplace place examples/guest-8vcpu-4g.xml --spec hw:numa_nodes=2 \\\n"
           "      --capabilities tests/data/samples/libvirt/caps-1cell.xml   # NoFit, exit 3\n"
           "  numaplace place vm.xml --hwloc host.xml --claim other.xml --spec hw:cpu_policy=dedicated --json"));
   place->add_option("DOMAIN", options->domain_path, "domain XML file, or - for standard input")->required();
   add_host_options(place, options->host);
   add_request_options(place, options->specs, options->image_props);
-  add_claim_options(place, options->claims, options->include_defined);
+  add_claim_options(place, options->claims, options->include_defined, options->host.status_dir);
   add_policy_options(place, options->policy);
   place->add_flag("--fresh", options->fresh,
                   "ignore the placement recorded in the domain and fit from scratch (by default a domain placed "

@@ -102,16 +102,17 @@ void print_topology_table(const HostTopology& host) {
 }
 
 int run_topology(const TopologyOptions& o) {
-  auto host = load_host(o.host);
+  const HostSourceOptions source = with_default_host(o.host);
+  auto host = load_host(source);
   if (!host) return report(host.error(), o.json);
-  auto claims = fold_claims(*host, o.host, o.claims, o.include_defined, {}, {});
+  auto claims = fold_claims(*host, source, o.claims, o.include_defined, {}, {});
   if (!claims) return report(claims.error(), o.json);
   if (o.json) {
     nlohmann::json doc = plugin::host_to_json(*host);
     doc["guests"] = to_json(*claims);
     std::cout << doc.dump(2) << '\n';
   } else {
-    std::cout << "host: " << describe_source(o.host) << ", " << count_of(host->cells.size(), "NUMA cell") << "\n";
+    std::cout << "host: " << describe_source(source) << ", " << count_of(host->cells.size(), "NUMA cell") << "\n";
     print_topology_table(*host);
     print_holders(*host, *claims);
   }
@@ -150,7 +151,8 @@ Command register_topology(CLI::App& app) {
           "Exit codes: 0 done; 1 bad input (a named error on stderr); 2 usage or an unreadable file (and\n"
           "FreeMemoryUnavailable); 4 the host could not be read (or libvirt or libnuma not available).\n"
           "Examples:\n"
-          "  numaplace topology                                  # libvirt's test host, test:///default\n"
+          "  numaplace topology                                  # this machine (stderr says how it was read)\n"
+          "  numaplace topology --connect test:///default         # libvirt's built-in test host\n"
           "  numaplace topology --capabilities tests/data/samples/libvirt/caps-4cell.xml\n"
           "  numaplace topology --capabilities tests/data/samples/libvirt/caps-2cell.xml \\\n"
           "      --claim tests/data/samples/libvirt/domain-testdriver-2cell.xml\n"
@@ -161,7 +163,7 @@ Command register_topology(CLI::App& app) {
           "  numaplace topology --connect qemu:///system --include-defined"));
   add_host_options(topology, options->host);
   topology->add_flag("--json", options->json, "print the host model as JSON");
-  add_claim_options(topology, options->claims, options->include_defined);
+  add_claim_options(topology, options->claims, options->include_defined, options->host.status_dir);
   return {topology, [options] { return run_topology(*options); }};
 }
 

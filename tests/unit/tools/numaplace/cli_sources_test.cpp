@@ -22,6 +22,7 @@ using numaplace::testing::run;
 using numaplace::testing::slurp;
 using numaplace::testing::shared_path;
 using numaplace::testing::source_path;
+using numaplace::testing::kTestHost;
 
 const std::string kHwloc4 = shared_path("samples/hwloc/synth-2pkg-4numa-pci-distances.xml");
 
@@ -197,18 +198,18 @@ TEST(CliSources, RefusesANodeDeviceOfAnotherHost) {
 }
 
 TEST(CliSources, RefusesAMalformedNodeDeviceFile) {
-  CliRun r = run("topology --nodedev " + shared_path("corpus/libvirt/nodedev/pci_0000_00_02_0_header_type.xml"));
+  CliRun r = run("topology" + kTestHost + " --nodedev " + shared_path("corpus/libvirt/nodedev/pci_0000_00_02_0_header_type.xml"));
   EXPECT_EQ(r.exit_code, 1);
   EXPECT_NE(r.err.find("InvalidNodeDevice: node device 'pci_0000_00_02_0' in node device file"), std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("PCI bus 4294967295 is out of range (0-255)"), std::string::npos) << r.err;
-  CliRun hostdev = run("topology --nodedev " + shared_path("corpus/virt-manager/nodedev/pcidev.xml"));
+  CliRun hostdev = run("topology" + kTestHost + " --nodedev " + shared_path("corpus/virt-manager/nodedev/pcidev.xml"));
   EXPECT_EQ(hostdev.exit_code, 1);
   EXPECT_NE(hostdev.err.find("NotNodeDevice"), std::string::npos) << hostdev.err;
 }
 
 TEST(CliSources, NonPciNodeDevicesAddNothing) {
-  CliRun r = run("topology --json --nodedev " + shared_path("corpus/libvirt/nodedev/pci_8086_27c5_scsi_host.xml"));
+  CliRun r = run("topology" + kTestHost + " --json --nodedev " + shared_path("corpus/libvirt/nodedev/pci_8086_27c5_scsi_host.xml"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(nlohmann::json::parse(r.out)["pci"].empty());
   // ... and says so: a file that adds nothing was probably not the one meant.
@@ -234,8 +235,8 @@ TEST(CliSources, RefusesAMalformedHwlocExport) {
   EXPECT_NE(r.err.find("not a well-formed hwloc XML export"), std::string::npos) << r.err;
 }
 
-TEST(CliSources, TheDefaultLibvirtHostReportsItsPciDevicesTooNoneHere) {
-  CliRun r = run("topology --json");
+TEST(CliSources, TheTestLibvirtHostReportsItsPciDevicesTooNoneHere) {
+  CliRun r = run("topology" + kTestHost + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = nlohmann::json::parse(r.out);
   ASSERT_TRUE(doc.contains("pci"));

@@ -23,12 +23,13 @@ using numaplace::testing::run;
 using numaplace::testing::slurp;
 using numaplace::testing::shared_path;
 using numaplace::testing::source_path;
+using numaplace::testing::kTestHost;
 
 using numaplace::testing::kExample;
 using numaplace::testing::kWorkedSpecs;
 
 TEST(Cli, PlacesTheWorkedExampleOnTheEmbeddedTestHost) {
-  CliRun r = run("place " + kExample + kWorkedSpecs);
+  CliRun r = run("place " + kExample + kTestHost + kWorkedSpecs);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("<memnode cellid=\"0\" mode=\"strict\" nodeset=\"1\"/>"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("<memnode cellid=\"1\" mode=\"strict\" nodeset=\"0\"/>"), std::string::npos);
@@ -43,7 +44,7 @@ TEST(Cli, RefusesTheWorkedExampleOnAOneCellHost) {
 }
 
 TEST(Cli, JsonOutputCarriesPlacementAndXml) {
-  CliRun r = run("place " + kExample + kWorkedSpecs + " --json");
+  CliRun r = run("place " + kExample + kTestHost + kWorkedSpecs + " --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = nlohmann::json::parse(r.out);
   ASSERT_EQ(doc["placement"]["cells"].size(), 2u);
@@ -52,7 +53,7 @@ TEST(Cli, JsonOutputCarriesPlacementAndXml) {
 }
 
 TEST(Cli, JsonErrorsAreJsonToo) {
-  CliRun r = run("place " + kExample + " --json --spec hw:numa_nodes=two");
+  CliRun r = run("place " + kExample + kTestHost + " --json --spec hw:numa_nodes=two");
   EXPECT_EQ(r.exit_code, 1);
   auto doc = nlohmann::json::parse(r.out);
   EXPECT_EQ(doc["error"]["name"], "InvalidNUMANodesNumber");
@@ -78,23 +79,23 @@ TEST(Cli, BadInputGetsANamedErrorAndNoPartialOutput) {
     int exit_code;
     const char* name;
   } cases[] = {
-      {"place " + malformed + " --spec hw:numa_nodes=1", 1, "XmlMalformed"},
-      {"place " + xxe + " --spec hw:numa_nodes=1", 1, "XmlForbiddenConstruct"},
-      {"place " + negative + " --spec hw:numa_nodes=1", 1, "InvalidMemorySize"},
-      {"place " + huge + " --spec hw:numa_nodes=1", 1, "InvalidMemorySize"},
-      {"place " + kExample + " --spec hw:numa_nodes=2 --spec hw:numa_cpus.0=0-4294967295 --spec hw:numa_cpus.1=1"
+      {"place " + malformed + kTestHost + " --spec hw:numa_nodes=1", 1, "XmlMalformed"},
+      {"place " + xxe + kTestHost + " --spec hw:numa_nodes=1", 1, "XmlForbiddenConstruct"},
+      {"place " + negative + kTestHost + " --spec hw:numa_nodes=1", 1, "InvalidMemorySize"},
+      {"place " + huge + kTestHost + " --spec hw:numa_nodes=1", 1, "InvalidMemorySize"},
+      {"place " + kExample + kTestHost + " --spec hw:numa_nodes=2 --spec hw:numa_cpus.0=0-4294967295 --spec hw:numa_cpus.1=1"
                              " --spec hw:numa_mem.0=2048 --spec hw:numa_mem.1=2048", 1, "Invalid"},
-      {"place " + kExample + " --spec hw:numa_nodes=2 --spec hw:numa_cpus.0=0-3 --spec hw:numa_cpus.1=4-7"
+      {"place " + kExample + kTestHost + " --spec hw:numa_nodes=2 --spec hw:numa_cpus.0=0-3 --spec hw:numa_cpus.1=4-7"
                              " --spec hw:numa_mem.0=-2048 --spec hw:numa_mem.1=6144", 1, "ImageNUMATopologyMemoryOutOfRange"},
-      {"place " + kExample + " --spec hw:numa_nodse=2", 1, "UnknownSpecKey"},
-      {"place " + kExample + " --spec hw:numa_nodes=2 --image-prop hw_numa_nodes=2", 1, "ImageNUMATopologyForbidden"},
-      {"place " + kExample + " --spec hw:numa_nodes=3", 1, "ImageNUMATopologyAsymmetric"},
-      {"place " + kExample + " --spec hw:numa_nodes", 1, "InvalidArgument"},
-      {"place " + kExample + " --spec hw:numa_nodes=1 --spec hw:numa_nodes=2", 1, "InvalidArgument"},
+      {"place " + kExample + kTestHost + " --spec hw:numa_nodse=2", 1, "UnknownSpecKey"},
+      {"place " + kExample + kTestHost + " --spec hw:numa_nodes=2 --image-prop hw_numa_nodes=2", 1, "ImageNUMATopologyForbidden"},
+      {"place " + kExample + kTestHost + " --spec hw:numa_nodes=3", 1, "ImageNUMATopologyAsymmetric"},
+      {"place " + kExample + kTestHost + " --spec hw:numa_nodes", 1, "InvalidArgument"},
+      {"place " + kExample + kTestHost + " --spec hw:numa_nodes=1 --spec hw:numa_nodes=2", 1, "InvalidArgument"},
       {"place " + kExample + " --capabilities " + malformed + " --spec hw:numa_nodes=1", 1, "XmlMalformed"},
       {"place " + kExample + " --capabilities " + kExample + " --spec hw:numa_nodes=1", 1, "NotCapabilities"},
       {"place " + kExample + " --connect test:///nonexistent/path.xml --spec hw:numa_nodes=1", 4, "HostUnavailable"},
-      {"place " + dir + "/missing.xml --spec hw:numa_nodes=1", 2, "CannotRead"},
+      {"place " + dir + "/missing.xml" + kTestHost + " --spec hw:numa_nodes=1", 2, "CannotRead"},
   };
   const std::string out_file = dir + "/out.xml";
   for (const auto& c : cases) {
@@ -110,7 +111,7 @@ TEST(Cli, BadInputGetsANamedErrorAndNoPartialOutput) {
 
 TEST(Cli, OutputFileIsWrittenWhole) {
   const std::string out_file = std::filesystem::temp_directory_path() / ("numaplace-out-" + std::to_string(getpid()) + ".xml");
-  CliRun r = run("place " + kExample + kWorkedSpecs + " -o " + out_file);
+  CliRun r = run("place " + kExample + kTestHost + kWorkedSpecs + " -o " + out_file);
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(r.out.empty());
   std::string written = slurp(out_file);
@@ -219,7 +220,7 @@ TEST(Cli, TopologyPrintsATableAndJson) {
   EXPECT_EQ(table.exit_code, 0);
   EXPECT_NE(table.out.find("4 NUMA cells"), std::string::npos);
   EXPECT_NE(table.out.find("10 12 21 21"), std::string::npos) << table.out;
-  CliRun json = run("topology --json");
+  CliRun json = run("topology" + kTestHost + " --json");
   ASSERT_EQ(json.exit_code, 0);
   auto doc = nlohmann::json::parse(json.out);
   ASSERT_EQ(doc["cells"].size(), 2u);

@@ -22,6 +22,7 @@ using numaplace::testing::run;
 using numaplace::testing::slurp;
 using numaplace::testing::shared_path;
 using numaplace::testing::source_path;
+using numaplace::testing::kTestHost;
 
 using numaplace::testing::kExample;
 using numaplace::testing::kWorkedSpecs;
@@ -41,7 +42,7 @@ void expect_rejection_per_misfit(const nlohmann::json& explanation) {
 }
 
 TEST(ExplainCli, JsonExplanationOfAnAcceptedPlacement) {
-  CliRun r = run("place " + kExample + kWorkedSpecs + " --explain --json");
+  CliRun r = run("place " + kExample + kTestHost + kWorkedSpecs + " --explain --json");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   auto doc = nlohmann::json::parse(r.out);
   const auto& e = doc["explanation"];
@@ -76,7 +77,7 @@ TEST(ExplainCli, JsonExplanationOfARefusal) {
 }
 
 TEST(ExplainCli, TextExplanationGoesToStderrAndNamesTheRunnerUp) {
-  CliRun r = run("place " + kExample + kWorkedSpecs + " --strategy spread --explain");
+  CliRun r = run("place " + kExample + kTestHost + kWorkedSpecs + " --strategy spread --explain");
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("<numatune>"), std::string::npos);
   EXPECT_NE(r.err.find("explain: strategy spread"), std::string::npos) << r.err;
@@ -103,17 +104,17 @@ TEST(ExplainCli, TextExplanationOfAGuestWithoutTopologyListsEveryResourcesHints)
 }
 
 TEST(ExplainCli, BadStrategyOptionsAreNamedErrors) {
-  CliRun shape = run("place " + kExample + kWorkedSpecs + " --strategy ratio --ratio-shape 0:0,100:11");
+  CliRun shape = run("place " + kExample + kTestHost + kWorkedSpecs + " --strategy ratio --ratio-shape 0:0,100:11");
   EXPECT_EQ(shape.exit_code, 1);
   EXPECT_NE(shape.err.find("InvalidScoringShape"), std::string::npos) << shape.err;
-  CliRun weights = run("place " + kExample + kWorkedSpecs + " --ratio-weights gpu=1");
+  CliRun weights = run("place " + kExample + kTestHost + kWorkedSpecs + " --ratio-weights gpu=1");
   EXPECT_EQ(weights.exit_code, 1);
   EXPECT_NE(weights.err.find("InvalidResourceWeights"), std::string::npos) << weights.err;
-  CliRun mixed = run("place " + kExample + kWorkedSpecs + " --strategy spread --pack");
+  CliRun mixed = run("place " + kExample + kTestHost + kWorkedSpecs + " --strategy spread --pack");
   EXPECT_EQ(mixed.exit_code, 1);
-  CliRun ratio = run("place " + kExample + kWorkedSpecs + " --strategy ratio --ratio-shape 0:10,100:0 --ratio-weights cpu=1,memory=3");
+  CliRun ratio = run("place " + kExample + kTestHost + kWorkedSpecs + " --strategy ratio --ratio-shape 0:10,100:0 --ratio-weights cpu=1,memory=3");
   EXPECT_EQ(ratio.exit_code, 0) << ratio.err;
-  CliRun nova = run("place " + kExample + kWorkedSpecs + " --strategy nova --pack --explain");
+  CliRun nova = run("place " + kExample + kTestHost + kWorkedSpecs + " --strategy nova --pack --explain");
   EXPECT_EQ(nova.exit_code, 0) << nova.err;
   EXPECT_NE(nova.err.find("fullest first"), std::string::npos) << nova.err;
 }

@@ -160,12 +160,9 @@ std::string format_load(double load) {
   return out.str();
 }
 
-// Folds the guests already on the host into its usage: the libvirt host's domains and --claim files.
-Result<std::vector<GuestClaim>> fold_claims(HostTopology& host,
-                                                                   const HostSourceOptions& source,
-                                                                   const std::vector<std::string>& claim_files,
-                                                                   bool include_defined, const std::string& name,
-                                                                   const std::string& uuid) {
+Result<std::vector<GuestClaim>> read_claims(const HostTopology& host, const HostSourceOptions& source,
+                                            const std::vector<std::string>& claim_files, bool include_defined,
+                                            const std::string& name, const std::string& uuid) {
   ClaimSourceOptions options;
   options.connect_uri = libvirt_uri(source);
   options.status_dir = source.status_dir;
@@ -176,8 +173,15 @@ Result<std::vector<GuestClaim>> fold_claims(HostTopology& host,
   auto claims = load_claims(options, host);
   if (!claims) return claims.error();
   for (const auto& warning : claims->warnings) std::cerr << "numaplace: warning: claims not counted: " << warning << '\n';
-  apply_claims(host, claims->claims);
   return std::move(claims->claims);
+}
+
+Result<std::vector<GuestClaim>> fold_claims(HostTopology& host, const HostSourceOptions& source,
+                                            const std::vector<std::string>& claim_files, bool include_defined,
+                                            const std::string& name, const std::string& uuid) {
+  auto claims = read_claims(host, source, claim_files, include_defined, name, uuid);
+  if (claims) apply_claims(host, *claims);
+  return claims;
 }
 
 void add_claim_options(CLI::App* cmd, std::vector<std::string>& files, bool& include_defined,

@@ -38,8 +38,13 @@ extern const char* const kHostSourcesHelp;
 void add_claim_options(CLI::App* cmd, std::vector<std::string>& files, bool& include_defined, std::string& status_dir);
 void add_request_options(CLI::App* cmd, std::vector<std::string>& specs, std::vector<std::string>& image_props);
 
-// Folds the guests already on the host into its usage: the libvirt host's domains and --claim files,
-// leaving out the guest named `name` / `uuid` (the one being placed).
+// The guests already on the host: the libvirt host's domains (or its status files) and --claim
+// files, leaving out the guest named `name` / `uuid` (the one being placed). Domains whose claims
+// cannot be read are warnings on stderr.
+Result<std::vector<GuestClaim>> read_claims(const HostTopology& host, const HostSourceOptions& source,
+                                            const std::vector<std::string>& claim_files, bool include_defined,
+                                            const std::string& name, const std::string& uuid);
+// read_claims, folded into the host's usage.
 Result<std::vector<GuestClaim>> fold_claims(HostTopology& host, const HostSourceOptions& source,
                                             const std::vector<std::string>& claim_files, bool include_defined,
                                             const std::string& name, const std::string& uuid);

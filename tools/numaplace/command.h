@@ -38,5 +38,6 @@ Command register_define(CLI::App& app);
 Command register_start(CLI::App& app);
 Command register_hook(CLI::App& app);
 Command register_rank(CLI::App& app);
+Command register_audit(CLI::App& app);
 
 }  // namespace numaplace::cli

@@ -12,6 +12,8 @@ inline constexpr int kExitUsage = 2;
 inline constexpr int kExitNoFit = 3;
 inline constexpr int kExitHost = 4;
 inline constexpr int kExitLibvirtRefused = 5;
+// Not an error: numaplace audit found something wrong on the host (and listed it).
+inline constexpr int kExitFindings = 6;
 
 inline int exit_code_for(ErrorKind kind) {
   switch (kind) {

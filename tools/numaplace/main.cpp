@@ -31,15 +31,18 @@ int main(int argc, char** argv) {
       "  numaplace place vm.xml --spec hw:numa_nodes=2 > placed.xml\n"
       "  numaplace place vm.xml --capabilities host-caps.xml --spec hw:cpu_policy=dedicated -o placed.xml\n"
       "  numaplace topology --connect qemu:///system\n"
+      "  numaplace audit --json\n"
       "  numaplace define vm.xml --spec hw:numa_nodes=1 && numaplace start vm\n"
       "  numaplace rank --hosts hosts/ --vcpus 8 --memory 4096 --spec hw:numa_nodes=2\n"
 
       "Exit codes: 0 done, 1 bad input (a named error on stderr), 2 usage or an unreadable file, 3 the\n"
       "guest does not fit, 4 the host could not be read (or the host lock not taken, or libvirt or libnuma\n"
-      "not available), 5 libvirt refused the domain (define, start). rank: see its page.");
+      "not available), 5 libvirt refused the domain (define, start), 6 audit found something. rank: see its\n"
+      "page.");
 
   using namespace numaplace::cli;
   std::vector<Command> commands{register_place(app), register_topology(app), register_define(app),
-                                register_start(app), register_hook(app), register_rank(app)};
+                                register_start(app), register_hook(app), register_rank(app),
+                                register_audit(app)};
   return parse_and_run(app, commands, argc, argv);
 }

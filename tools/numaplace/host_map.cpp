@@ -539,7 +539,7 @@ std::string host_map_html(const HostTopology& host, const std::vector<GuestClaim
       "body{font-family:'DejaVu Sans',Verdana,sans-serif;margin:16px;color:#111}"
       "table{border-collapse:collapse;margin:8px 0 20px}th,td{border:1px solid #bbb;padding:3px 8px;"
       "text-align:left;vertical-align:top;font-size:13px}th{background:#eee}"
-      "svg{max-width:100%;height:auto}h2{font-size:17px;margin-top:24px}");
+      "svg{max-width:100%;height:auto}h1{font-size:20px}h2{font-size:17px;margin-top:24px}");
   w.close();
   w.close();  // head
   w.open("body");

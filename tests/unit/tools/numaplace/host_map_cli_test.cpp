@@ -381,6 +381,39 @@ TEST_F(HostMapTest, SvgAndHtmlFilesTogether) {
   EXPECT_NE(slurp(path("a.html")).find("<svg xmlns=\"http://www.w3.org/2000/svg\""), std::string::npos);
 }
 
+// Claims read from libvirt (test:///default): its guest "test" floats over every pCPU.
+TEST(HostMap, LibvirtTestDriverGuestFloatsOverEveryPcpu) {
+  CliRun svg = run("topology --connect test:///default --svg -");
+  ASSERT_EQ(svg.exit_code, 0) << svg.err;
+  CliRun json = run("topology --connect test:///default --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto model = nlohmann::json::parse(json.out);
+  ASSERT_EQ(model["guests"].size(), 1u);
+  const std::string name = model["guests"][0]["name"];
+  Doc doc = parse_svg(svg.out);
+  ASSERT_NE(doc, nullptr);
+  const auto pcpus = pcpus_of(doc.get());
+  EXPECT_EQ(pcpus.size(), 16u);
+  for (const auto& [cpu, node] : pcpus) {
+    EXPECT_EQ(attribute(node, "data-state"), "floating") << cpu;
+    EXPECT_NE(title_of(doc.get(), node).find("floating: " + name), std::string::npos) << cpu;
+  }
+}
+
+// docs/img/host-map.svg (README, docs/host-map.md) is what the command in docs/host-map.md draws
+// today; after a change to the map, run that command from the source tree again.
+TEST(HostMap, TheDocsPictureIsWhatTheCommandDrawsToday) {
+  const std::string c = "tests/data/samples/libvirt/";
+  const std::string args = "topology --capabilities " + c + "caps-2cell.xml --nodedev " + c +
+                           "nodedev-pci-sriov-pf-numa1.xml --claim " + c +
+                           "domain-testdriver-2cell.xml --claim examples/guests/web-pinned.xml"
+                           " --claim examples/guests/batch-floating.xml --claim examples/guests/db-isolate.xml --svg -";
+  CliRun r = run(args, "cd " + testing::source_path("") + " &&");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(r.out == slurp(testing::source_path("docs/img/host-map.svg")))
+      << "docs/img/host-map.svg is stale: run numaplace " << args << " > docs/img/host-map.svg";
+}
+
 // The writer itself: whatever the text, the document stays well formed.
 TEST(MarkupWriter, EscapesEveryMarkupCharacterAndReplacesWhatXmlForbids) {
   EXPECT_EQ(cli::escape_markup("a<b & \"c\" 'd' >"), "a&lt;b &amp; &quot;c&quot; &#39;d&#39; &gt;");

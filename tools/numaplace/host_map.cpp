@@ -394,7 +394,7 @@ class Renderer {
     cy += kBarH + 8;
     for (const auto& pool : cell.pages) {
       cy += kLine + 2;
-      pages(w, pool, ix, cy - 4, width - 2 * kPad);
+      pages(w, pool, ix, cy - 4);
     }
     const auto devices = devices_of_cell(host_, cell.id);
     if (!devices.empty()) {
@@ -469,7 +469,7 @@ class Renderer {
     w.close();
   }
 
-  void pages(MarkupWriter& w, const PagePool& pool, double x, double y, double width) const {
+  void pages(MarkupWriter& w, const PagePool& pool, double x, double y) const {
     w.open("g").attr("class", "pages").attr("data-size-kib", pool.size_kib).attr("data-total", pool.total);
     w.attr("data-used", pool.used).attr("data-reserved", pool.reserved).attr("data-free", pool.free());
     const double bar_w = 160;
@@ -484,7 +484,6 @@ class Renderer {
     if (pool.reserved > 0) text += std::to_string(pool.reserved) + " reserved, ";
     text += std::to_string(pool.free()) + " free of " + std::to_string(pool.total);
     w.open("text").attr("x", x + bar_w + 10).attr("y", y).text(text).close();
-    (void)width;
     w.close();
   }
 

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // numaplace topology: the host's cells, CPUs, memory, pages, distances, PCI
-// devices, and who holds what, as a table or JSON.
+// devices, and who holds what, as a table, JSON, or a host map (SVG, HTML: host_map.h).
 #include <algorithm>
 #include <iostream>
 #include <memory>
 
 #include "numaplace/cli_common.h"
 #include "numaplace/command.h"
+#include "numaplace/host_map.h"
 #include "numaplace/json_output.h"
+#include "numaplace/topology_table.h"
 #include "placement/model/count_words.h"
 #include "placement/lifecycle/default_placement.h"
 #include "plugin/sources/host_json.h"
@@ -20,6 +22,8 @@ struct TopologyOptions {
   std::vector<std::string> claims;
   bool include_defined = false;
   bool json = false;
+  std::string svg_file;   // --svg FILE ("-": stdout)
+  std::string html_file;  // --html FILE ("-": stdout)
 };
 
 // Who holds what, per cell: one line per guest with its pins, load and memory.
@@ -27,64 +31,15 @@ void print_holders(const HostTopology& host, const std::vector<GuestClaim>& clai
   if (claims.empty()) return;
   std::cout << "\nguests holding resources:\n";
   for (const auto& claim : claims) {
+    const std::string holdings = describe_holdings(host, claim);
     std::cout << "  " << claim.name << (claim.running ? "" : " (defined, not running)")
-              << (claim.placed_by_numaplace ? " [numaplace record]" : "") << ":";
-    for (const auto& cell : claim.cells) {
-      if (host.find_cell(cell.host_cell) == nullptr) continue;
-      std::cout << " cell " << cell.host_cell << " {";
-      std::string sep;
-      if (!cell.pinned_cpus.empty()) {
-        std::cout << "pinned " << to_cpu_list(cell.pinned_cpus);
-        sep = ", ";
-      }
-      if (!cell.reserved_cpus.empty()) {
-        std::cout << sep << "held idle " << to_cpu_list(cell.reserved_cpus);
-        sep = ", ";
-      }
-      if (cell.shared_vcpus > 0) {
-        std::cout << sep << "load " << format_load(cell.shared_vcpus);
-        sep = ", ";
-      }
-      if (cell.memory_kib > 0) {
-        std::cout << sep << cell.memory_kib / 1024 << " MiB";
-        sep = ", ";
-      }
-      for (const auto& [size, count] : cell.pages) {
-        std::cout << sep << count << "x" << size << " KiB pages";
-        sep = ", ";
-      }
-      std::cout << "}";
-    }
-    if (claim.unbound_memory_kib > 0) std::cout << " unbound " << claim.unbound_memory_kib / 1024 << " MiB";
-    if (claim.unbound_vcpus > 0) std::cout << " unbound load " << format_load(claim.unbound_vcpus);
-    for (const auto& device : claim.pci_devices) std::cout << " pci " << device;
-    std::cout << '\n';
+              << (claim.placed_by_numaplace ? " [numaplace record]" : "") << ":" << (holdings.empty() ? "" : " ")
+              << holdings << '\n';
   }
 }
 
 void print_topology_table(const HostTopology& host) {
-  std::vector<std::vector<std::string>> rows{{"cell", "cpus", "cores", "memory MiB", "pages KiB: free/total", "distances",
-                                              "held pCPUs", "free pCPUs", "shared load", "used MiB", "free MiB",
-                                              "pci"}};
-  for (const auto& cell : host.cells) {
-    std::string pages;
-    for (const auto& p : cell.pages) {
-      pages += (pages.empty() ? "" : " ") + std::to_string(p.size_kib) + ":" + std::to_string(p.free()) + "/" +
-               std::to_string(p.total);
-    }
-    std::string distances;
-    for (auto d : cell.distances) distances += (distances.empty() ? "" : " ") + std::to_string(d);
-    // Free: what no guest holds of what guests may use at all (the host configuration's sets).
-    const CpuSet usable = cell.shared_cpus.united(cell.dedicated_cpus);
-    const CpuSet free = usable.minus(cell.usage.pinned_cpus);
-    rows.push_back({std::to_string(cell.id), to_cpu_list(cell.cpus), std::to_string(cell.siblings.size()),
-                    std::to_string(cell.memory_kib / 1024), pages.empty() ? "-" : pages,
-                    distances.empty() ? "-" : distances,
-                    cell.usage.pinned_cpus.empty() ? "-" : to_cpu_list(cell.usage.pinned_cpus),
-                    free.empty() ? "-" : to_cpu_list(free), format_load(cell.usage.shared_cpus),
-                    std::to_string(cell.usage.memory_kib / 1024),
-                    std::to_string(strict_memory_room_kib(host, cell) / 1024), pci_devices_of_cell(host, cell.id)});
-  }
+  const auto rows = topology_rows(host);
   std::vector<std::size_t> widths(rows.front().size(), 0);
   for (const auto& row : rows) {
     for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
@@ -102,12 +57,29 @@ void print_topology_table(const HostTopology& host) {
 }
 
 int run_topology(const TopologyOptions& o) {
+  if (o.svg_file == "-" && o.html_file == "-") {
+    return report(make_error("UsageError", "--svg - and --html - would both write to stdout; give one of them a file"),
+                  false);
+  }
   const HostSourceOptions source = with_default_host(o.host);
   auto host = load_host(source);
   if (!host) return report(host.error(), o.json);
   auto claims = fold_claims(*host, source, o.claims, o.include_defined, {}, {});
   if (!claims) return report(claims.error(), o.json);
-  if (o.json) {
+  if (!o.svg_file.empty() || !o.html_file.empty()) {
+    // Each document is built whole in memory, then written at once (a temporary file renamed).
+    const std::string title = describe_source(source);
+    if (!o.svg_file.empty()) {
+      if (auto written = write_output(o.svg_file, host_map_svg(*host, *claims, title)); !written) {
+        return report(written.error(), false);
+      }
+    }
+    if (!o.html_file.empty()) {
+      if (auto written = write_output(o.html_file, host_map_html(*host, *claims, title)); !written) {
+        return report(written.error(), false);
+      }
+    }
+  } else if (o.json) {
     nlohmann::json doc = plugin::host_to_json(*host);
     doc["guests"] = to_json(*claims);
     std::cout << doc.dump(2) << '\n';
@@ -143,6 +115,16 @@ Command register_topology(CLI::App& app) {
           "unbound_vcpus); an error is {\"error\": {\"name\", \"message\"}}. CPU lists are arrays of ids\n"
           "(an empty one is []). Without \"guests\" it is the host JSON that place --host-json and rank\n"
           "read back (\"free\" is computed and ignored there).\n"
+          "\n"
+          "--svg FILE draws the same host model as a picture: each cell with its cores (thread siblings\n"
+          "grouped) and threads, every pCPU coloured by the guest holding it (pinned: solid; held idle:\n"
+          "dotted; floating vCPUs that may run there: hatched, grey when several guests float there; free:\n"
+          "white; the host's own: grey), a legend and a key of the guests' colours, each cell's memory\n"
+          "(used, free for a strict binding, huge page pools) and page pools, and its PCI devices with their\n"
+          "holders. Each pCPU is an element with data-cpu, data-state and data-holder, for programs. --html\n"
+          "FILE writes a self-contained page (no script, nothing fetched) with the picture, the table and the\n"
+          "guests' holdings. '-' is stdout; a file is written whole or not at all (a temporary file, then a\n"
+          "rename). Both may be given (two files); neither with --json.\n"
           "\n") +
       kHostSourcesHelp +
       std::string(
@@ -160,9 +142,20 @@ Command register_topology(CLI::App& app) {
           "      --nodedev tests/data/samples/libvirt/nodedev-pci-gpu-numa3.xml --json\n"
           "  numaplace topology --capabilities tests/data/samples/libvirt/caps-2cell.xml \\\n"
           "      --nodedev tests/data/samples/libvirt/nodedev-pci-gpu-numa3.xml   # InvalidNodeDevice: node 3\n"
+          "  numaplace topology --capabilities tests/data/samples/libvirt/caps-2cell.xml \\\n"
+          "      --claim tests/data/samples/libvirt/domain-testdriver-2cell.xml --svg host.svg --html host.html\n"
           "  numaplace topology --connect qemu:///system --include-defined"));
   add_host_options(topology, options->host);
-  topology->add_flag("--json", options->json, "print the host model as JSON");
+  auto* json = topology->add_flag("--json", options->json, "print the host model as JSON");
+  auto* svg = topology->add_option("--svg", options->svg_file,
+                                   "write the host map as an SVG picture to FILE ('-': stdout) instead of the table");
+  svg->type_name("FILE");
+  auto* html = topology->add_option("--html", options->html_file,
+                                    "write the host map as a self-contained HTML page (the SVG and the table) to FILE "
+                                    "('-': stdout)");
+  html->type_name("FILE");
+  svg->excludes(json);
+  html->excludes(json);
   add_claim_options(topology, options->claims, options->include_defined, options->host.status_dir);
   return {topology, [options] { return run_topology(*options); }};
 }

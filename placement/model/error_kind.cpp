@@ -20,6 +20,7 @@ constexpr RegisteredError kRegister[] = {
     {"DuplicateNumaNode", ErrorKind::BadInput},
     {"FlavorImageLockedMemoryConflict", ErrorKind::BadInput},
     {"FreeMemoryUnavailable", ErrorKind::Usage},
+    {"GuestViewWouldChange", ErrorKind::NoFit},
     {"HostUnavailable", ErrorKind::HostUnavailable},
     {"HwlocLoadFailed", ErrorKind::BadInput},
     {"ImageCPUPinningForbidden", ErrorKind::BadInput},

@@ -36,11 +36,12 @@ struct Session {
   std::vector<DomainXml> domains;
 };
 
-Result<Session> open_session(const LifecycleOptions& options, bool include_inactive) {
+// `purpose` ("start vm") is what the lock file says while it is held (host_lock.h).
+Result<Session> open_session(const LifecycleOptions& options, bool include_inactive, const std::string& purpose) {
   std::optional<HostLock> lock;
   if (!options.dry_run) {
     auto taken = HostLock::acquire(options.lock_path.empty() ? default_lock_path() : options.lock_path,
-                                   default_lock_timeout_seconds());
+                                   default_lock_timeout_seconds(), purpose);
     if (!taken) return taken.error();
     lock.emplace(std::move(*taken));
   }
@@ -131,7 +132,7 @@ Result<LifecycleOutcome> define_domain(const std::string& domain_xml, const std:
   if (!summary) return summary.error();
   const std::string& uuid = summary->uuid;
 
-  auto session = open_session(options, true);
+  auto session = open_session(options, true, "define " + summary->name);
   if (!session) return session.error();
   LifecycleOutcome outcome;
   outcome.name = summary->name;
@@ -166,7 +167,9 @@ Result<LifecycleOutcome> define_domain(const std::string& domain_xml, const std:
 }
 
 Result<LifecycleOutcome> start_domain(const std::string& name, const LifecycleOptions& options) {
-  auto session = open_session(options, true);
+  // libvirt runs the guest's hook while start holds the lock (restore begin, for a guest with a
+  // managed save image): the note lets that hook see the lock is held for this very guest.
+  auto session = open_session(options, true, start_lock_purpose(name));
   if (!session) return session.error();
   DomainHandle domain(loaded_libvirt().virDomainLookupByName(session->conn.handle(), name.c_str()));
   if (!domain) {

@@ -60,4 +60,8 @@ Result<LifecycleOutcome> define_domain(const std::string& domain_xml, const std:
                                        const LifecycleOptions& options);
 Result<LifecycleOutcome> start_domain(const std::string& name, const LifecycleOptions& options);
 
+// What the host lock says while start_domain holds it for guest `name` (host_lock.h): the hook
+// libvirt runs inside that start does not wait for the lock.
+inline std::string start_lock_purpose(const std::string& name) { return "start " + name; }
+
 }  // namespace numaplace::plugin

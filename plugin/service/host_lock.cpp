@@ -28,7 +28,18 @@ int default_lock_timeout_seconds() {
   return end != env && *end == '\0' && seconds > 0 && seconds <= 86400 ? static_cast<int>(seconds) : 60;
 }
 
-Result<HostLock> HostLock::acquire(const std::string& path, int timeout_seconds) {
+namespace {
+
+std::string holder_of(int fd) {
+  char buffer[512];
+  const ssize_t n = ::pread(fd, buffer, sizeof buffer, 0);
+  return n > 0 ? std::string(buffer, static_cast<std::size_t>(n)) : std::string();
+}
+
+}  // namespace
+
+Result<HostLock> HostLock::acquire(const std::string& path, int timeout_seconds, const std::string& purpose,
+                                   const std::string& unless_held_for) {
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
@@ -43,6 +54,10 @@ Result<HostLock> HostLock::acquire(const std::string& path, int timeout_seconds)
       ::close(fd);
       return make_error("LockUnavailable", "cannot lock '" + path + "': " + std::strerror(saved));
     }
+    if (!unless_held_for.empty() && holder_of(fd) == unless_held_for + "\n") {
+      ::close(fd);
+      return HostLock(-1);
+    }
     if (std::chrono::steady_clock::now() >= deadline) {
       ::close(fd);
       return make_error("LockTimeout", "another numaplace held the host lock '" + path + "' for more than " +
@@ -50,11 +65,18 @@ Result<HostLock> HostLock::acquire(const std::string& path, int timeout_seconds)
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  const std::string note = purpose + "\n";
+  if (::ftruncate(fd, 0) != 0 || ::pwrite(fd, note.data(), note.size(), 0) != static_cast<ssize_t>(note.size())) {
+    // The note only spares a hook its wait; the lock itself holds without it.
+  }
   return HostLock(fd);
 }
 
 HostLock::~HostLock() {
   if (fd_ >= 0) {
+    if (::ftruncate(fd_, 0) != 0) {
+      // A stale note names a holder that is gone; a waiter then just waits for the lock.
+    }
     ::flock(fd_, LOCK_UN);
     ::close(fd_);
   }

@@ -7,6 +7,7 @@
 #include "placement/lifecycle/claims.h"
 #include "plugin/sources/host_claims.h"
 #include "plugin/service/place_domain.h"
+#include "xml/guest_view.h"
 #include "xml/domain_claims.h"
 #include "xml/domain_reader.h"
 #include "xml/placement_record.h"
@@ -27,7 +28,7 @@ HookVerdict refuse(Error error, std::vector<std::string> warnings = {}) {
 std::vector<GuestClaim> running_claims(const HookSources& sources, const HostTopology& host,
                                        const xml::DomainSummary& self, std::vector<std::string>& warnings) {
   HostClaims claims = read_host_claims(sources.running(), host, self.name, self.uuid);
-  for (auto& warning : claims.warnings) warnings.push_back(std::move(warning));
+  for (auto& warning : claims.warnings) warnings.push_back("not counted: " + std::move(warning));
   return std::move(claims.claims);
 }
 
@@ -66,7 +67,17 @@ HookVerdict place_again(const HookInput& input, const HookSources& sources) {
   request.other_guests = &others;
   auto outcome = place_domain(*host, request);
   if (!outcome) return refuse(outcome.error(), std::move(verdict.warnings));
-  verdict.new_xml = std::move(outcome->domain_xml);
+  // libvirt compares the guest's view on migrate and restore: only host-side bindings may change.
+  auto placed = xml::parse_document(outcome->domain_xml, what);
+  if (!placed) return refuse(placed.error(), std::move(verdict.warnings));
+  auto kept = xml::keep_guest_view(doc.get(), placed->get(), what);
+  if (!kept) return refuse(kept.error(), std::move(verdict.warnings));
+  if (kept->distances_differ) {
+    verdict.warnings.push_back("the host cells chosen for '" + summary.name +
+                               "' are at other distances than its guest cells show; the guest keeps the distances "
+                               "it had (libvirt refuses a changed guest topology on " + input.op + ")");
+  }
+  verdict.new_xml = std::move(kept->domain_xml);
   // libvirt waits on the hook, which may not call back into it: the running guests whose threads
   // float over the pCPUs this guest now takes are named for the operator, not re-pinned.
   verdict.unnarrowed = std::move(outcome->narrowings);
@@ -102,6 +113,10 @@ HookVerdict check_pins(const HookInput& input, const HookSources& sources) {
 
 bool hook_reads_input(const std::string& op, const std::string& subop) {
   return subop == "begin" && (op == "migrate" || op == "restore" || op == "prepare");
+}
+
+bool hook_places_again(const std::string& op, const std::string& subop) {
+  return subop == "begin" && (op == "migrate" || op == "restore");
 }
 
 HookVerdict decide_qemu_hook(const HookInput& input, const HookSources& sources) {

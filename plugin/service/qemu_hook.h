@@ -5,7 +5,9 @@
 // the running guests lazily through HookSources, prints the verdict, and owns the timeout
 // and the disable switch (tools/numaplace/hook_command.cpp).
 //   migrate begin, restore begin: a guest whose metadata holds a numaplace request is placed
-//     again for this host around the running guests; new_xml is the rewritten domain. A guest
+//     again for this host around the running guests; new_xml is the domain with only its host-side
+//     bindings rewritten (xml/guest_view.h: what the guest sees stays byte-identical, as libvirt
+//     requires, or the operation is refused with GuestViewWouldChange). A guest
 //     without a numaplace request passes unchanged (new_xml empty). A guest that cannot be
 //     placed is refused, and so is one that would leave a running guest's thread no pCPU.
 //   prepare begin: refused when its pinned pCPUs are held by a running guest.
@@ -40,7 +42,9 @@ struct HookVerdict {
   bool refused = false;
   Error refusal;                      // when refused: why
   std::string new_xml;                // when not empty: print it, libvirt uses it
-  std::vector<std::string> warnings;  // running guests whose claims could not be counted
+  // "not counted: ..." for running guests whose claims could not be read; distances kept as the
+  // guest saw them although the new host cells are at others.
+  std::vector<std::string> warnings;
   // Threads of running guests that may still run on the pCPUs the placed guest takes; the hook
   // cannot re-pin them (libvirt waits on it), so they are named (numaplace start narrows them).
   std::vector<Narrowing> unnarrowed;
@@ -48,6 +52,9 @@ struct HookVerdict {
 
 // Whether libvirt's XML on stdin matters for this operation (otherwise: pass, unread).
 bool hook_reads_input(const std::string& op, const std::string& subop);
+// Whether the operation places the guest again (migrate begin, restore begin): it hands out pCPUs,
+// so the caller holds the host lock around it, as define and start do.
+bool hook_places_again(const std::string& op, const std::string& subop);
 
 HookVerdict decide_qemu_hook(const HookInput& input, const HookSources& sources);
 

@@ -23,10 +23,13 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 
 #include "numaplace/cli_common.h"
 #include "numaplace/command.h"
 #include "numaplace/host_source.h"
+#include "plugin/service/domain_lifecycle.h"
+#include "plugin/service/host_lock.h"
 #include "plugin/service/qemu_hook.h"
 #include "plugin/sources/status_claims.h"
 
@@ -102,6 +105,17 @@ int run_hook(const HookOptions& o) {
     auto text = read_input("-", "domain XML");
     if (!text) return refuse(text.error());
     input.domain_xml = std::move(*text);
+    // Placing again hands out pCPUs: under the host lock, as define and start, within the time limit.
+    // A start of this very guest holds it while libvirt runs this hook (a managed save restored),
+    // and then the lock is held on this operation's behalf.
+    std::optional<plugin::HostLock> lock;
+    if (plugin::hook_places_again(input.op, input.subop)) {
+      auto taken = plugin::HostLock::acquire(plugin::default_lock_path(), static_cast<int>(timeout_seconds(o)),
+                                             "hook " + input.op + " " + input.guest,
+                                             plugin::start_lock_purpose(input.guest));
+      if (!taken) return refuse(taken.error());
+      lock.emplace(std::move(*taken));
+    }
     plugin::HookSources sources;
     sources.host = [&o] { return load_host(host_source_of(o)); };
     sources.running = [&o] {
@@ -110,7 +124,7 @@ int run_hook(const HookOptions& o) {
       return std::move(scan.domains);
     };
     plugin::HookVerdict verdict = plugin::decide_qemu_hook(input, sources);
-    for (const auto& warning : verdict.warnings) std::cerr << "numaplace hook: warning: not counted: " << warning << '\n';
+    for (const auto& warning : verdict.warnings) std::cerr << "numaplace hook: warning: " << warning << '\n';
     if (verdict.refused) return refuse(verdict.refusal);
     for (const auto& narrowing : verdict.unnarrowed) {
       std::cerr << "numaplace hook: warning: " << describe(narrowing)

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "plugin/service/host_lock.h"
 #include "support/cli_runner.h"
 #include "support/test_paths.h"
 
@@ -43,7 +44,8 @@ struct HookCli : ::testing::Test {
   CliRun run(const std::string& args, const std::string& input = {}, const std::string& env = {}) {
     const fs::path in = dir / "stdin";
     write(in, input);
-    return testing::run(args, env, in.string());
+    // The hook takes the host lock for migrate and restore: a lock file of the test's own.
+    return testing::run(args, "NUMAPLACE_LOCK_FILE=" + (dir / "host.lock").string() + " " + env, in.string());
   }
 
   std::string hook(const std::string& name, const std::string& op, const std::string& subop,
@@ -131,6 +133,81 @@ TEST_F(HookCli, RestorePlacesAgainAroundRunningGuests) {
   EXPECT_EQ(refused.out, "");
   EXPECT_NE(refused.err.find("refusing restore begin of guest 'web-3'"), std::string::npos) << refused.err;
   EXPECT_NE(refused.err.find("NoFit"), std::string::npos) << refused.err;
+}
+
+// The <cpu> element of a domain as written: the guest's NUMA cells, their vCPUs, memory and distances.
+std::string cpu_of(const std::string& xml) {
+  const auto from = xml.find("\n  <cpu>");
+  const auto to = xml.find("\n  </cpu>");
+  return from == std::string::npos || to == std::string::npos ? "" : xml.substr(from, to - from);
+}
+
+// libvirt refuses a migrated or restored guest whose view changed. On caps-4cell (cells 0-1 and 2-3
+// at distance 12, the others at 21) a 2-cell guest placed on cells 0 and 1 is moved, by a guest
+// pinned over cells 1 and 3, to cells 0 and 2 (distance 21): new pins and memory bindings, and
+// everything the guest sees byte-identical, its distances of 12 included; stderr says so.
+TEST_F(HookCli, MigrateAndRestoreChangeOnlyHostSideBindings) {
+  const std::string caps4 = shared_path("samples/libvirt/caps-4cell.xml");
+  std::string domain = slurp(source_path("examples/guest-8vcpu-4g.xml"));
+  domain.replace(domain.find("numaplace-demo"), 14, "vm");
+  CliRun placed = run("place - --capabilities " + caps4 + " --spec hw:numa_nodes=2 --spec hw:cpu_policy=dedicated", domain);
+  ASSERT_EQ(placed.exit_code, 0) << placed.err;
+  ASSERT_NE(placed.out.find("<memnode cellid=\"1\" mode=\"strict\" nodeset=\"1\"/>"), std::string::npos) << placed.out;
+  std::string pins;
+  const int hog_cpus[] = {4, 5, 6, 7, 20, 21, 22, 23, 12, 13, 14, 15, 28, 29, 30, 31};  // cells 1 and 3
+  for (int i = 0; i < 16; ++i) pins += "<vcpupin vcpu='" + std::to_string(i) + "' cpuset='" + std::to_string(hog_cpus[i]) + "'/>";
+  running("hog", "<domain type='kvm'><name>hog</name><memory unit='MiB'>1024</memory><vcpu>16</vcpu><cputune>" + pins +
+                     "</cputune><os><type arch='x86_64'>hvm</type></os></domain>");
+  for (const char* op : {"migrate", "restore"}) {
+    CliRun moved = run("hook qemu --capabilities " + caps4 + " --status-dir " + (dir / "status").string() +
+                           " --disabled-file " + (dir / "disabled").string() + " -- vm " + op + " begin -",
+                       placed.out);
+    ASSERT_EQ(moved.exit_code, 0) << moved.err;
+    EXPECT_NE(moved.out.find("<memnode cellid=\"1\" mode=\"strict\" nodeset=\"2\"/>"), std::string::npos) << moved.out;
+    EXPECT_NE(pins_of(moved.out), pins_of(placed.out));
+    ASSERT_FALSE(cpu_of(placed.out).empty());
+    EXPECT_EQ(cpu_of(moved.out), cpu_of(placed.out)) << op;
+    EXPECT_NE(cpu_of(moved.out).find("<sibling id=\"1\" value=\"12\"/>"), std::string::npos);
+    EXPECT_NE(moved.err.find("the guest keeps the distances it had"), std::string::npos) << moved.err;
+    // Everything but the host-side bindings and numaplace's record is the XML libvirt passed.
+    for (const char* part : {"\n  <memory", "\n  <os>", "\n  <devices"}) {
+      const auto at = placed.out.find(part);
+      ASSERT_NE(at, std::string::npos) << part;
+      const std::string line = placed.out.substr(at, placed.out.find('\n', at + 1) - at);
+      EXPECT_NE(moved.out.find(line), std::string::npos) << line;
+    }
+  }
+}
+
+// migrate and restore hand out pCPUs, so the hook takes the host lock define and start take, within
+// its time limit; a start of this very guest holds it on the hook's behalf (libvirt runs the hook
+// inside virDomainCreate when the guest has a managed save image).
+TEST_F(HookCli, MigrateAndRestoreTakeTheHostLock) {
+  const std::string guest = placed_guest("web-1");
+  const std::string lock_file = (dir / "host.lock").string();
+  {
+    auto held = plugin::HostLock::acquire(lock_file, 5, "define other-guest");
+    ASSERT_TRUE(held.ok()) << held.error().message;
+    const auto start = std::chrono::steady_clock::now();
+    CliRun waited = run(hook("web-1", "restore", "begin", "--timeout 1"), guest);
+    EXPECT_EQ(waited.exit_code, 1) << waited.err;
+    EXPECT_EQ(waited.out, "");
+    EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(900));
+    // prepare begin only checks, and runs while start holds the lock: it never waits for it.
+    CliRun prepare = run(hook("web-1", "prepare", "begin", "--timeout 1"), guest);
+    EXPECT_EQ(prepare.exit_code, 0) << prepare.err;
+  }
+  {
+    auto held = plugin::HostLock::acquire(lock_file, 5, "start web-1");
+    ASSERT_TRUE(held.ok()) << held.error().message;
+    CliRun inside = run(hook("web-1", "restore", "begin", "--timeout 5"), guest);
+    EXPECT_EQ(inside.exit_code, 0) << inside.err;
+    EXPECT_NE(inside.out.find("<domain"), std::string::npos);
+    CliRun other = run(hook("web-2", "restore", "begin", "--timeout 1"), guest);
+    EXPECT_EQ(other.exit_code, 1) << "the lock held for web-1's start is not web-2's";
+  }
+  CliRun free_lock = run(hook("web-1", "restore", "begin"), guest);
+  EXPECT_EQ(free_lock.exit_code, 0) << free_lock.err;
 }
 
 TEST_F(HookCli, GuestsNumaplaceDidNotPlacePassUnchanged) {

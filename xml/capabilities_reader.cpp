@@ -128,6 +128,16 @@ Result<HostTopology> read_capabilities(std::string_view text, std::string_view w
     host.cells.push_back(std::move(*cell));
     distances.push_back(std::move(by_id));
   }
+  // <host><cache><bank level='3' cpus='...'/>: the last-level cache domains.
+  std::vector<CpuSet> l3;
+  for (const xmlNode* bank : child_elements(first_child(first_child(root, "host"), "cache"), "bank")) {
+    if (attribute(bank, "level") != std::optional<std::string>("3")) continue;
+    const auto cpus = attribute(bank, "cpus");
+    auto set = parse_cpu_list(cpus.value_or(""), name + ": <cache><bank level='3'> cpus");
+    if (!set) return make_error("InvalidCapabilities", set.error().message);
+    l3.push_back(std::move(*set));
+  }
+  assign_cache_domains(host, l3);
   for (std::size_t i = 0; i < host.cells.size(); ++i) {
     if (distances[i].empty()) continue;
     for (const auto& other : host.cells) {

@@ -108,6 +108,68 @@ bool reserve_cpus(const FreeCores& cores, const Choice& choice, std::uint32_t re
   return out->size() == reserve;
 }
 
+// The free dedicated pCPUs of `domain` in `cell`.
+std::size_t free_in(const HostCell& cell, const CpuSet& domain) {
+  return domain.intersected(cell.dedicated_cpus).minus(cell.usage.pinned_cpus).size();
+}
+
+// The pinning on `cell` restricted to the pCPUs of `domains` (the same rules within them).
+std::optional<CpuPinning> pin_within(const HostCell& cell, const std::vector<const CpuSet*>& domains,
+                                     const CpuSet& vcpus, ThreadPolicy policy, std::uint32_t reserve,
+                                     bool whole_core_emulator) {
+  CpuSet within;
+  for (const CpuSet* domain : domains) within = within.united(*domain);
+  HostCell narrowed = cell;
+  narrowed.cache_domains.clear();
+  narrowed.dedicated_cpus = cell.dedicated_cpus.intersected(within);
+  narrowed.shared_cpus = cell.shared_cpus.intersected(within);
+  return pin_dedicated_cpus(narrowed, vcpus, policy, reserve, nullptr, PinningStyle::Compact, whole_core_emulator);
+}
+
+// Compact pinning on a cell of several L3 cache domains: into one domain when one holds it (the
+// tightest, so that the others stay whole), else into as few as hold it (the fullest first, the
+// last one the tightest that holds the rest). nullopt when no such choice pins (a thread policy
+// that the domains' free cores cannot meet): the caller pins over the whole cell.
+std::optional<CpuPinning> pin_in_fewest_cache_domains(const HostCell& cell, const CpuSet& vcpus, ThreadPolicy policy,
+                                                      std::uint32_t reserve, bool whole_core_emulator) {
+  const std::size_t need = vcpus.size() + reserve;
+  std::vector<std::pair<std::size_t, const CpuSet*>> by_free;  // free pCPUs, domain
+  for (const auto& domain : cell.cache_domains) by_free.emplace_back(free_in(cell, domain), &domain);
+  std::stable_sort(by_free.begin(), by_free.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [free, domain] : by_free) {  // tightest first
+    if (free < need) continue;
+    if (auto pinned = pin_within(cell, {domain}, vcpus, policy, reserve, whole_core_emulator)) return pinned;
+  }
+  // Several domains: the fullest until the rest fits in one, then the tightest that holds the rest.
+  std::vector<const CpuSet*> chosen;
+  std::size_t have = 0;
+  std::vector<bool> taken(by_free.size(), false);
+  while (have < need) {
+    const std::size_t rest = need - have;
+    std::size_t pick = by_free.size();
+    for (std::size_t i = 0; i < by_free.size(); ++i) {  // tightest that holds the rest
+      if (!taken[i] && by_free[i].first >= rest) {
+        pick = i;
+        break;
+      }
+    }
+    if (pick == by_free.size()) {  // none holds the rest: the fullest left
+      for (std::size_t i = by_free.size(); i-- > 0;) {
+        if (!taken[i] && by_free[i].first > 0) {
+          pick = i;
+          break;
+        }
+      }
+    }
+    if (pick == by_free.size()) return std::nullopt;
+    taken[pick] = true;
+    chosen.push_back(by_free[pick].second);
+    have += by_free[pick].first;
+  }
+  if (chosen.size() < 2) return std::nullopt;  // one domain was tried above
+  return pin_within(cell, chosen, vcpus, policy, reserve, whole_core_emulator);
+}
+
 }  // namespace
 
 std::vector<CpuSet> sibling_groups(const HostCell& cell) {
@@ -128,6 +190,9 @@ std::optional<CpuPinning> pin_dedicated_cpus(const HostCell& cell, const CpuSet&
   auto name = [&] { return "host cell " + std::to_string(cell.id); };
   auto asked = [&] { return count_of(wanted, "dedicated vCPU") + (reserve ? " + 1 emulator pCPU" : ""); };
   if (wanted == 0) return fail([] { return std::string("has no dedicated vCPUs to pin in a cell that needs pinning"); });
+  if (style == PinningStyle::Compact && cell.cache_domains.size() > 1) {
+    if (auto within = pin_in_fewest_cache_domains(cell, vcpus, policy, reserve, whole_core_emulator)) return within;
+  }
 
   // Sibling groups as the host reports them; each CPU alone when it reports none.
   std::vector<CpuSet> fallback;

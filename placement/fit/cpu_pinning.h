@@ -13,7 +13,10 @@
 // never whether it fits. PinningStyle::Compact (the scored strategies) fits exactly
 // when NovaOrder does but chooses with the future in mind: whole free cores for whole
 // multiples of a core's threads, a remainder on the most used core that can hold it
-// (partly used cores before breaking a whole one), and the emulator pCPU likewise.
+// (partly used cores before breaking a whole one), and the emulator pCPU likewise; on a cell of
+// several L3 cache domains it pins into as few domains as hold the vCPUs (one when one does, the
+// tightest that does), by the same rules within them, and over the whole cell only when no such
+// choice meets the thread policy: L3 changes which pCPUs, never whether it fits.
 #pragma once
 
 #include <cstdint>

@@ -1,7 +1,21 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "placement/model/host_topology.h"
 
+#include <algorithm>
+
 namespace numaplace {
+
+void assign_cache_domains(HostTopology& host, const std::vector<CpuSet>& l3_caches) {
+  for (auto& cell : host.cells) {
+    std::vector<CpuSet> domains;
+    for (const auto& cache : l3_caches) {
+      CpuSet part = cache.intersected(cell.cpus);
+      if (!part.empty() && std::find(domains.begin(), domains.end(), part) == domains.end()) domains.push_back(part);
+    }
+    std::sort(domains.begin(), domains.end(), [](const CpuSet& a, const CpuSet& b) { return a.first() < b.first(); });
+    cell.cache_domains = domains.size() > 1 ? std::move(domains) : std::vector<CpuSet>{};
+  }
+}
 
 const HostCell* HostTopology::find_cell(std::uint32_t id) const {
   for (const auto& cell : cells) {

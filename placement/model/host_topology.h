@@ -40,6 +40,9 @@ struct HostCell {
   std::uint64_t memory_kib = 0;
   std::vector<PagePool> pages;  // ascending page size; empty: host reports none
   std::optional<std::uint32_t> socket;
+  // The cell's CPUs grouped by the last-level (L3) cache they share, ascending by first CPU;
+  // empty when the source does not say (or one cache spans the whole cell).
+  std::vector<CpuSet> cache_domains;
   std::vector<std::uint32_t> distances;  // by host cell index, as the source reported
   CellUsage usage;
 
@@ -87,6 +90,11 @@ struct HostTopology {
   // Distance between two cells by id, as the host reported it; nullopt when it did not.
   std::optional<std::uint32_t> distance(std::uint32_t from_id, std::uint32_t to_id) const;
 };
+
+// Splits `l3_caches` (each cache's CPUs, as the source lists them) along the cells: each cell gets
+// the part of every cache within it, when that leaves it two or more domains (one domain over the
+// whole cell says nothing a cell does not).
+void assign_cache_domains(HostTopology& host, const std::vector<CpuSet>& l3_caches);
 
 // The cell's smallest page pool (its small pages), or null when it reports none.
 PagePool* smallest_pool(HostCell& cell);

@@ -100,6 +100,14 @@ HostCell cell_of(const json& c, const std::string& where) {
       cell.siblings.push_back(cpus_of((*siblings)[i], where + ".siblings[" + std::to_string(i) + "]"));
     }
   }
+  if (const json* domains = field(c, "cache_domains")) {
+    if (!domains->is_array()) bad(where + ".cache_domains", "must be a list of CPU lists");
+    for (std::size_t i = 0; i < domains->size(); ++i) {
+      CpuSet domain = cpus_of((*domains)[i], where + ".cache_domains[" + std::to_string(i) + "]");
+      if (!domain.is_subset_of(cell.cpus)) bad(where + ".cache_domains[" + std::to_string(i) + "]", "must be within cpus");
+      cell.cache_domains.push_back(std::move(domain));
+    }
+  }
   cell.memory_kib = memory_of(c, where, true);
   if (const json* pages = field(c, "pages")) {
     if (!pages->is_array()) bad(where + ".pages", "must be a list");
@@ -258,6 +266,11 @@ nlohmann::json host_to_json(const HostTopology& host) {
              {"memory_kib", strict_memory_room_kib(host, cell)},
              {"pages", free_pages}}}};
     if (cell.socket) c["socket"] = *cell.socket;
+    if (!cell.cache_domains.empty()) {
+      json domains = json::array();
+      for (const auto& domain : cell.cache_domains) domains.push_back(cpu_array(domain));
+      c["cache_domains"] = domains;
+    }
     cells.push_back(std::move(c));
   }
   json pci = json::array();

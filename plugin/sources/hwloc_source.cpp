@@ -164,6 +164,15 @@ Result<HostTopology> to_host(hwloc_topology_t topology, const std::string& what)
     host.cells.push_back(std::move(cell));
   }
   std::sort(host.cells.begin(), host.cells.end(), [](const HostCell& a, const HostCell& b) { return a.id < b.id; });
+  std::vector<CpuSet> l3;
+  const int caches = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_L3CACHE);
+  for (int i = 0; i < caches; ++i) {
+    const hwloc_obj_t cache = hwloc_get_obj_by_type(topology, HWLOC_OBJ_L3CACHE, static_cast<unsigned>(i));
+    auto cpus = cpus_of(cache->cpuset, what + ", L3 cache " + std::to_string(i));
+    if (!cpus) return cpus.error();
+    l3.push_back(std::move(*cpus));
+  }
+  assign_cache_domains(host, l3);
   read_distances(topology, host);
   for (hwloc_obj_t obj = hwloc_get_next_pcidev(topology, nullptr); obj != nullptr; obj = hwloc_get_next_pcidev(topology, obj)) {
     host.pci.push_back(pci_device(topology, obj));

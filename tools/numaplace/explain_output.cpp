@@ -206,4 +206,51 @@ nlohmann::json explain_json(const FitExplanation& e, const std::vector<GuestClai
           {"capped", e.capped}};
 }
 
+namespace {
+
+// The indexes of the host cell's cache domains the guest cell's pinned vCPUs run in.
+std::vector<std::size_t> domains_of(const HostCell& cell, const CellPlacement& placed) {
+  std::vector<std::size_t> used;
+  for (std::size_t d = 0; d < cell.cache_domains.size(); ++d) {
+    for (const auto& [vcpu, pcpu] : placed.pinning) {
+      if (cell.cache_domains[d].contains(pcpu)) {
+        used.push_back(d);
+        break;
+      }
+    }
+  }
+  return used;
+}
+
+}  // namespace
+
+std::string cache_domains_text(const HostTopology& host, const Placement& placement) {
+  std::string text;
+  for (const auto& placed : placement.cells) {
+    const HostCell* cell = host.find_cell(placed.host_cell);
+    if (cell == nullptr || cell->cache_domains.empty() || placed.pinning.empty()) continue;
+    const auto used = domains_of(*cell, placed);
+    text += "explain: guest cell " + std::to_string(placed.guest_cell) + ": " +
+            (used.size() == 1 ? "L3 domain " : "L3 domains ");
+    for (std::size_t i = 0; i < used.size(); ++i) {
+      text += (i ? ", " : "") + std::to_string(used[i]) + " (cpus " + to_cpu_list(cell->cache_domains[used[i]]) + ")";
+    }
+    text += " of host cell " + std::to_string(cell->id) + "'s " + std::to_string(cell->cache_domains.size()) + "\n";
+  }
+  return text;
+}
+
+nlohmann::json cache_domains_json(const HostTopology& host, const Placement& placement) {
+  nlohmann::json cells = nlohmann::json::array();
+  for (const auto& placed : placement.cells) {
+    const HostCell* cell = host.find_cell(placed.host_cell);
+    if (cell == nullptr || cell->cache_domains.empty() || placed.pinning.empty()) continue;
+    cells.push_back({{"guest_cell", placed.guest_cell},
+                     {"host_cell", cell->id},
+                     {"domains", domains_of(*cell, placed)},
+                     {"of", cell->cache_domains.size()}});
+  }
+  return cells;
+}
+
 }  // namespace numaplace::cli

@@ -38,4 +38,9 @@ std::string explain_text(const FitExplanation& explanation, const std::vector<Gu
 std::string explain_confinement_text(const DefaultPlacement& confinement, const std::string& policy);
 nlohmann::json explain_json(const FitExplanation& explanation, const std::vector<GuestClaim>& claims);
 
+// Which L3 cache domains each placed guest cell's pinned vCPUs got, on host cells that report
+// several ("guest cell 0: L3 domain 1 of 4 (cpus 8-15)"); empty when no cell reports them.
+std::string cache_domains_text(const HostTopology& host, const Placement& placement);
+nlohmann::json cache_domains_json(const HostTopology& host, const Placement& placement);
+
 }  // namespace numaplace::cli

@@ -86,6 +86,7 @@ int run_place(const PlaceOptions& o) {
       std::cerr << explain_confinement_text(*outcome->confinement, o.policy.policy);
     } else {
       std::cerr << explain_text(explanation, claims);
+      if (outcome->placement) std::cerr << cache_domains_text(*host, *outcome->placement);
     }
   }
 
@@ -109,7 +110,10 @@ int run_place(const PlaceOptions& o) {
                        {"replacement", plugin::replacement_json(outcome->replacement)},
                        {"narrowings", plugin::narrowings_json(outcome->narrowings)},
                        {"xml", outcome->domain_xml}};
-    if (o.explain) doc["explanation"] = explain_json(explanation, claims);
+    if (o.explain) {
+      doc["explanation"] = explain_json(explanation, claims);
+      if (outcome->placement) doc["explanation"]["cache_domains"] = cache_domains_json(*host, *outcome->placement);
+    }
     text = doc.dump(2) + "\n";
   }
   if (auto written = write_output(o.output_path, text); !written) return report(written.error(), o.json);

@@ -46,7 +46,8 @@ std::string join_host_cells(const Placement& placement) {
   return to_cpu_list(cells);
 }
 
-void write_vcpu_and_cputune(xmlNode* root, const Placement& placement, const OperatorConstraints& constraints) {
+void write_vcpu_and_cputune(xmlNode* root, const HostTopology& host, const Placement& placement,
+                            const OperatorConstraints& constraints, const CpuSet& realtime_vcpus) {
   CpuSet all_host_cpus;
   for (const auto& cell : placement.cells) {
     all_host_cpus = all_host_cpus.united(cell.host_cpus);
@@ -69,7 +70,7 @@ void write_vcpu_and_cputune(xmlNode* root, const Placement& placement, const Ope
       pins[v] = it != dedicated.end() ? std::to_string(it->second) : to_cpu_list(floating);
     }
   }
-  CpuSet emulator = emulator_cpus(placement);
+  CpuSet emulator = emulator_cpus(host, placement, realtime_vcpus);
   if (constraints.emulatorpin) emulator = emulator.intersected(*constraints.emulatorpin);
   // libvirt wants vcpupin first inside cputune; insert before any existing child.
   xmlNode* first = cputune->children;
@@ -277,12 +278,50 @@ std::vector<std::string> narrow_threads(xmlDoc* doc, const CpuSet& taken, const 
 }
 
 void write_placement(xmlDoc* doc, const HostTopology& host, const Placement& placement,
-                     const OperatorConstraints& constraints) {
+                     const OperatorConstraints& constraints, const GuestTuning& tuning) {
   xmlNode* root = xmlDocGetRootElement(doc);
-  write_vcpu_and_cputune(root, placement, constraints);
+  write_vcpu_and_cputune(root, host, placement, constraints, tuning.realtime_vcpus);
   write_numatune(root, placement, constraints);
   write_cpu_numa(root, host, placement);
   write_memory_backing(root, placement);
+  write_tuning(doc, tuning);
+}
+
+void write_tuning(xmlDoc* doc, const GuestTuning& tuning) {
+  xmlNode* root = xmlDocGetRootElement(doc);
+  if (!tuning.realtime_vcpus.empty()) {
+    xmlNode* cputune = ensure_child(root, "cputune", {"vcpu", "vcpus", "iothreads", "iothreadids"});
+    for (xmlNode* sched : child_elements(cputune, "vcpusched")) {
+      const auto text = attribute(sched, "vcpus");
+      const auto listed = text ? parse_cpu_list(*text, "<vcpusched vcpus>") : Result<CpuSet>(CpuSet{});
+      if (listed && !listed->intersects(tuning.realtime_vcpus)) continue;  // another vCPU's: the operator's
+      xmlUnlinkNode(sched);
+      xmlFreeNode(sched);
+    }
+    xmlNode* sched = new_child(cputune, "vcpusched");
+    set_attr(sched, "vcpus", to_cpu_list(tuning.realtime_vcpus));
+    set_attr(sched, "scheduler", "fifo");
+    set_attr(sched, "priority", std::to_string(kRealtimePriority));
+  }
+  if (tuning.locked_memory || tuning.no_shared_pages) {
+    xmlNode* backing = ensure_child(root, "memoryBacking", {"memory", "currentMemory", "maxMemory"});
+    if (tuning.no_shared_pages && first_child(backing, "nosharepages") == nullptr) new_child(backing, "nosharepages");
+    if (tuning.locked_memory && first_child(backing, "locked") == nullptr) new_child(backing, "locked");
+  }
+  if (tuning.cpu_topology) {
+    xmlNode* cpu = ensure_child(root, "cpu", {"features", "os", "vcpu", "cputune", "numatune"});
+    xmlNode* topology = first_child(cpu, "topology");
+    if (topology == nullptr) {
+      topology = xmlNewDocNode(doc, nullptr, X("topology"), nullptr);
+      if (cpu->children != nullptr) xmlAddPrevSibling(cpu->children, topology); else xmlAddChild(cpu, topology);
+    }
+    // Written afresh, in libvirt's order, whatever order the domain had them in.
+    for (const char* name : {"sockets", "dies", "clusters", "cores", "threads"}) xmlUnsetProp(topology, X(name));
+    set_attr(topology, "sockets", std::to_string(tuning.cpu_topology->sockets));
+    set_attr(topology, "dies", "1");
+    set_attr(topology, "cores", std::to_string(tuning.cpu_topology->cores));
+    set_attr(topology, "threads", std::to_string(tuning.cpu_topology->threads));
+  }
 }
 
 }  // namespace numaplace::xml

@@ -48,7 +48,8 @@ std::vector<HostCellLimit> host_cell_limits(const OperatorConstraints& constrain
 
 // ConflictingPin when `placement` breaks a pin the operator wrote: a dedicated vCPU pinned outside
 // its <vcpupin>, a floating vCPU whose <vcpupin> shares no pCPU with where its cell floats, emulator
-// threads whose <emulatorpin> shares none with (or, isolated, does not hold) their pCPUs.
-Status check_pins(const OperatorConstraints& constraints, const Placement& placement);
+// threads whose <emulatorpin> shares none with `emulator` (where they run, fit.h's emulator_cpus)
+// or, isolated, does not hold their reserved pCPUs.
+Status check_pins(const OperatorConstraints& constraints, const Placement& placement, const CpuSet& emulator);
 
 }  // namespace numaplace

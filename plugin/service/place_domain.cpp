@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "placement/request/guest_topology.h"
+#include "placement/request/guest_tuning.h"
 #include "placement/lifecycle/narrowing.h"
 #include "placement/lifecycle/operator_constraints.h"
 #include "placement/model/count_words.h"
@@ -168,6 +169,7 @@ struct Placing {
   std::vector<std::string> pci_addresses;  // every device the guest is given, once, canonical
   HostTopology view;                       // the host within the CPUs the operator's pins allow
   PlaceOutcome outcome;
+  GuestTuning tuning;                      // what the request asks besides the placement
 };
 
 std::string size_text(const Placing& p, std::uint64_t memory_kib) {
@@ -419,6 +421,7 @@ Result<PlaceOutcome> place_without_topology(Placing& p) {
     }
     if (auto held = hold_operator_pins(p); !held) return held.error();
   }
+  xml::write_tuning(p.doc.get(), p.tuning);
   if (!p.stored.flavor_specs.empty() || !p.stored.image_props.empty() || record || !p.constraints.empty()) {
     xml::write_record(p.doc.get(), p.stored, {nullptr, record ? &*record : nullptr, &p.constraints});
   }
@@ -481,7 +484,14 @@ Result<PlaceOutcome> place_with_topology(Placing& p, const GuestTopology& topolo
     return make_error("NoFit", size_text(p, p.guest.memory_kib) + " does not fit this host" +
                                    within_text(p.constraints) + ": " + explain_no_fit(fit));
   }
-  if (auto pins = check_pins(p.constraints, *fit.placement); !pins) {
+  const CpuSet emulator = emulator_cpus(p.host, *fit.placement, p.tuning.realtime_vcpus);
+  if (emulator.empty()) {
+    return make_error("NoFit", size_text(p, p.guest.memory_kib) +
+                                   " has every vCPU realtime, and its host cells have no shared CPU left for its "
+                                   "emulator threads; leave a vCPU out of hw:cpu_realtime_mask or use "
+                                   "hw:emulator_threads_policy=isolate");
+  }
+  if (auto pins = check_pins(p.constraints, *fit.placement, emulator); !pins) {
     return make_error(pins.error().name, p.what + ": " + pins.error().message);
   }
   if (auto devices = check_cell_device_memory(p.view, p.bindings, *fit.placement, p.summary.name); !devices) {
@@ -493,7 +503,7 @@ Result<PlaceOutcome> place_with_topology(Placing& p, const GuestTopology& topolo
     if (!narrowings) return narrowings.error();
     p.outcome.narrowings = std::move(*narrowings);
   }
-  xml::write_placement(p.doc.get(), p.host, *fit.placement, p.constraints);
+  xml::write_placement(p.doc.get(), p.host, *fit.placement, p.constraints, p.tuning);
   xml::write_record(p.doc.get(), p.stored, {&*fit.placement, nullptr, &p.constraints});
   p.outcome.placement = std::move(fit.placement);
   p.outcome.domain_xml = xml::serialize(p.doc.get());
@@ -515,13 +525,16 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
   if (auto checked = check_operator_pins(host, *bindings, what); !checked) return checked.error();
 
   Placing p{host, request, what, std::move(*doc), std::move(*summary), std::move(*bindings), std::move(*constraints),
-            {}, {}, {}, {}, {}, {}};
+            {}, {}, {}, {}, {}, {}, {}};
   p.outcome.domain_name = p.summary.name;
   p.outcome.domain_uuid = p.summary.uuid;
   if (auto read = read_request(p); !read) return read.error();
   if (auto read = read_devices(p); !read) return read.error();
   auto topology = derive_topology(p);
   if (!topology) return topology.error();
+  auto tuning = derive_guest_tuning(p.guest, *topology);
+  if (!tuning) return tuning.error();
+  p.tuning = std::move(*tuning);
 
   // The host as this guest may use it: within the pCPUs the operator's pins allow.
   const CpuSet all = host_cpus_of(host);

@@ -72,6 +72,14 @@ void write_vcpu_and_cputune(xmlNode* root, const HostTopology& host, const Place
   }
   CpuSet emulator = emulator_cpus(host, placement, realtime_vcpus);
   if (constraints.emulatorpin) emulator = emulator.intersected(*constraints.emulatorpin);
+  // An iothread stays where it was pinned within the emulator's pCPUs, or goes to them: a pin
+  // written for where the guest ran before must not keep it on another cell's pCPUs.
+  for (xmlNode* pin : child_elements(cputune, "iothreadpin")) {
+    const auto text = attribute(pin, "cpuset");
+    const auto listed = text ? parse_cpu_list(*text, "<iothreadpin cpuset>") : Result<CpuSet>(emulator);
+    const CpuSet kept = listed ? listed->intersected(emulator) : CpuSet{};
+    set_attr(pin, "cpuset", to_cpu_list(kept.empty() ? emulator : kept));
+  }
   // libvirt wants vcpupin first inside cputune; insert before any existing child.
   xmlNode* first = cputune->children;
   for (const auto& [v, cpuset] : pins) {
@@ -131,7 +139,12 @@ void write_cpu_numa(xmlNode* root, const HostTopology& host, const Placement& pl
       cell = new_child(numa, "cell");
     }
     set_attr(cell, "id", id);
-    set_attr(cell, "cpus", to_cpu_list(placed.guest_cpus));
+    // A memory-only cell has no cpus attribute: libvirt's schema refuses an empty list.
+    if (placed.guest_cpus.empty()) {
+      xmlUnsetProp(cell, X("cpus"));
+    } else {
+      set_attr(cell, "cpus", to_cpu_list(placed.guest_cpus));
+    }
     set_attr(cell, "memory", std::to_string(placed.memory_kib));
     set_attr(cell, "unit", "KiB");
     if (distances_known) {

@@ -33,15 +33,12 @@ namespace {
 
 std::string mib_text(std::uint64_t kib) { return std::to_string(kib / 1024) + " MiB"; }
 
-// The operator's pins that run threads on pCPUs a dedicated guest holds, or pins onto pCPUs the
-// host does not have: both are refused, naming the element (the other elements are kept within
-// what the placement chooses, operator_constraints.h).
+// The operator's pins onto pCPUs the host does not have are refused, naming the element (the
+// other elements are kept within what the placement chooses, operator_constraints.h; iothread
+// pins of a confined guest are checked by check_iothread_pins).
 Status check_operator_pins(const HostTopology& host, const xml::DomainBindings& bindings, const std::string& what) {
-  CpuSet online, held;
-  for (const auto& cell : host.cells) {
-    online = online.united(cell.cpus);
-    held = held.united(cell.usage.pinned_cpus);
-  }
+  CpuSet online;
+  for (const auto& cell : host.cells) online = online.united(cell.cpus);
   const auto& threads = bindings.threads;
   std::vector<std::pair<std::string, CpuSet>> pins;
   if (threads.vcpu_cpuset) pins.emplace_back("<vcpu cpuset>", *threads.vcpu_cpuset);
@@ -57,16 +54,6 @@ Status check_operator_pins(const HostTopology& host, const xml::DomainBindings& 
                                              ", which this host does not have (its CPUs are " + to_cpu_list(online) + ")");
     }
   }
-  if (host.accounting == Accounting::Exclusive) {
-    for (const auto& [id, cpus] : threads.iothreadpins) {
-      if (cpus.intersects(held)) {
-        return make_error("ConflictingPin", what + ": <iothreadpin iothread='" + std::to_string(id) + "' cpuset='" +
-                                                to_cpu_list(cpus) + "'> runs on pCPUs " +
-                                                to_cpu_list(cpus.intersected(held)) +
-                                                ", which dedicated guests hold; pin the iothread elsewhere");
-      }
-    }
-  }
   for (const auto& device : bindings.memory_devices) {
     if (!device.nodemask) continue;
     for (std::uint32_t node : *device.nodemask) {
@@ -75,6 +62,24 @@ Status check_operator_pins(const HostTopology& host, const xml::DomainBindings& 
                                                to_cpu_list(*device.nodemask) + "</nodemask> names host node " +
                                                std::to_string(node) + ", which this host does not have");
       }
+    }
+  }
+  return Done{};
+}
+
+// A guest numaplace confines keeps its <iothreadpin> elements as written, so under exclusive
+// accounting none may run on pCPUs dedicated guests hold (a guest it re-pins has them moved to
+// its emulator's pCPUs by the writer instead).
+Status check_iothread_pins(const HostTopology& host, const xml::DomainBindings& bindings, const std::string& what) {
+  if (host.accounting != Accounting::Exclusive) return Done{};
+  CpuSet held;
+  for (const auto& cell : host.cells) held = held.united(cell.usage.pinned_cpus);
+  for (const auto& [id, cpus] : bindings.threads.iothreadpins) {
+    if (cpus.intersects(held)) {
+      return make_error("ConflictingPin", what + ": <iothreadpin iothread='" + std::to_string(id) + "' cpuset='" +
+                                              to_cpu_list(cpus) + "'> runs on pCPUs " +
+                                              to_cpu_list(cpus.intersected(held)) +
+                                              ", which dedicated guests hold; pin the iothread elsewhere");
     }
   }
   return Done{};
@@ -415,6 +420,7 @@ Result<PlaceOutcome> place_without_topology(Placing& p) {
     if (!confined) return confined.error();
     record = std::move(*confined);
   }
+  if (auto pins = check_iothread_pins(p.host, p.bindings, p.what); !pins) return pins.error();
   if (p.host.accounting == Accounting::Exclusive) {
     if (!record) {
       if (auto kept = keep_off_held_cpus(p); !kept) return kept.error();

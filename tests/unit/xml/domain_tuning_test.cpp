@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // What the request asks besides the placement, as the domain writer applies it: realtime vCPUs
-// (<vcpusched>, the emulator off their pCPUs, locked memory), hw:locked_memory and the CPU
-// topology. Every output is checked with
+// (<vcpusched>, the emulator off their pCPUs, locked memory), hw:locked_memory, the CPU topology,
+// iothread pins that follow the guest, and memory-only guest cells. Every output is checked with
 // libvirt's schema (virt-xml-validate) and defined on libvirt's test driver with validation on.
 #include <gtest/gtest.h>
 #include <libvirt/libvirt.h>
@@ -229,6 +229,80 @@ TEST(DomainTuning, CpuTopologyOfAGuestWithoutNumaTopologyReplacesTheDomainsOwn) 
       << outcome->domain_xml;
   EXPECT_EQ(outcome->domain_xml.find("sockets=\"8\""), std::string::npos);
   expect_libvirt_accepts(outcome->domain_xml);
+}
+
+// An iothread pinned onto the other cell follows the guest to the pCPUs its emulator now uses.
+TEST(DomainTuning, IothreadPinsFollowTheGuest) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");  // cell 0: 0-7,16-23; cell 1: 8-15,24-31
+  std::string domain = example();
+  domain.replace(domain.find("<vcpu>8</vcpu>"), 14,
+                 "<vcpu>4</vcpu><iothreads>2</iothreads>"
+                 "<cputune><iothreadpin iothread='1' cpuset='30-31'/><iothreadpin iothread='2' cpuset='0-31'/></cputune>");
+  auto outcome = place(host, domain, {{"hw:cpu_policy", "dedicated"}, {"hw:numa_nodes", "1"}});
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  ASSERT_TRUE(outcome->placement.has_value());
+  auto doc = parsed(outcome->domain_xml);
+  const xmlNode* cputune = xml::first_child(xmlDocGetRootElement(doc.get()), "cputune");
+  const CpuSet emulator = cpuset_of(xml::first_child(cputune, "emulatorpin"));
+  const CpuSet guest = cpuset_of(xml::first_child(xmlDocGetRootElement(doc.get()), "vcpu"));
+  const auto pins = xml::child_elements(cputune, "iothreadpin");
+  ASSERT_EQ(pins.size(), 2u);
+  for (const xmlNode* pin : pins) {
+    EXPECT_EQ(cpuset_of(pin), emulator) << outcome->domain_xml;
+    EXPECT_TRUE(cpuset_of(pin).is_subset_of(guest)) << outcome->domain_xml;
+  }
+  expect_libvirt_accepts(outcome->domain_xml);
+}
+
+// Placed again after its host cell filled up, the guest moves, and its iothreads move with it.
+TEST(DomainTuning, IothreadPinsMoveWhenTheGuestIsPlacedElsewhere) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  std::string domain = example();
+  domain.replace(domain.find("<vcpu>8</vcpu>"), 14,
+                 "<vcpu>4</vcpu><iothreads>1</iothreads><cputune><iothreadpin iothread='1' cpuset='0-31'/></cputune>");
+  const SpecMap specs{{"hw:cpu_policy", "dedicated"}, {"hw:numa_nodes", "1"}};
+  auto first = place(host, domain, specs);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  const std::uint32_t first_cell = first->placement->cells[0].host_cell;
+  HostTopology filled = host;
+  for (auto& cell : filled.cells) {
+    if (cell.id == first_cell) cell.usage.pinned_cpus = cell.cpus;  // another guest holds every pCPU there
+  }
+  auto moved = place(filled, first->domain_xml, specs);
+  ASSERT_TRUE(moved.ok()) << moved.error().message;
+  ASSERT_NE(moved->placement->cells[0].host_cell, first_cell);
+  const HostCell* now = host.find_cell(moved->placement->cells[0].host_cell);
+  ASSERT_NE(now, nullptr);
+  auto doc = parsed(moved->domain_xml);
+  const xmlNode* cputune = xml::first_child(xmlDocGetRootElement(doc.get()), "cputune");
+  const CpuSet iothread = cpuset_of(xml::first_child(cputune, "iothreadpin"));
+  EXPECT_FALSE(iothread.empty());
+  EXPECT_TRUE(iothread.is_subset_of(now->cpus)) << moved->domain_xml;
+  EXPECT_EQ(iothread, cpuset_of(xml::first_child(cputune, "emulatorpin"))) << moved->domain_xml;
+  expect_libvirt_accepts(moved->domain_xml);
+}
+
+TEST(DomainTuning, AMemoryOnlyCellHasNoCpusAttributeAndLibvirtAcceptsIt) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  auto outcome = place(host, example(),
+                       {{"hw:numa_nodes", "2"},
+                        {"hw:numa_cpus.0", "0-7"},
+                        {"hw:numa_cpus.1", ""},
+                        {"hw:numa_mem.0", "3072"},
+                        {"hw:numa_mem.1", "1024"}});
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  EXPECT_EQ(outcome->domain_xml.find("<cell id=\"1\" cpus="), std::string::npos) << outcome->domain_xml;
+  EXPECT_NE(outcome->domain_xml.find("<cell id=\"1\" memory=\"1048576\" unit=\"KiB\">"), std::string::npos)
+      << outcome->domain_xml;
+  expect_libvirt_accepts(outcome->domain_xml);
+  auto again = place(host, outcome->domain_xml,
+                     {{"hw:numa_nodes", "2"},
+                      {"hw:numa_cpus.0", "0-7"},
+                      {"hw:numa_cpus.1", ""},
+                      {"hw:numa_mem.0", "3072"},
+                      {"hw:numa_mem.1", "1024"}});
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->domain_xml, outcome->domain_xml);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <cctype>
 #include <fstream>
@@ -272,6 +273,22 @@ TEST(Cli, ATopologyOrLockWithoutWhatItNeedsIsANamedError) {
   CliRun locked = run("place " + kExample + " --spec hw:locked_memory=true");
   EXPECT_EQ(locked.exit_code, 1);
   EXPECT_NE(locked.err.find("LockMemoryForbidden"), std::string::npos) << locked.err;
+}
+
+// A memory-only guest cell (hw:numa_cpus.1 empty, as Nova accepts) comes out as libvirt accepts it.
+TEST(Cli, AMemoryOnlyCellIsWrittenAsLibvirtAcceptsIt) {
+  const std::string out_file =
+      std::filesystem::temp_directory_path() / ("numaplace-memonly-" + std::to_string(getpid()) + ".xml");
+  CliRun r = run("place " + kExample +
+                 " --spec hw:numa_nodes=2 --spec hw:numa_cpus.0=0-7 --spec hw:numa_cpus.1="
+                 " --spec hw:numa_mem.0=3072 --spec hw:numa_mem.1=1024 -o " + out_file);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string written = slurp(out_file);
+  EXPECT_NE(written.find("<cell id=\"1\" memory=\"1048576\" unit=\"KiB\""), std::string::npos) << written;
+  EXPECT_EQ(std::system(("virt-xml-validate '" + out_file + "' domain >/dev/null 2>&1").c_str()), 0) << written;
+  EXPECT_EQ(std::system(("virsh -q -c test:///default define --validate '" + out_file + "' >/dev/null 2>&1").c_str()), 0)
+      << written;
+  std::filesystem::remove(out_file);
 }
 
 TEST(Cli, HelpTeachesTheKeys) {

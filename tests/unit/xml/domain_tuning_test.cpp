@@ -132,6 +132,20 @@ TEST(DomainTuning, RealtimeVcpusGetFifoAndTheEmulatorLeavesTheirPcpus) {
   EXPECT_EQ(again->domain_xml, outcome->domain_xml);
 }
 
+TEST(DomainTuning, TheImagesRealtimeMaskIsAppliedToo) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  plugin::PlaceRequest request;
+  request.domain_xml = example();
+  request.flavor_specs = {{"hw:cpu_policy", "dedicated"}, {"hw:cpu_realtime", "yes"}};
+  request.image_props = {{"hw_cpu_realtime_mask", "^0-2"}};
+  auto outcome = plugin::place_domain(host, request);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  auto doc = parsed(outcome->domain_xml);
+  const xmlNode* cputune = xml::first_child(xmlDocGetRootElement(doc.get()), "cputune");
+  EXPECT_EQ(xml::attribute(xml::first_child(cputune, "vcpusched"), "vcpus"), "3-7");
+  EXPECT_EQ(cpuset_of(xml::first_child(cputune, "emulatorpin")), pins_of(cputune, CpuSet::range(0, 2)));
+}
+
 TEST(DomainTuning, MixedRealtimeGuestsRunTheEmulatorWhereTheirSharedVcpusFloat) {
   HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
   auto outcome = place(host, example(),

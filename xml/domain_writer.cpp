@@ -72,11 +72,18 @@ void write_vcpu_and_cputune(xmlNode* root, const HostTopology& host, const Place
   }
   CpuSet emulator = emulator_cpus(host, placement, realtime_vcpus);
   if (constraints.emulatorpin) emulator = emulator.intersected(*constraints.emulatorpin);
-  // An iothread stays where it was pinned within the emulator's pCPUs, or goes to them: a pin
-  // written for where the guest ran before must not keep it on another cell's pCPUs.
+  // An iothread stays where the operator pinned it within the emulator's pCPUs, or goes to them:
+  // a pin written for where the guest ran before must not keep it on another cell's pCPUs.
   for (xmlNode* pin : child_elements(cputune, "iothreadpin")) {
+    const auto id = attribute(pin, "iothread").value_or("");
+    std::optional<CpuSet> recorded;
+    for (const auto& [thread, set] : constraints.iothreadpins) {
+      if (std::to_string(thread) == id) recorded = set;
+    }
     const auto text = attribute(pin, "cpuset");
-    const auto listed = text ? parse_cpu_list(*text, "<iothreadpin cpuset>") : Result<CpuSet>(emulator);
+    const auto listed = recorded ? Result<CpuSet>(*recorded)
+                        : text   ? parse_cpu_list(*text, "<iothreadpin cpuset>")
+                                 : Result<CpuSet>(emulator);
     const CpuSet kept = listed ? listed->intersected(emulator) : CpuSet{};
     set_attr(pin, "cpuset", to_cpu_list(kept.empty() ? emulator : kept));
   }

@@ -5,8 +5,9 @@
 // from the host, and <memoryBacking><hugepages> (one <page> per huge page size
 // the placement chose, with its guest cells; none when it chose only small
 // pages). A guest cell without vCPUs (memory only) is written without a cpus
-// attribute, as libvirt's schema wants. Each <iothreadpin> is kept within where
-// the emulator threads now run (or moved there when it shares no pCPU with them),
+// attribute, as libvirt's schema wants. Each <iothreadpin> (the operator's, as
+// `constraints` keeps it, else as written) is kept within where the emulator
+// threads now run (or moved there when it shares no pCPU with them),
 // so no thread stays bound outside the guest's placement. With a GuestTuning it
 // also writes what the request asks besides the placement (write_tuning).
 // Everything else is left as it was, including extra attributes of

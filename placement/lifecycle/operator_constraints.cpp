@@ -6,7 +6,8 @@
 namespace numaplace {
 
 bool OperatorConstraints::empty() const {
-  return !vcpu_cpuset && vcpupins.empty() && !emulatorpin && memory.mode.empty() && !memory.nodeset && memnodes.empty();
+  return !vcpu_cpuset && vcpupins.empty() && !emulatorpin && iothreadpins.empty() && memory.mode.empty() &&
+         !memory.nodeset && memnodes.empty();
 }
 
 CpuSet usable_cpus(const OperatorConstraints& constraints, std::uint32_t vcpus, const CpuSet& host_cpus) {

@@ -29,6 +29,7 @@ struct OperatorConstraints {
   std::optional<CpuSet> vcpu_cpuset;         // <vcpu cpuset>
   std::map<std::uint32_t, CpuSet> vcpupins;  // <vcpupin vcpu cpuset>
   std::optional<CpuSet> emulatorpin;         // <emulatorpin cpuset>
+  std::map<std::uint32_t, CpuSet> iothreadpins;  // <iothreadpin iothread cpuset>: kept within the emulator's
   MemoryBinding memory;                      // <numatune><memory>
   std::map<std::uint32_t, MemoryBinding> memnodes;  // guest cell -> <memnode>
 

@@ -294,6 +294,22 @@ TEST(DomainTuning, IothreadPinsMoveWhenTheGuestIsPlacedElsewhere) {
   EXPECT_TRUE(iothread.is_subset_of(now->cpus)) << moved->domain_xml;
   EXPECT_EQ(iothread, cpuset_of(xml::first_child(cputune, "emulatorpin"))) << moved->domain_xml;
   expect_libvirt_accepts(moved->domain_xml);
+  // The operator's own pin (recorded the first time) bounds it, not numaplace's last rewrite.
+  EXPECT_NE(moved->domain_xml.find("<numaplace:iothreadpin iothread=\"1\" cpuset=\"0-31\"/>"), std::string::npos)
+      << moved->domain_xml;
+}
+
+// An operator's pin narrower than the emulator's pCPUs is kept as it is while the guest stays.
+TEST(DomainTuning, AnIothreadPinWithinTheEmulatorsPcpusStays) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");  // cell 0: 0-7,16-23
+  std::string domain = example();
+  domain.replace(domain.find("<vcpu>8</vcpu>"), 14,
+                 "<vcpu>2</vcpu><iothreads>1</iothreads><cputune><iothreadpin iothread='1' cpuset='0-3'/></cputune>");
+  auto outcome = place(host, domain, {{"hw:numa_nodes", "1"}});  // floats over host cell 0
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  ASSERT_EQ(outcome->placement->cells[0].host_cell, 0u);
+  EXPECT_NE(outcome->domain_xml.find("<iothreadpin iothread=\"1\" cpuset=\"0-3\"/>"), std::string::npos)
+      << outcome->domain_xml;
 }
 
 TEST(DomainTuning, AMemoryOnlyCellHasNoCpusAttributeAndLibvirtAcceptsIt) {

@@ -46,7 +46,8 @@ std::string join_host_cells(const Placement& placement) {
   return to_cpu_list(cells);
 }
 
-void write_vcpu_and_cputune(xmlNode* root, const Placement& placement, const OperatorConstraints& constraints) {
+void write_vcpu_and_cputune(xmlNode* root, const HostTopology& host, const Placement& placement,
+                            const OperatorConstraints& constraints, const CpuSet& realtime_vcpus) {
   CpuSet all_host_cpus;
   for (const auto& cell : placement.cells) {
     all_host_cpus = all_host_cpus.united(cell.host_cpus);
@@ -69,8 +70,23 @@ void write_vcpu_and_cputune(xmlNode* root, const Placement& placement, const Ope
       pins[v] = it != dedicated.end() ? std::to_string(it->second) : to_cpu_list(floating);
     }
   }
-  CpuSet emulator = emulator_cpus(placement);
+  CpuSet emulator = emulator_cpus(host, placement, realtime_vcpus);
   if (constraints.emulatorpin) emulator = emulator.intersected(*constraints.emulatorpin);
+  // An iothread stays where the operator pinned it within the emulator's pCPUs, or goes to them:
+  // a pin written for where the guest ran before must not keep it on another cell's pCPUs.
+  for (xmlNode* pin : child_elements(cputune, "iothreadpin")) {
+    const auto id = attribute(pin, "iothread").value_or("");
+    std::optional<CpuSet> recorded;
+    for (const auto& [thread, set] : constraints.iothreadpins) {
+      if (std::to_string(thread) == id) recorded = set;
+    }
+    const auto text = attribute(pin, "cpuset");
+    const auto listed = recorded ? Result<CpuSet>(*recorded)
+                        : text   ? parse_cpu_list(*text, "<iothreadpin cpuset>")
+                                 : Result<CpuSet>(emulator);
+    const CpuSet kept = listed ? listed->intersected(emulator) : CpuSet{};
+    set_attr(pin, "cpuset", to_cpu_list(kept.empty() ? emulator : kept));
+  }
   // libvirt wants vcpupin first inside cputune; insert before any existing child.
   xmlNode* first = cputune->children;
   for (const auto& [v, cpuset] : pins) {
@@ -130,7 +146,12 @@ void write_cpu_numa(xmlNode* root, const HostTopology& host, const Placement& pl
       cell = new_child(numa, "cell");
     }
     set_attr(cell, "id", id);
-    set_attr(cell, "cpus", to_cpu_list(placed.guest_cpus));
+    // A memory-only cell has no cpus attribute: libvirt's schema refuses an empty list.
+    if (placed.guest_cpus.empty()) {
+      xmlUnsetProp(cell, X("cpus"));
+    } else {
+      set_attr(cell, "cpus", to_cpu_list(placed.guest_cpus));
+    }
     set_attr(cell, "memory", std::to_string(placed.memory_kib));
     set_attr(cell, "unit", "KiB");
     if (distances_known) {
@@ -277,12 +298,50 @@ std::vector<std::string> narrow_threads(xmlDoc* doc, const CpuSet& taken, const 
 }
 
 void write_placement(xmlDoc* doc, const HostTopology& host, const Placement& placement,
-                     const OperatorConstraints& constraints) {
+                     const OperatorConstraints& constraints, const GuestTuning& tuning) {
   xmlNode* root = xmlDocGetRootElement(doc);
-  write_vcpu_and_cputune(root, placement, constraints);
+  write_vcpu_and_cputune(root, host, placement, constraints, tuning.realtime_vcpus);
   write_numatune(root, placement, constraints);
   write_cpu_numa(root, host, placement);
   write_memory_backing(root, placement);
+  write_tuning(doc, tuning);
+}
+
+void write_tuning(xmlDoc* doc, const GuestTuning& tuning) {
+  xmlNode* root = xmlDocGetRootElement(doc);
+  if (!tuning.realtime_vcpus.empty()) {
+    xmlNode* cputune = ensure_child(root, "cputune", {"vcpu", "vcpus", "iothreads", "iothreadids"});
+    for (xmlNode* sched : child_elements(cputune, "vcpusched")) {
+      const auto text = attribute(sched, "vcpus");
+      const auto listed = text ? parse_cpu_list(*text, "<vcpusched vcpus>") : Result<CpuSet>(CpuSet{});
+      if (listed && !listed->intersects(tuning.realtime_vcpus)) continue;  // another vCPU's: the operator's
+      xmlUnlinkNode(sched);
+      xmlFreeNode(sched);
+    }
+    xmlNode* sched = new_child(cputune, "vcpusched");
+    set_attr(sched, "vcpus", to_cpu_list(tuning.realtime_vcpus));
+    set_attr(sched, "scheduler", "fifo");
+    set_attr(sched, "priority", std::to_string(kRealtimePriority));
+  }
+  if (tuning.locked_memory || tuning.no_shared_pages) {
+    xmlNode* backing = ensure_child(root, "memoryBacking", {"memory", "currentMemory", "maxMemory"});
+    if (tuning.no_shared_pages && first_child(backing, "nosharepages") == nullptr) new_child(backing, "nosharepages");
+    if (tuning.locked_memory && first_child(backing, "locked") == nullptr) new_child(backing, "locked");
+  }
+  if (tuning.cpu_topology) {
+    xmlNode* cpu = ensure_child(root, "cpu", {"features", "os", "vcpu", "cputune", "numatune"});
+    xmlNode* topology = first_child(cpu, "topology");
+    if (topology == nullptr) {
+      topology = xmlNewDocNode(doc, nullptr, X("topology"), nullptr);
+      if (cpu->children != nullptr) xmlAddPrevSibling(cpu->children, topology); else xmlAddChild(cpu, topology);
+    }
+    // Written afresh, in libvirt's order, whatever order the domain had them in.
+    for (const char* name : {"sockets", "dies", "clusters", "cores", "threads"}) xmlUnsetProp(topology, X(name));
+    set_attr(topology, "sockets", std::to_string(tuning.cpu_topology->sockets));
+    set_attr(topology, "dies", "1");
+    set_attr(topology, "cores", std::to_string(tuning.cpu_topology->cores));
+    set_attr(topology, "threads", std::to_string(tuning.cpu_topology->threads));
+  }
 }
 
 }  // namespace numaplace::xml

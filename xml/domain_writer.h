@@ -4,7 +4,13 @@
 // memnode per guest cell), <cpu><numa> cells with distances mirrored
 // from the host, and <memoryBacking><hugepages> (one <page> per huge page size
 // the placement chose, with its guest cells; none when it chose only small
-// pages). Everything else is left as it was, including extra attributes of
+// pages). A guest cell without vCPUs (memory only) is written without a cpus
+// attribute, as libvirt's schema wants. Each <iothreadpin> (the operator's, as
+// `constraints` keeps it, else as written) is kept within where the emulator
+// threads now run (or moved there when it shares no pCPU with them),
+// so no thread stays bound outside the guest's placement. With a GuestTuning it
+// also writes what the request asks besides the placement (write_tuning).
+// Everything else is left as it was, including extra attributes of
 // existing guest cells (memAccess, discard). Applying the same placement to its
 // own output yields the same document.
 #pragma once
@@ -17,14 +23,24 @@
 #include "placement/fit/fit.h"
 #include "placement/model/host_topology.h"
 #include "placement/lifecycle/operator_constraints.h"
+#include "placement/request/guest_tuning.h"
 
 namespace numaplace::xml {
 
 // Within the operator's constraints: a floating vCPU's <vcpupin> is where its cell floats within
 // the operator's pin for it, <emulatorpin> within the operator's, and <numatune> keeps the
-// operator's memory modes (strict where none was given).
+// operator's memory modes (strict where none was given). The emulator threads run where
+// emulator_cpus(host, placement, tuning.realtime_vcpus) says (fit.h); the caller has checked
+// that set, within the operator's <emulatorpin>, is not empty.
 void write_placement(xmlDoc* doc, const HostTopology& host, const Placement& placement,
-                     const OperatorConstraints& constraints = {});
+                     const OperatorConstraints& constraints = {}, const GuestTuning& tuning = {});
+
+// What the request asks besides where the guest runs (guest_tuning.h): one
+// <cputune><vcpusched vcpus=realtime scheduler='fifo' priority='1'> (replacing the operator's
+// <vcpusched> elements that name a realtime vCPU), <memoryBacking><locked/> and
+// <nosharepages/>, and <cpu><topology sockets dies='1' cores threads>. What the tuning does
+// not ask for is left as the domain has it.
+void write_tuning(xmlDoc* doc, const GuestTuning& tuning);
 
 // Confines a guest without a NUMA topology: <vcpu placement='static' cpuset=cpus> and
 // <numatune><memory mode=... nodeset=nodeset> (the operator's mode, strict where none was given).

@@ -23,6 +23,7 @@ Result<OperatorConstraints> read_operator_constraints(const xmlDoc* doc, const D
   constraints.vcpu_cpuset = bindings.threads.vcpu_cpuset;
   constraints.vcpupins = bindings.threads.vcpupins;
   constraints.emulatorpin = bindings.threads.emulatorpin;
+  constraints.iothreadpins = bindings.threads.iothreadpins;
   constraints.memory = {bindings.memory.mode, bindings.memory.nodeset};
   for (const auto& [cell, tune] : bindings.memnodes) constraints.memnodes[cell] = {tune.mode, tune.nodeset};
   return constraints;

@@ -194,6 +194,15 @@ Result<std::optional<OperatorConstraints>> read_recorded_constraints(const xmlDo
       if (!cpus) return cpus.error();
       if (*vcpu > kMaxCpuId) return make_error("InvalidPlacementRecord", where + " vcpupin names vCPU " + std::to_string(*vcpu));
       constraints.vcpupins[static_cast<std::uint32_t>(*vcpu)] = *cpus;
+    } else if (is_named(child, "iothreadpin")) {
+      auto id = parse_number(attribute(child, "iothread"), where + " iothreadpin iothread");
+      if (!id) return id.error();
+      auto cpus = parse_cpu_list(attribute(child, "cpuset").value_or(""), where + " iothreadpin cpuset");
+      if (!cpus) return cpus.error();
+      if (*id == 0 || *id > kMaxCpuId) {
+        return make_error("InvalidPlacementRecord", where + " iothreadpin names iothread " + std::to_string(*id));
+      }
+      constraints.iothreadpins[static_cast<std::uint32_t>(*id)] = *cpus;
     } else if (is_named(child, "memnode")) {
       auto cell = parse_number(attribute(child, "cellid"), where + " memnode cellid");
       if (!cell) return cell.error();
@@ -265,6 +274,11 @@ void write_record(xmlDoc* doc, const StoredRequest& request, const RecordParts& 
     for (const auto& [vcpu, cpus] : constraints->vcpupins) {
       xmlNode* pin = xmlNewChild(node, ns, X("vcpupin"), nullptr);
       set(pin, "vcpu", std::to_string(vcpu));
+      set(pin, "cpuset", to_cpu_list(cpus));
+    }
+    for (const auto& [id, cpus] : constraints->iothreadpins) {
+      xmlNode* pin = xmlNewChild(node, ns, X("iothreadpin"), nullptr);
+      set(pin, "iothread", std::to_string(id));
       set(pin, "cpuset", to_cpu_list(cpus));
     }
     for (const auto& [cell, binding] : constraints->memnodes) {

@@ -17,6 +17,7 @@
 //     <numaplace:constraints vcpu-cpuset="0-7" emulatorpin="0-1" memory-mode="interleave"
 //                            memory-nodeset="0-1">          (what the operator wrote first,
 //       <numaplace:vcpupin vcpu="0" cpuset="0-3"/>            kept for every later placement)
+//       <numaplace:iothreadpin iothread="1" cpuset="0-1"/>
 //       <numaplace:memnode cellid="0" mode="preferred" nodeset="0"/>
 //     </numaplace:constraints>
 //   </numaplace:numaplace>

@@ -32,15 +32,37 @@ CpuSet Placement::held_cpus() const {
   return held;
 }
 
-CpuSet emulator_cpus(const Placement& placement) {
+CpuSet emulator_cpus(const Placement& placement, const CpuSet& realtime_vcpus) {
   CpuSet emulator;
   CpuSet pinned;
+  const bool reserved = std::any_of(placement.cells.begin(), placement.cells.end(),
+                                    [](const CellPlacement& cell) { return !cell.cpuset_reserved.empty(); });
+  if (!realtime_vcpus.empty() && !reserved) {
+    for (const auto& cell : placement.cells) {
+      CpuSet pinned_vcpus;
+      for (const auto& [vcpu, pcpu] : cell.pinning) {
+        pinned_vcpus.insert(vcpu);
+        if (!realtime_vcpus.contains(vcpu)) emulator.insert(pcpu);
+      }
+      if (!cell.guest_cpus.minus(pinned_vcpus).minus(realtime_vcpus).empty()) emulator = emulator.united(cell.host_cpus);
+    }
+    return emulator;
+  }
   for (const auto& cell : placement.cells) {
     if (cell.guest_cpus.size() > cell.pinning.size()) emulator = emulator.united(cell.host_cpus);
     emulator = emulator.united(cell.cpuset_reserved);
     for (const auto& [vcpu, pcpu] : cell.pinning) pinned.insert(pcpu);
   }
   return emulator.empty() ? pinned : emulator;
+}
+
+CpuSet emulator_cpus(const HostTopology& host, const Placement& placement, const CpuSet& realtime_vcpus) {
+  CpuSet emulator = emulator_cpus(placement, realtime_vcpus);
+  if (!emulator.empty()) return emulator;
+  for (const auto& placed : placement.cells) {
+    if (const HostCell* cell = host.find_cell(placed.host_cell)) emulator = emulator.united(floating_cpus_of(host, *cell));
+  }
+  return emulator.minus(placement.held_cpus());
 }
 
 CellPlacement cell_placement(const HostTopology& host, const HostCell& cell, const GuestCell& guest_cell,

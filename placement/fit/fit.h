@@ -68,8 +68,15 @@ struct Placement {
 };
 
 // Where the guest's emulator threads run: the pCPUs reserved for them, and where its floating
-// vCPUs float; a guest with neither runs them on its pinned pCPUs.
-CpuSet emulator_cpus(const Placement& placement);
+// vCPUs float; a guest with neither runs them on its pinned pCPUs. With realtime vCPUs and no
+// reserved pCPU, only the pCPUs of the other vCPUs (their pins, where they float): empty when
+// every vCPU is realtime (hw:emulator_threads_policy=share; the caller chooses the host's).
+CpuSet emulator_cpus(const Placement& placement, const CpuSet& realtime_vcpus = {});
+
+// emulator_cpus, and where that leaves nothing (every vCPU realtime and no pCPU reserved) the
+// floating CPUs of the guest's host cells less what the guest holds, as Nova puts them on the
+// host's shared CPUs; empty only when those cells have none left.
+CpuSet emulator_cpus(const HostTopology& host, const Placement& placement, const CpuSet& realtime_vcpus);
 
 // One (guest cell, host cell) pair that does not fit on its own, and why.
 struct CellRejection {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "placement/model/count_words.h"
+#include "placement/request/guest_tuning.h"
 
 namespace numaplace {
 namespace {
@@ -89,6 +90,8 @@ Result<std::vector<RankedHost>> rank_hosts(std::span<const HostTopology> hosts, 
                                            const RankOptions& options) {
   auto derived = derive_guest_topology(request);
   if (!derived) return derived.error();
+  // A request no domain could carry (a CPU topology that cannot be written) fits no host.
+  if (auto tuning = derive_guest_tuning(request, *derived); !tuning) return tuning.error();
   const GuestTopology* topology = derived->has_value() ? &**derived : nullptr;
 
   std::vector<RankedHost> fitting;

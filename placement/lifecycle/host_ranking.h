@@ -10,7 +10,8 @@
 // A guest without a NUMA topology (Nova's no_topology) fits a host whose totals can
 // still take it (vCPUs within cpu ratio x CPUs, memory within ram ratio x memory).
 // Order: fitting hosts by score (highest first), ties by input order; then the
-// refused ones in input order, each with its reason. Pure; no I/O; no global state.
+// refused ones in input order, each with its reason. A request place would refuse on any
+// host (a CPU topology it cannot write, guest_tuning.h) is an error. Pure; no I/O; no global state.
 #pragma once
 
 #include <cstddef>

@@ -6,7 +6,8 @@
 namespace numaplace {
 
 bool OperatorConstraints::empty() const {
-  return !vcpu_cpuset && vcpupins.empty() && !emulatorpin && memory.mode.empty() && !memory.nodeset && memnodes.empty();
+  return !vcpu_cpuset && vcpupins.empty() && !emulatorpin && iothreadpins.empty() && memory.mode.empty() &&
+         !memory.nodeset && memnodes.empty();
 }
 
 CpuSet usable_cpus(const OperatorConstraints& constraints, std::uint32_t vcpus, const CpuSet& host_cpus) {
@@ -55,7 +56,7 @@ std::vector<HostCellLimit> host_cell_limits(const OperatorConstraints& constrain
   return limits;
 }
 
-Status check_pins(const OperatorConstraints& constraints, const Placement& placement) {
+Status check_pins(const OperatorConstraints& constraints, const Placement& placement, const CpuSet& emulator) {
   auto conflict = [](const std::string& element, const std::string& sentence) {
     return make_error("ConflictingPin", "the domain's " + element + " " + sentence +
                                             "; widen or remove that element, or change the NUMA request");
@@ -86,8 +87,8 @@ Status check_pins(const OperatorConstraints& constraints, const Placement& place
       return conflict(element, "leaves out pCPU " + to_cpu_list(reserved) +
                                    ", which hw:emulator_threads_policy=isolate reserves for the emulator");
     }
-    if (!constraints.emulatorpin->intersects(emulator_cpus(placement))) {
-      return conflict(element, "shares no pCPU with the guest's own (" + to_cpu_list(emulator_cpus(placement)) + ")");
+    if (!constraints.emulatorpin->intersects(emulator)) {
+      return conflict(element, "shares no pCPU with the guest's own (" + to_cpu_list(emulator) + ")");
     }
   }
   return Done{};

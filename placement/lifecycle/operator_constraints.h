@@ -29,6 +29,7 @@ struct OperatorConstraints {
   std::optional<CpuSet> vcpu_cpuset;         // <vcpu cpuset>
   std::map<std::uint32_t, CpuSet> vcpupins;  // <vcpupin vcpu cpuset>
   std::optional<CpuSet> emulatorpin;         // <emulatorpin cpuset>
+  std::map<std::uint32_t, CpuSet> iothreadpins;  // <iothreadpin iothread cpuset>: kept within the emulator's
   MemoryBinding memory;                      // <numatune><memory>
   std::map<std::uint32_t, MemoryBinding> memnodes;  // guest cell -> <memnode>
 
@@ -48,7 +49,8 @@ std::vector<HostCellLimit> host_cell_limits(const OperatorConstraints& constrain
 
 // ConflictingPin when `placement` breaks a pin the operator wrote: a dedicated vCPU pinned outside
 // its <vcpupin>, a floating vCPU whose <vcpupin> shares no pCPU with where its cell floats, emulator
-// threads whose <emulatorpin> shares none with (or, isolated, does not hold) their pCPUs.
-Status check_pins(const OperatorConstraints& constraints, const Placement& placement);
+// threads whose <emulatorpin> shares none with `emulator` (where they run, fit.h's emulator_cpus)
+// or, isolated, does not hold their reserved pCPUs.
+Status check_pins(const OperatorConstraints& constraints, const Placement& placement, const CpuSet& emulator);
 
 }  // namespace numaplace

@@ -57,18 +57,18 @@ Error forbidden(const std::string& property) {
 
 constexpr std::uint64_t kMiB = 1024;
 
-// Every key of the NUMA vocabulary Nova 26 accepts (besides hw:numa_* and hw_numa_*).
+// Every key of the NUMA vocabulary Nova 26 accepts (besides hw:numa_* and hw_numa_*), the CPU
+// topology keys included (read by cpu_topology.h, written by the domain writer).
 constexpr std::array kKnownKeys{
     "hw:cpu_policy", "hw:cpu_thread_policy", "hw:cpu_dedicated_mask", "hw:cpu_realtime", "hw:cpu_realtime_mask",
     "hw:mem_page_size", "hw:emulator_threads_policy", "hw:pci_numa_affinity_policy", "hw:locked_memory",
-    "hw_cpu_policy", "hw_cpu_thread_policy", "hw_cpu_realtime_mask", "hw_mem_page_size",
-    "hw_pci_numa_affinity_policy", "hw_emulator_threads_policy", "hw_locked_memory"};
+    "hw:cpu_sockets", "hw:cpu_cores", "hw:cpu_threads", "hw:cpu_max_sockets", "hw:cpu_max_cores",
+    "hw:cpu_max_threads", "hw_cpu_policy", "hw_cpu_thread_policy", "hw_cpu_realtime_mask", "hw_mem_page_size",
+    "hw_pci_numa_affinity_policy", "hw_emulator_threads_policy", "hw_locked_memory", "hw_cpu_sockets",
+    "hw_cpu_cores", "hw_cpu_threads", "hw_cpu_max_sockets", "hw_cpu_max_cores", "hw_cpu_max_threads"};
 
 // Keys of the hw: namespace that are about something other than NUMA placement.
-constexpr std::array kOtherHardwareKeys{
-    "hw:cpu_sockets", "hw:cpu_cores", "hw:cpu_threads", "hw:cpu_max_sockets", "hw:cpu_max_cores",
-    "hw:cpu_max_threads", "hw:mem_encryption", "hw_cpu_sockets", "hw_cpu_cores",
-    "hw_cpu_threads", "hw_cpu_max_sockets", "hw_cpu_max_cores", "hw_cpu_max_threads", "hw_mem_encryption"};
+constexpr std::array kOtherHardwareKeys{"hw:mem_encryption", "hw_mem_encryption"};
 
 bool is_indexed_key(std::string_view key, std::string_view prefix) {
   if (key.substr(0, prefix.size()) != prefix || key.size() == prefix.size() || key[prefix.size()] != '.') return false;
@@ -102,8 +102,9 @@ Status check_keys(const SpecMap& map) {
       return make_error("UnknownSpecKey", "'" + key + "' is not a known NUMA key; check its spelling "
                                           "(known: hw:numa_nodes, hw:numa_cpus.N, hw:numa_mem.N, hw:cpu_policy, "
                                           "hw:cpu_thread_policy, hw:cpu_dedicated_mask, hw:cpu_realtime(_mask), "
-                                          "hw:mem_page_size, hw:emulator_threads_policy, hw:pci_numa_affinity_policy "
-                                          "and their hw_ image twins)");
+                                          "hw:cpu_sockets, hw:cpu_cores, hw:cpu_threads, hw:cpu_max_*, "
+                                          "hw:mem_page_size, hw:locked_memory, hw:emulator_threads_policy, "
+                                          "hw:pci_numa_affinity_policy and their hw_ image twins)");
     }
   }
   return Done{};

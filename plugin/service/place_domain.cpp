@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "placement/request/guest_topology.h"
+#include "placement/request/guest_tuning.h"
 #include "placement/lifecycle/narrowing.h"
 #include "placement/lifecycle/operator_constraints.h"
 #include "placement/model/count_words.h"
@@ -32,15 +33,12 @@ namespace {
 
 std::string mib_text(std::uint64_t kib) { return std::to_string(kib / 1024) + " MiB"; }
 
-// The operator's pins that run threads on pCPUs a dedicated guest holds, or pins onto pCPUs the
-// host does not have: both are refused, naming the element (the other elements are kept within
-// what the placement chooses, operator_constraints.h).
+// The operator's pins onto pCPUs the host does not have are refused, naming the element (the
+// other elements are kept within what the placement chooses, operator_constraints.h; iothread
+// pins of a confined guest are checked by check_iothread_pins).
 Status check_operator_pins(const HostTopology& host, const xml::DomainBindings& bindings, const std::string& what) {
-  CpuSet online, held;
-  for (const auto& cell : host.cells) {
-    online = online.united(cell.cpus);
-    held = held.united(cell.usage.pinned_cpus);
-  }
+  CpuSet online;
+  for (const auto& cell : host.cells) online = online.united(cell.cpus);
   const auto& threads = bindings.threads;
   std::vector<std::pair<std::string, CpuSet>> pins;
   if (threads.vcpu_cpuset) pins.emplace_back("<vcpu cpuset>", *threads.vcpu_cpuset);
@@ -56,16 +54,6 @@ Status check_operator_pins(const HostTopology& host, const xml::DomainBindings& 
                                              ", which this host does not have (its CPUs are " + to_cpu_list(online) + ")");
     }
   }
-  if (host.accounting == Accounting::Exclusive) {
-    for (const auto& [id, cpus] : threads.iothreadpins) {
-      if (cpus.intersects(held)) {
-        return make_error("ConflictingPin", what + ": <iothreadpin iothread='" + std::to_string(id) + "' cpuset='" +
-                                                to_cpu_list(cpus) + "'> runs on pCPUs " +
-                                                to_cpu_list(cpus.intersected(held)) +
-                                                ", which dedicated guests hold; pin the iothread elsewhere");
-      }
-    }
-  }
   for (const auto& device : bindings.memory_devices) {
     if (!device.nodemask) continue;
     for (std::uint32_t node : *device.nodemask) {
@@ -74,6 +62,24 @@ Status check_operator_pins(const HostTopology& host, const xml::DomainBindings& 
                                                to_cpu_list(*device.nodemask) + "</nodemask> names host node " +
                                                std::to_string(node) + ", which this host does not have");
       }
+    }
+  }
+  return Done{};
+}
+
+// A guest numaplace confines keeps its <iothreadpin> elements as written, so under exclusive
+// accounting none may run on pCPUs dedicated guests hold (a guest it re-pins has them moved to
+// its emulator's pCPUs by the writer instead).
+Status check_iothread_pins(const HostTopology& host, const xml::DomainBindings& bindings, const std::string& what) {
+  if (host.accounting != Accounting::Exclusive) return Done{};
+  CpuSet held;
+  for (const auto& cell : host.cells) held = held.united(cell.usage.pinned_cpus);
+  for (const auto& [id, cpus] : bindings.threads.iothreadpins) {
+    if (cpus.intersects(held)) {
+      return make_error("ConflictingPin", what + ": <iothreadpin iothread='" + std::to_string(id) + "' cpuset='" +
+                                              to_cpu_list(cpus) + "'> runs on pCPUs " +
+                                              to_cpu_list(cpus.intersected(held)) +
+                                              ", which dedicated guests hold; pin the iothread elsewhere");
     }
   }
   return Done{};
@@ -168,6 +174,7 @@ struct Placing {
   std::vector<std::string> pci_addresses;  // every device the guest is given, once, canonical
   HostTopology view;                       // the host within the CPUs the operator's pins allow
   PlaceOutcome outcome;
+  GuestTuning tuning;                      // what the request asks besides the placement
 };
 
 std::string size_text(const Placing& p, std::uint64_t memory_kib) {
@@ -413,12 +420,14 @@ Result<PlaceOutcome> place_without_topology(Placing& p) {
     if (!confined) return confined.error();
     record = std::move(*confined);
   }
+  if (auto pins = check_iothread_pins(p.host, p.bindings, p.what); !pins) return pins.error();
   if (p.host.accounting == Accounting::Exclusive) {
     if (!record) {
       if (auto kept = keep_off_held_cpus(p); !kept) return kept.error();
     }
     if (auto held = hold_operator_pins(p); !held) return held.error();
   }
+  xml::write_tuning(p.doc.get(), p.tuning);
   if (!p.stored.flavor_specs.empty() || !p.stored.image_props.empty() || record || !p.constraints.empty()) {
     xml::write_record(p.doc.get(), p.stored, {nullptr, record ? &*record : nullptr, &p.constraints});
   }
@@ -481,7 +490,14 @@ Result<PlaceOutcome> place_with_topology(Placing& p, const GuestTopology& topolo
     return make_error("NoFit", size_text(p, p.guest.memory_kib) + " does not fit this host" +
                                    within_text(p.constraints) + ": " + explain_no_fit(fit));
   }
-  if (auto pins = check_pins(p.constraints, *fit.placement); !pins) {
+  const CpuSet emulator = emulator_cpus(p.host, *fit.placement, p.tuning.realtime_vcpus);
+  if (emulator.empty()) {
+    return make_error("NoFit", size_text(p, p.guest.memory_kib) +
+                                   " has every vCPU realtime, and its host cells have no shared CPU left for its "
+                                   "emulator threads; leave a vCPU out of hw:cpu_realtime_mask or use "
+                                   "hw:emulator_threads_policy=isolate");
+  }
+  if (auto pins = check_pins(p.constraints, *fit.placement, emulator); !pins) {
     return make_error(pins.error().name, p.what + ": " + pins.error().message);
   }
   if (auto devices = check_cell_device_memory(p.view, p.bindings, *fit.placement, p.summary.name); !devices) {
@@ -493,7 +509,7 @@ Result<PlaceOutcome> place_with_topology(Placing& p, const GuestTopology& topolo
     if (!narrowings) return narrowings.error();
     p.outcome.narrowings = std::move(*narrowings);
   }
-  xml::write_placement(p.doc.get(), p.host, *fit.placement, p.constraints);
+  xml::write_placement(p.doc.get(), p.host, *fit.placement, p.constraints, p.tuning);
   xml::write_record(p.doc.get(), p.stored, {&*fit.placement, nullptr, &p.constraints});
   p.outcome.placement = std::move(fit.placement);
   p.outcome.domain_xml = xml::serialize(p.doc.get());
@@ -515,13 +531,16 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
   if (auto checked = check_operator_pins(host, *bindings, what); !checked) return checked.error();
 
   Placing p{host, request, what, std::move(*doc), std::move(*summary), std::move(*bindings), std::move(*constraints),
-            {}, {}, {}, {}, {}, {}};
+            {}, {}, {}, {}, {}, {}, {}};
   p.outcome.domain_name = p.summary.name;
   p.outcome.domain_uuid = p.summary.uuid;
   if (auto read = read_request(p); !read) return read.error();
   if (auto read = read_devices(p); !read) return read.error();
   auto topology = derive_topology(p);
   if (!topology) return topology.error();
+  auto tuning = derive_guest_tuning(p.guest, *topology);
+  if (!tuning) return tuning.error();
+  p.tuning = std::move(*tuning);
 
   // The host as this guest may use it: within the pCPUs the operator's pins allow.
   const CpuSet all = host_cpus_of(host);

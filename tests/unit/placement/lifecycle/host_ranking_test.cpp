@@ -93,6 +93,17 @@ TEST(HostRanking, ABadRequestIsAnError) {
   EXPECT_EQ(ranked.error().name, "ImageNUMATopologyAsymmetric");
 }
 
+// What place would refuse whatever the host (a CPU topology it cannot write) rank refuses too.
+TEST(HostRanking, ARequestNoDomainCouldCarryIsAnError) {
+  std::vector<HostTopology> hosts{make_host(2, 4, 4096)};
+  auto ranked = rank_hosts(hosts, guest(4, 2048, {{"hw:numa_nodes", "2"}, {"hw:cpu_sockets", "1"}}), RankOptions{});
+  ASSERT_FALSE(ranked);
+  EXPECT_EQ(ranked.error().name, "CpuTopologyUnsatisfiable");
+  auto floating = rank_hosts(hosts, guest(4, 2048, {{"hw:cpu_sockets", "3"}}), RankOptions{});
+  ASSERT_FALSE(floating);
+  EXPECT_EQ(floating.error().name, "CpuTopologyUnsatisfiable");
+}
+
 TEST(HostRanking, EqualScoresKeepInputOrder) {
   std::vector<HostTopology> hosts(5, make_host(2, 8, 8192));
   auto ranked = rank_hosts(hosts, guest(2, 1024, {{"hw:numa_nodes", "1"}}), RankOptions{});

@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <cctype>
 #include <fstream>
@@ -268,10 +269,62 @@ TEST(Cli, ConformanceRunnerClosesWithTheCounts) {
   EXPECT_NE(unknown.err.find("unknown suite"), std::string::npos);
 }
 
+// Every accepted request is applied (issue 20): realtime vCPUs, the CPU topology and locked
+// memory reach the domain the CLI prints, and what cannot be applied is a named error.
+TEST(Cli, RealtimeTopologyAndLockedMemoryReachThePrintedDomain) {
+  CliRun r = run("place " + kExample +
+                 " --spec hw:cpu_policy=dedicated --spec hw:cpu_realtime=yes --spec hw:cpu_realtime_mask=^0"
+                 " --spec hw:numa_nodes=2 --spec hw:cpu_sockets=2 --spec hw:mem_page_size=small"
+                 " --spec hw:locked_memory=true");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("<vcpusched vcpus=\"1-7\" scheduler=\"fifo\" priority=\"1\"/>"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("<topology sockets=\"2\" dies=\"1\" cores=\"4\" threads=\"1\"/>"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("<locked/>"), std::string::npos) << r.out;
+  // The emulator is pinned to vCPU 0's pCPU alone.
+  const auto pin = r.out.find("<vcpupin vcpu=\"0\" cpuset=\"");
+  ASSERT_NE(pin, std::string::npos);
+  const auto start = pin + std::string("<vcpupin vcpu=\"0\" cpuset=\"").size();
+  const std::string pcpu = r.out.substr(start, r.out.find('"', start) - start);
+  EXPECT_NE(r.out.find("<emulatorpin cpuset=\"" + pcpu + "\"/>"), std::string::npos) << r.out;
+}
+
+TEST(Cli, ATopologyOrLockWithoutWhatItNeedsIsANamedError) {
+  CliRun sockets = run("place " + kExample + " --spec hw:cpu_sockets=3");
+  EXPECT_EQ(sockets.exit_code, 1);
+  EXPECT_TRUE(sockets.out.empty());
+  EXPECT_NE(sockets.err.find("CpuTopologyUnsatisfiable"), std::string::npos) << sockets.err;
+  CliRun cells = run("place " + kExample + " --json --spec hw:numa_nodes=2 --spec hw:cpu_max_sockets=1");
+  EXPECT_EQ(cells.exit_code, 1);
+  EXPECT_EQ(nlohmann::json::parse(cells.out)["error"]["name"], "CpuTopologyUnsatisfiable") << cells.out;
+  CliRun limits = run("place " + kExample + " --spec hw:cpu_max_sockets=1 --image-prop hw_cpu_max_sockets=2");
+  EXPECT_EQ(limits.exit_code, 1);
+  EXPECT_NE(limits.err.find("ImageVCPULimitsRangeExceeded"), std::string::npos) << limits.err;
+  CliRun locked = run("place " + kExample + " --spec hw:locked_memory=true");
+  EXPECT_EQ(locked.exit_code, 1);
+  EXPECT_NE(locked.err.find("LockMemoryForbidden"), std::string::npos) << locked.err;
+}
+
+// A memory-only guest cell (hw:numa_cpus.1 empty, as Nova accepts) comes out as libvirt accepts it.
+TEST(Cli, AMemoryOnlyCellIsWrittenAsLibvirtAcceptsIt) {
+  const std::string out_file =
+      std::filesystem::temp_directory_path() / ("numaplace-memonly-" + std::to_string(getpid()) + ".xml");
+  CliRun r = run("place " + kExample +
+                 " --spec hw:numa_nodes=2 --spec hw:numa_cpus.0=0-7 --spec hw:numa_cpus.1="
+                 " --spec hw:numa_mem.0=3072 --spec hw:numa_mem.1=1024 -o " + out_file);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string written = slurp(out_file);
+  EXPECT_NE(written.find("<cell id=\"1\" memory=\"1048576\" unit=\"KiB\""), std::string::npos) << written;
+  EXPECT_EQ(std::system(("virt-xml-validate '" + out_file + "' domain >/dev/null 2>&1").c_str()), 0) << written;
+  EXPECT_EQ(std::system(("virsh -q -c test:///default define --validate '" + out_file + "' >/dev/null 2>&1").c_str()), 0)
+      << written;
+  std::filesystem::remove(out_file);
+}
+
 TEST(Cli, HelpTeachesTheKeys) {
   CliRun r = run("place --help");
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_NE(r.out.find("hw:numa_cpus.I"), std::string::npos);
+  EXPECT_NE(r.out.find("hw:cpu_sockets"), std::string::npos);
   EXPECT_NE(r.out.find("--capabilities"), std::string::npos);
 }
 

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// What the request asks besides the placement, as the domain writer applies it: realtime vCPUs
+// (<vcpusched>, the emulator off their pCPUs, locked memory), hw:locked_memory, the CPU topology,
+// iothread pins that follow the guest, and memory-only guest cells. Every output is checked with
+// libvirt's schema (virt-xml-validate) and defined on libvirt's test driver with validation on.
+#include <gtest/gtest.h>
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+#include "plugin/service/place_domain.h"
+#include "support/test_paths.h"
+#include "xml/capabilities_reader.h"
+#include "xml/domain_writer.h"
+#include "xml/xml_document.h"
+
+namespace numaplace {
+namespace {
+
+using numaplace::testing::shared_path;
+using numaplace::testing::source_path;
+
+HostTopology host_from(const std::string& caps_file) {
+  auto text = xml::read_text_file(shared_path(caps_file), "caps");
+  auto host = xml::read_capabilities(*text);
+  EXPECT_TRUE(host.ok());
+  return *host;
+}
+
+std::string example() { return *xml::read_text_file(source_path("examples/guest-8vcpu-4g.xml"), "example"); }
+
+Result<plugin::PlaceOutcome> place(const HostTopology& host, const std::string& xml, SpecMap specs) {
+  plugin::PlaceRequest request;
+  request.domain_xml = xml;
+  request.flavor_specs = std::move(specs);
+  return plugin::place_domain(host, request);
+}
+
+// virt-xml-validate's verdict on `xml`: empty when libvirt's schema accepts it.
+std::string schema_refusal(const std::string& xml) {
+  const std::string path =
+      std::filesystem::temp_directory_path() / ("numaplace-tuning-" + std::to_string(getpid()) + ".xml");
+  std::ofstream(path) << xml;
+  const std::string out = path + ".out";
+  const int status = std::system(("virt-xml-validate '" + path + "' domain >'" + out + "' 2>&1").c_str());
+  std::ifstream in(out);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::filesystem::remove(path);
+  std::filesystem::remove(out);
+  return status == 0 ? "" : "virt-xml-validate: " + text;
+}
+
+struct ConnectionCloser {
+  void operator()(virConnect* conn) const { virConnectClose(conn); }
+};
+
+// libvirt's test driver's verdict on `xml` (define with validation): empty when accepted.
+std::string test_driver_refusal(const std::string& xml) {
+  virSetErrorFunc(nullptr, [](void*, virErrorPtr) {});
+  std::unique_ptr<virConnect, ConnectionCloser> conn(virConnectOpen("test:///default"));
+  if (!conn) return "test:///default cannot be opened";
+  virDomainPtr defined = virDomainDefineXMLFlags(conn.get(), xml.c_str(), VIR_DOMAIN_DEFINE_VALIDATE);
+  if (defined == nullptr) {
+    const virError* error = virGetLastError();
+    return std::string("define: ") + (error != nullptr && error->message ? error->message : "refused");
+  }
+  virDomainUndefine(defined);
+  virDomainFree(defined);
+  return "";
+}
+
+void expect_libvirt_accepts(const std::string& xml) {
+  EXPECT_EQ(schema_refusal(xml), "") << xml;
+  EXPECT_EQ(test_driver_refusal(xml), "") << xml;
+}
+
+xml::Document parsed(const std::string& text) {
+  auto doc = xml::parse_document(text, "output");
+  EXPECT_TRUE(doc.ok());
+  return std::move(*doc);
+}
+
+CpuSet cpuset_of(const xmlNode* node, const char* attribute = "cpuset") {
+  auto text = xml::attribute(node, attribute);
+  EXPECT_TRUE(text.has_value());
+  auto set = parse_cpu_list(text.value_or(""), attribute);
+  EXPECT_TRUE(set.ok());
+  return set.ok() ? *set : CpuSet{};
+}
+
+// The pCPUs the <vcpupin> elements give the vCPUs in `vcpus`.
+CpuSet pins_of(const xmlNode* cputune, const CpuSet& vcpus) {
+  CpuSet out;
+  for (const xmlNode* pin : xml::child_elements(cputune, "vcpupin")) {
+    const auto id = xml::attribute(pin, "vcpu");
+    if (id && vcpus.contains(static_cast<std::uint32_t>(std::stoul(*id)))) out = out.united(cpuset_of(pin));
+  }
+  return out;
+}
+
+TEST(DomainTuning, RealtimeVcpusGetFifoAndTheEmulatorLeavesTheirPcpus) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  auto outcome = place(host, example(),
+                       {{"hw:cpu_policy", "dedicated"}, {"hw:cpu_realtime", "yes"}, {"hw:cpu_realtime_mask", "^0-1"}});
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  auto doc = parsed(outcome->domain_xml);
+  const xmlNode* root = xmlDocGetRootElement(doc.get());
+  const xmlNode* cputune = xml::first_child(root, "cputune");
+  ASSERT_EQ(xml::child_elements(cputune, "vcpusched").size(), 1u) << outcome->domain_xml;
+  const xmlNode* sched = xml::first_child(cputune, "vcpusched");
+  EXPECT_EQ(xml::attribute(sched, "vcpus"), "2-7");
+  EXPECT_EQ(xml::attribute(sched, "scheduler"), "fifo");
+  EXPECT_EQ(xml::attribute(sched, "priority"), "1");
+  // The emulator runs on the pCPUs of vCPUs 0 and 1, none of a realtime vCPU's.
+  const CpuSet emulator = cpuset_of(xml::first_child(cputune, "emulatorpin"));
+  EXPECT_EQ(emulator, pins_of(cputune, CpuSet::range(0, 1))) << outcome->domain_xml;
+  EXPECT_FALSE(emulator.intersects(pins_of(cputune, CpuSet::range(2, 7)))) << outcome->domain_xml;
+  // A realtime guest's memory is locked and not shared, as Nova writes it.
+  const xmlNode* backing = xml::first_child(root, "memoryBacking");
+  EXPECT_NE(xml::first_child(backing, "locked"), nullptr) << outcome->domain_xml;
+  EXPECT_NE(xml::first_child(backing, "nosharepages"), nullptr) << outcome->domain_xml;
+  expect_libvirt_accepts(outcome->domain_xml);
+  // Placing the output again changes nothing (one <vcpusched>, one <locked/>).
+  auto again = place(host, outcome->domain_xml,
+                     {{"hw:cpu_policy", "dedicated"}, {"hw:cpu_realtime", "yes"}, {"hw:cpu_realtime_mask", "^0-1"}});
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->domain_xml, outcome->domain_xml);
+}
+
+TEST(DomainTuning, TheImagesRealtimeMaskIsAppliedToo) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  plugin::PlaceRequest request;
+  request.domain_xml = example();
+  request.flavor_specs = {{"hw:cpu_policy", "dedicated"}, {"hw:cpu_realtime", "yes"}};
+  request.image_props = {{"hw_cpu_realtime_mask", "^0-2"}};
+  auto outcome = plugin::place_domain(host, request);
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  auto doc = parsed(outcome->domain_xml);
+  const xmlNode* cputune = xml::first_child(xmlDocGetRootElement(doc.get()), "cputune");
+  EXPECT_EQ(xml::attribute(xml::first_child(cputune, "vcpusched"), "vcpus"), "3-7");
+  EXPECT_EQ(cpuset_of(xml::first_child(cputune, "emulatorpin")), pins_of(cputune, CpuSet::range(0, 2)));
+}
+
+TEST(DomainTuning, MixedRealtimeGuestsRunTheEmulatorWhereTheirSharedVcpusFloat) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  auto outcome = place(host, example(),
+                       {{"hw:cpu_policy", "mixed"}, {"hw:cpu_realtime", "yes"}, {"hw:cpu_realtime_mask", "^0"}});
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  auto doc = parsed(outcome->domain_xml);
+  const xmlNode* cputune = xml::first_child(xmlDocGetRootElement(doc.get()), "cputune");
+  EXPECT_EQ(xml::attribute(xml::first_child(cputune, "vcpusched"), "vcpus"), "1-7");
+  const CpuSet emulator = cpuset_of(xml::first_child(cputune, "emulatorpin"));
+  EXPECT_EQ(emulator, pins_of(cputune, CpuSet::range(0, 0)));
+  EXPECT_FALSE(emulator.intersects(pins_of(cputune, CpuSet::range(1, 7)))) << outcome->domain_xml;
+  expect_libvirt_accepts(outcome->domain_xml);
+}
+
+TEST(DomainTuning, IsolatedEmulatorThreadsKeepTheirReservedPcpuUnderRealtime) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  auto outcome = place(host, example(),
+                       {{"hw:cpu_policy", "dedicated"}, {"hw:cpu_realtime", "yes"}, {"hw:cpu_realtime_mask", "0-7"},
+                        {"hw:emulator_threads_policy", "isolate"}});
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  ASSERT_TRUE(outcome->placement.has_value());
+  auto doc = parsed(outcome->domain_xml);
+  const xmlNode* cputune = xml::first_child(xmlDocGetRootElement(doc.get()), "cputune");
+  EXPECT_EQ(cpuset_of(xml::first_child(cputune, "emulatorpin")), outcome->placement->cells[0].cpuset_reserved);
+  EXPECT_EQ(xml::attribute(xml::first_child(cputune, "vcpusched"), "vcpus"), "0-7");
+}
+
+TEST(DomainTuning, TheOperatorsVcpuschedOfOtherVcpusStays) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  std::string domain = example();
+  domain.replace(domain.find("<devices/>"), 10,
+                 "<cputune><vcpusched vcpus='0' scheduler='batch'/><vcpusched vcpus='3' scheduler='idle'/></cputune>"
+                 "<devices/>");
+  auto outcome = place(host, domain,
+                       {{"hw:cpu_policy", "dedicated"}, {"hw:cpu_realtime", "yes"}, {"hw:cpu_realtime_mask", "^0-1"}});
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  EXPECT_NE(outcome->domain_xml.find("<vcpusched vcpus=\"0\" scheduler=\"batch\"/>"), std::string::npos)
+      << outcome->domain_xml;
+  EXPECT_EQ(outcome->domain_xml.find("scheduler=\"idle\""), std::string::npos) << outcome->domain_xml;
+  expect_libvirt_accepts(outcome->domain_xml);
+}
+
+TEST(DomainTuning, LockedMemoryIsWrittenWithItsPageSize) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  const std::string domain = "<domain type='kvm'><name>locked</name><memory unit='GiB'>1</memory><vcpu>2</vcpu>"
+                             "<os><type arch='x86_64' machine='pc'>hvm</type></os></domain>";
+  auto outcome = place(host, domain, {{"hw:locked_memory", "true"}, {"hw:mem_page_size", "2MB"}});
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  auto doc = parsed(outcome->domain_xml);
+  const xmlNode* backing = xml::first_child(xmlDocGetRootElement(doc.get()), "memoryBacking");
+  EXPECT_NE(xml::first_child(backing, "locked"), nullptr) << outcome->domain_xml;
+  EXPECT_NE(xml::first_child(backing, "hugepages"), nullptr) << outcome->domain_xml;
+  EXPECT_EQ(xml::first_child(backing, "nosharepages"), nullptr);
+  EXPECT_EQ(schema_refusal(outcome->domain_xml), "");
+  // Nova's rule: locking needs an explicit page size.
+  auto refused = place(host, domain, {{"hw:locked_memory", "true"}});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().name, "LockMemoryForbidden");
+  // The image's twin locks too, and without locking nothing is added.
+  plugin::PlaceRequest request;
+  request.domain_xml = domain;
+  request.flavor_specs = {{"hw:mem_page_size", "2MB"}};
+  request.image_props = {{"hw_locked_memory", "yes"}};
+  auto by_image = plugin::place_domain(host, request);
+  ASSERT_TRUE(by_image.ok()) << by_image.error().message;
+  EXPECT_NE(by_image->domain_xml.find("<locked/>"), std::string::npos);
+  auto unlocked = place(host, domain, {{"hw:mem_page_size", "2MB"}});
+  ASSERT_TRUE(unlocked.ok());
+  EXPECT_EQ(unlocked->domain_xml.find("<locked/>"), std::string::npos);
+}
+
+TEST(DomainTuning, CpuTopologyIsWrittenAndAgreesWithTheCells) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  auto outcome = place(host, example(), {{"hw:numa_nodes", "2"}, {"hw:cpu_max_sockets", "2"}, {"hw:cpu_threads", "2"}});
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  EXPECT_NE(outcome->domain_xml.find("<topology sockets=\"2\" dies=\"1\" cores=\"2\" threads=\"2\"/>"),
+            std::string::npos)
+      << outcome->domain_xml;
+  expect_libvirt_accepts(outcome->domain_xml);
+  // One socket cannot hold vCPUs of two cells.
+  auto refused = place(host, example(), {{"hw:numa_nodes", "2"}, {"hw:cpu_sockets", "1"}});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().name, "CpuTopologyUnsatisfiable");
+}
+
+TEST(DomainTuning, CpuTopologyOfAGuestWithoutNumaTopologyReplacesTheDomainsOwn) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  std::string domain = example();
+  domain.replace(domain.find("<devices/>"), 10, "<cpu><topology sockets='8' cores='1' threads='1'/></cpu><devices/>");
+  auto outcome = place(host, domain, {{"hw:cpu_sockets", "1"}});
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  EXPECT_FALSE(outcome->placement.has_value());
+  EXPECT_NE(outcome->domain_xml.find("<topology sockets=\"1\" dies=\"1\" cores=\"8\" threads=\"1\"/>"),
+            std::string::npos)
+      << outcome->domain_xml;
+  EXPECT_EQ(outcome->domain_xml.find("sockets=\"8\""), std::string::npos);
+  expect_libvirt_accepts(outcome->domain_xml);
+}
+
+// An iothread pinned onto the other cell follows the guest to the pCPUs its emulator now uses.
+TEST(DomainTuning, IothreadPinsFollowTheGuest) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");  // cell 0: 0-7,16-23; cell 1: 8-15,24-31
+  std::string domain = example();
+  domain.replace(domain.find("<vcpu>8</vcpu>"), 14,
+                 "<vcpu>4</vcpu><iothreads>2</iothreads>"
+                 "<cputune><iothreadpin iothread='1' cpuset='30-31'/><iothreadpin iothread='2' cpuset='0-31'/></cputune>");
+  auto outcome = place(host, domain, {{"hw:cpu_policy", "dedicated"}, {"hw:numa_nodes", "1"}});
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  ASSERT_TRUE(outcome->placement.has_value());
+  auto doc = parsed(outcome->domain_xml);
+  const xmlNode* cputune = xml::first_child(xmlDocGetRootElement(doc.get()), "cputune");
+  const CpuSet emulator = cpuset_of(xml::first_child(cputune, "emulatorpin"));
+  const CpuSet guest = cpuset_of(xml::first_child(xmlDocGetRootElement(doc.get()), "vcpu"));
+  const auto pins = xml::child_elements(cputune, "iothreadpin");
+  ASSERT_EQ(pins.size(), 2u);
+  for (const xmlNode* pin : pins) {
+    EXPECT_EQ(cpuset_of(pin), emulator) << outcome->domain_xml;
+    EXPECT_TRUE(cpuset_of(pin).is_subset_of(guest)) << outcome->domain_xml;
+  }
+  expect_libvirt_accepts(outcome->domain_xml);
+}
+
+// Placed again after its host cell filled up, the guest moves, and its iothreads move with it.
+TEST(DomainTuning, IothreadPinsMoveWhenTheGuestIsPlacedElsewhere) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  std::string domain = example();
+  domain.replace(domain.find("<vcpu>8</vcpu>"), 14,
+                 "<vcpu>4</vcpu><iothreads>1</iothreads><cputune><iothreadpin iothread='1' cpuset='0-31'/></cputune>");
+  const SpecMap specs{{"hw:cpu_policy", "dedicated"}, {"hw:numa_nodes", "1"}};
+  auto first = place(host, domain, specs);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  const std::uint32_t first_cell = first->placement->cells[0].host_cell;
+  HostTopology filled = host;
+  for (auto& cell : filled.cells) {
+    if (cell.id == first_cell) cell.usage.pinned_cpus = cell.cpus;  // another guest holds every pCPU there
+  }
+  auto moved = place(filled, first->domain_xml, specs);
+  ASSERT_TRUE(moved.ok()) << moved.error().message;
+  ASSERT_NE(moved->placement->cells[0].host_cell, first_cell);
+  const HostCell* now = host.find_cell(moved->placement->cells[0].host_cell);
+  ASSERT_NE(now, nullptr);
+  auto doc = parsed(moved->domain_xml);
+  const xmlNode* cputune = xml::first_child(xmlDocGetRootElement(doc.get()), "cputune");
+  const CpuSet iothread = cpuset_of(xml::first_child(cputune, "iothreadpin"));
+  EXPECT_FALSE(iothread.empty());
+  EXPECT_TRUE(iothread.is_subset_of(now->cpus)) << moved->domain_xml;
+  EXPECT_EQ(iothread, cpuset_of(xml::first_child(cputune, "emulatorpin"))) << moved->domain_xml;
+  expect_libvirt_accepts(moved->domain_xml);
+  // The operator's own pin (recorded the first time) bounds it, not numaplace's last rewrite.
+  EXPECT_NE(moved->domain_xml.find("<numaplace:iothreadpin iothread=\"1\" cpuset=\"0-31\"/>"), std::string::npos)
+      << moved->domain_xml;
+}
+
+// An operator's pin narrower than the emulator's pCPUs is kept as it is while the guest stays.
+TEST(DomainTuning, AnIothreadPinWithinTheEmulatorsPcpusStays) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");  // cell 0: 0-7,16-23
+  std::string domain = example();
+  domain.replace(domain.find("<vcpu>8</vcpu>"), 14,
+                 "<vcpu>2</vcpu><iothreads>1</iothreads><cputune><iothreadpin iothread='1' cpuset='0-3'/></cputune>");
+  auto outcome = place(host, domain, {{"hw:numa_nodes", "1"}});  // floats over host cell 0
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  ASSERT_EQ(outcome->placement->cells[0].host_cell, 0u);
+  EXPECT_NE(outcome->domain_xml.find("<iothreadpin iothread=\"1\" cpuset=\"0-3\"/>"), std::string::npos)
+      << outcome->domain_xml;
+}
+
+TEST(DomainTuning, AMemoryOnlyCellHasNoCpusAttributeAndLibvirtAcceptsIt) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  auto outcome = place(host, example(),
+                       {{"hw:numa_nodes", "2"},
+                        {"hw:numa_cpus.0", "0-7"},
+                        {"hw:numa_cpus.1", ""},
+                        {"hw:numa_mem.0", "3072"},
+                        {"hw:numa_mem.1", "1024"}});
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  EXPECT_EQ(outcome->domain_xml.find("<cell id=\"1\" cpus="), std::string::npos) << outcome->domain_xml;
+  EXPECT_NE(outcome->domain_xml.find("<cell id=\"1\" memory=\"1048576\" unit=\"KiB\">"), std::string::npos)
+      << outcome->domain_xml;
+  expect_libvirt_accepts(outcome->domain_xml);
+  auto again = place(host, outcome->domain_xml,
+                     {{"hw:numa_nodes", "2"},
+                      {"hw:numa_cpus.0", "0-7"},
+                      {"hw:numa_cpus.1", ""},
+                      {"hw:numa_mem.0", "3072"},
+                      {"hw:numa_mem.1", "1024"}});
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->domain_xml, outcome->domain_xml);
+}
+
+}  // namespace
+}  // namespace numaplace

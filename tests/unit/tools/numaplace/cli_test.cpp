@@ -272,7 +272,7 @@ TEST(Cli, ConformanceRunnerClosesWithTheCounts) {
 // Every accepted request is applied (issue 20): realtime vCPUs, the CPU topology and locked
 // memory reach the domain the CLI prints, and what cannot be applied is a named error.
 TEST(Cli, RealtimeTopologyAndLockedMemoryReachThePrintedDomain) {
-  CliRun r = run("place " + kExample +
+  CliRun r = run("place " + kExample + kTestHost +
                  " --spec hw:cpu_policy=dedicated --spec hw:cpu_realtime=yes --spec hw:cpu_realtime_mask=^0"
                  " --spec hw:numa_nodes=2 --spec hw:cpu_sockets=2 --spec hw:mem_page_size=small"
                  " --spec hw:locked_memory=true");
@@ -289,17 +289,17 @@ TEST(Cli, RealtimeTopologyAndLockedMemoryReachThePrintedDomain) {
 }
 
 TEST(Cli, ATopologyOrLockWithoutWhatItNeedsIsANamedError) {
-  CliRun sockets = run("place " + kExample + " --spec hw:cpu_sockets=3");
+  CliRun sockets = run("place " + kExample + kTestHost + " --spec hw:cpu_sockets=3");
   EXPECT_EQ(sockets.exit_code, 1);
   EXPECT_TRUE(sockets.out.empty());
   EXPECT_NE(sockets.err.find("CpuTopologyUnsatisfiable"), std::string::npos) << sockets.err;
-  CliRun cells = run("place " + kExample + " --json --spec hw:numa_nodes=2 --spec hw:cpu_max_sockets=1");
+  CliRun cells = run("place " + kExample + kTestHost + " --json --spec hw:numa_nodes=2 --spec hw:cpu_max_sockets=1");
   EXPECT_EQ(cells.exit_code, 1);
   EXPECT_EQ(nlohmann::json::parse(cells.out)["error"]["name"], "CpuTopologyUnsatisfiable") << cells.out;
-  CliRun limits = run("place " + kExample + " --spec hw:cpu_max_sockets=1 --image-prop hw_cpu_max_sockets=2");
+  CliRun limits = run("place " + kExample + kTestHost + " --spec hw:cpu_max_sockets=1 --image-prop hw_cpu_max_sockets=2");
   EXPECT_EQ(limits.exit_code, 1);
   EXPECT_NE(limits.err.find("ImageVCPULimitsRangeExceeded"), std::string::npos) << limits.err;
-  CliRun locked = run("place " + kExample + " --spec hw:locked_memory=true");
+  CliRun locked = run("place " + kExample + kTestHost + " --spec hw:locked_memory=true");
   EXPECT_EQ(locked.exit_code, 1);
   EXPECT_NE(locked.err.find("LockMemoryForbidden"), std::string::npos) << locked.err;
 }
@@ -308,7 +308,7 @@ TEST(Cli, ATopologyOrLockWithoutWhatItNeedsIsANamedError) {
 TEST(Cli, AMemoryOnlyCellIsWrittenAsLibvirtAcceptsIt) {
   const std::string out_file =
       std::filesystem::temp_directory_path() / ("numaplace-memonly-" + std::to_string(getpid()) + ".xml");
-  CliRun r = run("place " + kExample +
+  CliRun r = run("place " + kExample + kTestHost +
                  " --spec hw:numa_nodes=2 --spec hw:numa_cpus.0=0-7 --spec hw:numa_cpus.1="
                  " --spec hw:numa_mem.0=3072 --spec hw:numa_mem.1=1024 -o " + out_file);
   ASSERT_EQ(r.exit_code, 0) << r.err;

@@ -11,14 +11,47 @@
 namespace numaplace {
 namespace {
 
-// Candidate masks in ascending width, over cell positions.
-std::vector<std::uint64_t> candidate_masks(std::size_t cells) {
+// Candidate masks in ascending width, over cell positions: only cells with CPUs (a memory-only
+// node, CXL or GPU memory, is never chosen for a guest without NUMA keys). Up to
+// kMaxEnumeratedCells such cells every subset; above, for each cell the cells closest to it added
+// one at a time (by distance, then position; by position when the host reports no distances),
+// so that the narrowest masks of close cells are there at any size, and the whole set.
+std::vector<std::uint64_t> candidate_masks(const HostTopology& host) {
+  std::vector<std::size_t> positions;
+  for (std::size_t i = 0; i < host.cells.size(); ++i) {
+    if (!host.cells[i].cpus.empty()) positions.push_back(i);
+  }
   std::vector<std::uint64_t> masks;
-  if (cells <= kMaxEnumeratedCells) {
-    for (std::uint64_t m = 1; m < (std::uint64_t{1} << cells); ++m) masks.push_back(m);
+  if (positions.size() <= kMaxEnumeratedCells) {
+    for (std::uint64_t subset = 1; subset < (std::uint64_t{1} << positions.size()); ++subset) {
+      std::uint64_t m = 0;
+      for (std::size_t k = 0; k < positions.size(); ++k) {
+        if ((subset >> k) & 1U) m |= std::uint64_t{1} << positions[k];
+      }
+      masks.push_back(m);
+    }
   } else {
-    for (std::size_t i = 0; i < cells; ++i) masks.push_back(std::uint64_t{1} << i);
-    masks.push_back(cells == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << cells) - 1);
+    std::uint64_t all = 0;
+    for (std::size_t seed : positions) {
+      const auto& distances = host.cells[seed].distances;
+      const bool known = distances.size() == host.cells.size();
+      std::vector<std::size_t> order = positions;
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        if (a == seed || b == seed) return a == seed && b != seed;
+        if (known && distances[a] != distances[b]) return distances[a] < distances[b];
+        const auto from_seed = [&](std::size_t p) { return p > seed ? p - seed : seed - p + host.cells.size(); };
+        return from_seed(a) < from_seed(b);
+      });
+      std::uint64_t m = 0;
+      for (std::size_t p : order) {
+        m |= std::uint64_t{1} << p;
+        masks.push_back(m);
+      }
+      all = m;
+    }
+    masks.push_back(all);
+    std::sort(masks.begin(), masks.end());
+    masks.erase(std::unique(masks.begin(), masks.end()), masks.end());
   }
   std::stable_sort(masks.begin(), masks.end(), [](std::uint64_t a, std::uint64_t b) { return count_bits(a) < count_bits(b); });
   return masks;
@@ -177,7 +210,7 @@ Result<DefaultPlacement> place_floating_guest(const HostTopology& host, const Fl
   auto numa = make_numa_info(ids, distances);
   if (!numa) return numa.error();
 
-  const std::vector<std::uint64_t> masks = candidate_masks(host.cells.size());
+  const std::vector<std::uint64_t> masks = candidate_masks(host);
   DefaultPlacement out;
   const double vcpus = guest.vcpus;
   out.resources.push_back({"cpu", capacity_hints(host, masks, ResourceVector({{"cpu", vcpus}, {"cpu-load", vcpus}}))});

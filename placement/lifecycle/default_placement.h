@@ -9,8 +9,9 @@
 // pages of the requested size (exact),
 // each PCI device (its own NUMA node; a device without one has no preference), and each vCPU
 // the operator pinned (the cells its pin reaches: the mask must hold one of them).
-// Masks are every subset of cells up to kMaxEnumeratedCells cells; bigger hosts
-// offer single cells and the whole host only.
+// Masks are over the cells with CPUs only (memory-only nodes, CXL or GPU memory, are never
+// chosen for such a guest): every subset up to kMaxEnumeratedCells of them; above, from each cell
+// the closest cells added one at a time (by distance), and all of them.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +27,7 @@
 
 namespace numaplace {
 
-inline constexpr std::size_t kMaxEnumeratedCells = 16;
+inline constexpr std::size_t kMaxEnumeratedCells = 8;
 
 struct FloatingGuest {
   std::uint32_t vcpus = 0;

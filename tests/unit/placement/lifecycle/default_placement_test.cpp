@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "plugin/service/place_domain.h"
 #include "support/test_paths.h"
+#include "support/topology_builders.h"
 #include "xml/capabilities_reader.h"
 #include "xml/xml_document.h"
 
@@ -122,6 +125,80 @@ TEST(DefaultPlacement, HostdevOfTheDomainIsLocatedOnTheHost) {
   ASSERT_TRUE(numa.ok()) << numa.error().message;
   ASSERT_TRUE(numa->placement.has_value());
   EXPECT_EQ(numa->placement->cells[0].host_cell, 1u);
+}
+
+
+// `cpu_cells` cells of `threads` CPUs and `memory_only` cells without CPUs, `memory_gib` each;
+// cells of one group of `group` at distance 12, others 32 (memory-only cells form their own group).
+HostTopology host_with_memory_nodes(std::uint32_t cpu_cells, std::uint32_t threads, std::uint32_t memory_only,
+                                    std::uint64_t memory_gib, std::uint32_t group = 8) {
+  HostTopology host;
+  const std::uint32_t n = cpu_cells + memory_only;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const CpuSet cpus = i < cpu_cells ? CpuSet::range(i * threads, (i + 1) * threads - 1) : CpuSet{};
+    HostCell cell = testing::flat_cell(i, cpus, memory_gib * testing::kGiBInKiB);
+    for (std::uint32_t j = 0; j < n; ++j) {
+      const bool near = (i < cpu_cells && j < cpu_cells && i / group == j / group) || (i >= cpu_cells && j >= cpu_cells);
+      cell.distances.push_back(i == j ? 10 : near ? 12 : 32);
+    }
+    host.cells.push_back(cell);
+  }
+  return host;
+}
+
+// A GB200-like host: 2 cells of 72 CPUs and 32 memory-only cells (GPU and CXL memory). A guest of
+// 96 vCPUs without NUMA keys is confined to the two CPU cells, never to memory-only nodes.
+TEST(DefaultPlacement, MemoryOnlyNodesAreNeverChosenForAGuestWithoutNumaKeys) {
+  const HostTopology host = host_with_memory_nodes(2, 72, 32, 480);
+  auto placed = place_floating_guest(host, guest(96, 64, false), {});
+  ASSERT_TRUE(placed.ok()) << placed.error().message;
+  ASSERT_TRUE(placed->cells.has_value());
+  EXPECT_EQ(placed->cells->to_nodeset(), "0,1");
+}
+
+// Property: on random hosts with memory-only nodes (up to 56 cells), a guest without NUMA keys is
+// never bound to one, and its mask holds its vCPUs' CPUs and its memory.
+TEST(DefaultPlacementProperty, NoGuestWithoutNumaKeysLandsOnAMemoryOnlyNode) {
+  std::mt19937 rng(4242);
+  int placed_count = 0;
+  for (int round = 0; round < 300; ++round) {
+    // Up to 8 CPU cells every subset is a mask, above that masks grow from the closest cells.
+    const std::uint32_t cpu_cells = 1 + rng() % 40;
+    const std::uint32_t memory_only = rng() % 16, threads = 2 + rng() % 8;
+    const HostTopology host = host_with_memory_nodes(cpu_cells, threads, memory_only, 1 + rng() % 64, 1 + rng() % 8);
+    const FloatingGuest g = guest(1 + rng() % (cpu_cells * threads), 1 + rng() % 32, false);
+    auto placed = place_floating_guest(host, g, {});
+    if (!placed.ok() || !placed->cells) continue;
+    ++placed_count;
+    std::uint64_t cpus = 0, memory = 0;
+    for (std::uint32_t id = 0; id < cpu_cells + memory_only; ++id) {
+      if (!placed->cells->contains(id)) continue;
+      ASSERT_LT(id, cpu_cells) << "round " << round << ": bound to memory-only node " << id << " of "
+                               << placed->cells->to_nodeset();
+      cpus += threads;
+      memory += host.cells[id].memory_kib;
+    }
+    ASSERT_GE(cpus, g.vcpus) << "round " << round;
+    ASSERT_GE(memory, g.memory_kib) << "round " << round;
+  }
+  EXPECT_GT(placed_count, 200);
+}
+
+// Above 8 cells the masks still grow cell by cell from the closest: on 64 cells of 16 CPUs a
+// 96-vCPU guest gets 6 cells, all within one group at distance 12, not the whole host.
+TEST(DefaultPlacement, OnSixtyFourCellsTheNarrowestMaskOfCloseCellsWins) {
+  const HostTopology host = host_with_memory_nodes(64, 16, 0, 64);
+  auto placed = place_floating_guest(host, guest(96, 16, false), {});
+  ASSERT_TRUE(placed.ok()) << placed.error().message;
+  ASSERT_TRUE(placed->cells.has_value());
+  EXPECT_EQ(placed->cells->count(), 6);
+  for (std::uint32_t a = 0; a < 64; ++a) {
+    for (std::uint32_t b = 0; b < 64; ++b) {
+      if (placed->cells->contains(a) && placed->cells->contains(b)) {
+        EXPECT_LE(host.cells[a].distances[b], 12u);
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -112,3 +112,12 @@ vcpu_thread_cpus() {  # pid vcpu
   done
   return 1
 }
+
+# The hook tests install $HOOK (marked $MARK) and must start libvirtd themselves: root, the packages,
+# no libvirtd running, no hook of someone else's in the way; otherwise skip.
+require_hook_slot() {
+  [ "$(id -u)" -eq 0 ] || skip "not root (the hook goes to $HOOK and libvirtd must be started)"
+  need_packages
+  if virsh -c "$URI" version >/dev/null 2>&1; then skip "a libvirtd already runs; this test must start one after installing the hook"; fi
+  if [ -e "$HOOK" ] && ! grep -q "$MARK" "$HOOK"; then skip "$HOOK exists and is not this test's"; fi
+}

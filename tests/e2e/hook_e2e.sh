@@ -32,10 +32,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-[ "$(id -u)" -eq 0 ] || skip "not root (the hook goes to $HOOK and libvirtd must be started)"
-need_packages
-if virsh -c "$URI" version >/dev/null 2>&1; then skip "a libvirtd already runs; this test must start one after installing the hook"; fi
-if [ -e "$HOOK" ] && ! grep -q "$MARK" "$HOOK"; then skip "$HOOK exists and is not this test's"; fi
+require_hook_slot
 
 mkdir -p "$(dirname "$HOOK")"
 cat >"$HOOK" <<WRAPPER

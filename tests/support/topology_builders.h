@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "placement/model/cpu_set.h"
+#include "placement/model/guest_request.h"
 #include "placement/request/guest_topology.h"
 #include "placement/model/host_topology.h"
 
@@ -44,6 +45,16 @@ inline GuestTopology guest_of(const std::vector<std::pair<std::uint32_t, std::ui
     topology.cells.push_back(cell);
   }
   return topology;
+}
+
+// A request of `vcpus` vCPUs and 4 GiB with these flavor extra specs and image properties.
+inline GuestRequest request_of(std::uint32_t vcpus, SpecMap flavor, SpecMap image = {}) {
+  GuestRequest r;
+  r.vcpus = vcpus;
+  r.memory_kib = 4 * kGiBInKiB;
+  r.flavor_specs = std::move(flavor);
+  r.image_props = std::move(image);
+  return r;
 }
 
 }  // namespace numaplace::testing

@@ -2,18 +2,15 @@
 // Nova's CPU policy keys and their companions, as derive_guest_topology applies them.
 #include <gtest/gtest.h>
 
+#include "support/topology_builders.h"
+
 #include "placement/request/guest_topology.h"
 
 namespace numaplace {
 namespace {
 
 GuestRequest request(std::uint32_t vcpus, SpecMap flavor, SpecMap image = {}) {
-  GuestRequest r;
-  r.vcpus = vcpus;
-  r.memory_kib = 4096 * 1024;
-  r.flavor_specs = std::move(flavor);
-  r.image_props = std::move(image);
-  return r;
+  return testing::request_of(vcpus, std::move(flavor), std::move(image));
 }
 
 std::string error_name(const GuestRequest& r) {

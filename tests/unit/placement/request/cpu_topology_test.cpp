@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/topology_builders.h"
+
 #include <random>
 #include <set>
 #include <tuple>
@@ -16,12 +18,7 @@ namespace numaplace {
 namespace {
 
 GuestRequest request(std::uint32_t vcpus, SpecMap flavor, SpecMap image = {}) {
-  GuestRequest r;
-  r.vcpus = vcpus;
-  r.memory_kib = 4096 * 1024;
-  r.flavor_specs = std::move(flavor);
-  r.image_props = std::move(image);
-  return r;
+  return testing::request_of(vcpus, std::move(flavor), std::move(image));
 }
 
 // The topology the whole request gets (NUMA cells from derive_guest_topology), or the error's name.

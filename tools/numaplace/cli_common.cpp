@@ -52,11 +52,25 @@ Result<std::string> read_input(const std::string& path, const char* what) {
   return xml::read_text_file(path, what);
 }
 
-// Writes the whole text or nothing: a temporary file beside OUT, then rename.
+// Writes the whole text or nothing: a temporary file beside OUT, then rename. OUT that exists and
+// is not a regular file (/dev/null, a FIFO, a terminal) is written in place: renaming over it would
+// replace the device with a file.
 Status write_output(const std::string& path, const std::string& text) {
   if (path.empty() || path == "-") {
     std::cout << text;
     std::cout.flush();
+    return Done{};
+  }
+  std::error_code status_error;
+  const auto status = std::filesystem::status(path, status_error);
+  if (!status_error && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+    if (std::filesystem::is_directory(status)) {
+      return make_error("CannotWrite", "cannot write '" + path + "': it is a directory");
+    }
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    out.flush();
+    if (!out) return make_error("CannotWrite", "cannot write '" + path + "'");
     return Done{};
   }
   const std::string temp = path + ".numaplace-tmp";

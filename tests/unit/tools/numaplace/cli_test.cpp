@@ -2,12 +2,17 @@
 // Runs the real numaplace binary as a user would and checks exit codes,
 // stdout, stderr and that nothing partial is ever written.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <chrono>
+#include <future>
+#include <memory>
+#include <thread>
 #include <cctype>
 #include <fstream>
 #include <sstream>
@@ -119,6 +124,26 @@ TEST(Cli, OutputFileIsWrittenWhole) {
   EXPECT_NE(written.find("<numatune>"), std::string::npos);
   EXPECT_NE(written.find("</domain>"), std::string::npos);
   std::filesystem::remove(out_file);
+}
+
+// -o onto something that is not a regular file (a FIFO here; /dev/null alike) writes into it: the
+// write-then-rename of a regular file would replace the FIFO (or the device) with a file.
+TEST(Cli, OutputIntoAFifoLeavesTheFifo) {
+  const std::string fifo = std::filesystem::temp_directory_path() / ("numaplace-fifo-" + std::to_string(getpid()));
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  // Read on a detached thread: were the FIFO replaced, its reader would wait forever.
+  auto received = std::make_shared<std::promise<std::string>>();
+  std::future<std::string> text = received->get_future();
+  std::thread([received, fifo] { received->set_value(slurp(fifo)); }).detach();
+  CliRun r = run("place " + kExample + kTestHost + kWorkedSpecs + " -o " + fifo);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_EQ(text.wait_for(std::chrono::seconds(10)), std::future_status::ready) << "nothing was written into the FIFO";
+  const std::string got = text.get();
+  EXPECT_NE(got.find("</domain>"), std::string::npos) << got;
+  EXPECT_TRUE(std::filesystem::is_fifo(fifo)) << "the FIFO was replaced";
+  EXPECT_FALSE(std::filesystem::exists(fifo + ".numaplace-tmp"));
+  std::filesystem::remove(fifo);
 }
 
 // A --claim file of the guest being placed (its own <name> or <uuid>) does not count against it;

@@ -2,6 +2,10 @@
 // The host sources of the CLI, run as a user would: --hwloc (this machine or an
 // export), --nodedev files, and the PCI devices libvirt's test host reports.
 #include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include <set>
 #include <unistd.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
@@ -23,6 +27,7 @@ using numaplace::testing::slurp;
 using numaplace::testing::shared_path;
 using numaplace::testing::source_path;
 using numaplace::testing::kTestHost;
+using numaplace::testing::kExample;
 
 const std::string kHwloc4 = shared_path("samples/hwloc/synth-2pkg-4numa-pci-distances.xml");
 
@@ -241,6 +246,44 @@ TEST(CliSources, TheTestLibvirtHostReportsItsPciDevicesTooNoneHere) {
   auto doc = nlohmann::json::parse(r.out);
   ASSERT_TRUE(doc.contains("pci"));
   EXPECT_TRUE(doc["pci"].empty());  // test:///default has no PCI node devices
+}
+
+
+// L3 cache domains as hwloc and libvirt report them: a synthetic export of 2 packages x 2 NUMA
+// nodes x 2 L3 caches of 4 cores x 2 threads gives every cell two domains of 8 CPUs; a dedicated
+// guest cell of 8 vCPUs is pinned inside one of them and --explain says which.
+TEST(CliSources, L3CacheDomainsAreReadAndAGuestCellIsPinnedInsideOne) {
+  const std::string host = " --hwloc " + shared_path("samples/hwloc/synth-2pkg-4numa-l3.xml");
+  CliRun topology = run("topology --json" + host);
+  ASSERT_EQ(topology.exit_code, 0) << topology.err;
+  const auto doc = nlohmann::json::parse(topology.out);
+  ASSERT_EQ(doc["cells"].size(), 4u);
+  for (const auto& cell : doc["cells"]) {
+    ASSERT_EQ(cell["cache_domains"].size(), 2u) << cell.dump();
+    std::set<int> united;
+    for (const auto& domain : cell["cache_domains"]) {
+      EXPECT_EQ(domain.size(), 8u);
+      for (int cpu : domain) EXPECT_TRUE(united.insert(cpu).second) << "CPU " << cpu << " in two domains";
+    }
+    EXPECT_EQ(united, cell["cpus"].get<std::set<int>>());
+  }
+  CliRun placed = run("place " + kExample + host + " --spec hw:numa_nodes=1 --spec hw:cpu_policy=dedicated --explain");
+  ASSERT_EQ(placed.exit_code, 0) << placed.err;
+  EXPECT_NE(placed.err.find("explain: guest cell 0: L3 domain "), std::string::npos) << placed.err;
+  std::set<int> pins;
+  for (std::size_t at = placed.out.find("<vcpupin"); at != std::string::npos; at = placed.out.find("<vcpupin", at + 1)) {
+    const auto value = placed.out.find("cpuset=\"", at) + 8;
+    pins.insert(std::stoi(placed.out.substr(value, placed.out.find('"', value) - value)));
+  }
+  ASSERT_EQ(pins.size(), 8u) << placed.out;
+  bool inside_one = false;
+  for (const auto& cell : doc["cells"]) {
+    for (const auto& domain : cell["cache_domains"]) {
+      const auto cpus = domain.get<std::set<int>>();
+      inside_one = inside_one || std::includes(cpus.begin(), cpus.end(), pins.begin(), pins.end());
+    }
+  }
+  EXPECT_TRUE(inside_one) << placed.out;
 }
 
 }  // namespace

@@ -228,8 +228,10 @@ void add_policy_options(CLI::App* cmd, PolicyCliOptions& options) {
                   "for a guest without hw:numa_nodes: how its vCPUs', memory's and PCI devices' NUMA hints are "
                   "merged (none = leave it unconfined, best-effort, restricted, single-numa-node)")
       ->capture_default_str();
-  cmd->add_flag("--prefer-closest", options.prefer_closest,
-                "among equally wide NUMA masks prefer the one whose cells are closest (needs host distances)");
+  cmd->add_flag("--prefer-closest,!--no-prefer-closest", options.prefer_closest,
+                "among equally wide NUMA masks prefer the one whose cells are closest, so that cells of one "
+                "socket (or sub-NUMA cluster) come before cells across sockets (default, where the host reports "
+                "distances; --no-prefer-closest: the lowest-numbered, as the kubelet)");
 }
 
 Result<DefaultPlacementOptions> parse_policy(const PolicyCliOptions& options) {

@@ -55,7 +55,7 @@ std::string format_load(double load);
 // NUMA topology; parse_policy turns the text into options (InvalidArgument on an unknown name).
 struct PolicyCliOptions {
   std::string policy = "best-effort";
-  bool prefer_closest = false;
+  bool prefer_closest = true;  // the placement's default (default_placement.h)
 };
 void add_policy_options(CLI::App* cmd, PolicyCliOptions& options);
 Result<DefaultPlacementOptions> parse_policy(const PolicyCliOptions& options);

@@ -121,7 +121,8 @@ NP_EXPORT np_status np_host_add_claims(np_host* host, const char* const* domain_
  *   "ratio_weights" = "cpu=1,memory=1" (weights of the scored strategies)
  *   "policy"        = "best-effort" (default) | "none" | "restricted" | "single-numa-node"
  *                     (for a guest without a NUMA topology: how its resources' hints merge)
- *   "prefer_closest" = "true" | "false" (default; with policy: prefer the closest NUMA nodes)
+ *   "prefer_closest" = "true" (default) | "false" (with policy: among equally wide masks the closest
+ *       NUMA nodes, so that one socket's cells come first; "false": the lowest-numbered, as the kubelet)
  *   "pci"           = "0000:3b:00.0,..." (host PCI devices the guest will get besides its <hostdev>s)
  * An unknown option or a bad value is NP_ERR_INVALID_ARGUMENT. A guest that asks for no NUMA
  * topology is a success: its XML is returned unchanged and np_result_placed is 0.

@@ -201,5 +201,24 @@ TEST(DefaultPlacement, OnSixtyFourCellsTheNarrowestMaskOfCloseCellsWins) {
   }
 }
 
+
+// Sub-NUMA clustering: 2 sockets of 2 small cells (distance 12 within a socket, 32 across). A guest
+// that fits no single cell, with cell 0's memory nearly all taken, gets the cells of one socket
+// (2,3), not the lowest-numbered pair (1,2) across sockets the kubelet's order would take.
+TEST(DefaultPlacement, AGuestTooBigForOneSmallNodeGetsTheCellsOfOneSocket) {
+  HostTopology host = host_with_memory_nodes(4, 8, 0, 16, 2);
+  host.cells[0].usage.memory_kib = 14 * testing::kGiBInKiB;
+  auto placed = place_floating_guest(host, guest(12, 20, false), {});
+  ASSERT_TRUE(placed.ok()) << placed.error().message;
+  ASSERT_TRUE(placed->cells.has_value());
+  EXPECT_EQ(placed->cells->to_nodeset(), "2,3") << placed->reason;
+  EXPECT_NE(placed->reason.find("closest"), std::string::npos) << placed->reason;
+  DefaultPlacementOptions kubelet;
+  kubelet.prefer_closest_numa_nodes = false;
+  auto lowest = place_floating_guest(host, guest(12, 20, false), kubelet);
+  ASSERT_TRUE(lowest.ok() && lowest->cells.has_value());
+  EXPECT_EQ(lowest->cells->to_nodeset(), "1,2");
+}
+
 }  // namespace
 }  // namespace numaplace

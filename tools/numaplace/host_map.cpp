@@ -363,6 +363,7 @@ class Renderer {
     std::string head = std::to_string(cell.cpus.size()) + " CPUs (" + to_cpu_list(cell.cpus) + ") in " +
                        std::to_string(boxes.size()) + " cores";
     if (cell.socket) head += " · socket " + std::to_string(*cell.socket);
+    if (!cell.cache_domains.empty()) head += " · " + std::to_string(cell.cache_domains.size()) + " L3 domains";
     if (!cell.distances.empty()) {
       head += " · distances";
       for (auto d : cell.distances) head += " " + std::to_string(d);
@@ -378,9 +379,16 @@ class Renderer {
     cy += 10;
     for (const auto& box : boxes) {
       const double bx = ix + box.x, by = cy + box.y;
+      // The core's L3 domain, when the host reports several: alternate domains are shaded apart.
+      std::optional<std::size_t> l3;
+      for (std::size_t d = 0; d < cell.cache_domains.size() && !box.cpus->empty(); ++d) {
+        if (cell.cache_domains[d].contains(box.cpus->front())) l3 = d;
+      }
       w.open("g").attr("class", "core");
+      if (l3) w.attr("data-l3", *l3);
       w.open("rect").attr("x", bx).attr("y", by).attr("width", core_width(box.cpus->size()));
-      w.attr("height", kThreadH + 2 * kCorePad).attr("rx", 5).attr("fill", "#dcdce4").attr("stroke", "#b4b4c0").close();
+      w.attr("height", kThreadH + 2 * kCorePad).attr("rx", 5);
+      w.attr("fill", l3 && *l3 % 2 == 1 ? "#c8d4e6" : "#dcdce4").attr("stroke", "#b4b4c0").close();
       for (std::size_t t = 0; t < box.cpus->size(); ++t) {
         cpu_box(w, cell, (*box.cpus)[t], bx + kCorePad + static_cast<double>(t) * (kThreadW + kThreadGap), by + kCorePad,
                 *box.cpus, cell_floating);

@@ -323,6 +323,7 @@ TEST(HostMap, OnePcpuElementPerHostCpuOnEveryBundledHost) {
       "--hwloc " + shared_path("samples/hwloc/synth-2pkg-4numa-pci-distances.xml"),
       "--hwloc " + shared_path("samples/hwloc/synth-4pkg-8numa.xml"),
       "--hwloc " + shared_path("samples/hwloc/real-debian12-vm-1numa-pci.xml"),
+      "--hwloc " + shared_path("samples/hwloc/synth-2pkg-4numa-l3.xml"),
       "--connect test:///default",
   };
   for (const auto& host : hosts) {
@@ -344,6 +345,31 @@ TEST(HostMap, OnePcpuElementPerHostCpuOnEveryBundledHost) {
     EXPECT_EQ(drawn, cpus) << host;
     EXPECT_EQ(select(doc.get(), "//s:g[@class='cell']").size(), model["cells"].size()) << host;
     EXPECT_EQ(select(doc.get(), "//s:g[@class='pci']").size(), model["pci"].size()) << host;
+  }
+}
+
+// L3 domains: every core of a cell that reports several carries its domain (data-l3), and the cores
+// of each domain are those topology --json lists for it.
+TEST(HostMap, CoresCarryTheirL3Domain) {
+  const std::string host = "--hwloc " + shared_path("samples/hwloc/synth-2pkg-4numa-l3.xml");
+  CliRun json = run("topology " + host + " --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto model = nlohmann::json::parse(json.out);
+  CliRun svg = run("topology " + host + " --svg -");
+  ASSERT_EQ(svg.exit_code, 0) << svg.err;
+  Doc doc = parse_svg(svg.out);
+  ASSERT_NE(doc, nullptr);
+  for (const auto& cell : model["cells"]) {
+    const std::string id = std::to_string(cell["id"].get<int>());
+    ASSERT_EQ(cell["cache_domains"].size(), 2u);
+    for (std::size_t d = 0; d < 2; ++d) {
+      std::set<std::uint32_t> drawn;
+      for (xmlNode* cpu : select(doc.get(), "//s:g[@class='cell'][@data-cell='" + id + "']//s:g[@class='core'][@data-l3='" +
+                                                std::to_string(d) + "']//*[@data-cpu]")) {
+        drawn.insert(static_cast<std::uint32_t>(std::stoul(attribute(cpu, "data-cpu"))));
+      }
+      EXPECT_EQ(drawn, cell["cache_domains"][d].get<std::set<std::uint32_t>>()) << "cell " << id << " domain " << d;
+    }
   }
 }
 

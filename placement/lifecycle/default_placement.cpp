@@ -2,6 +2,7 @@
 #include "placement/lifecycle/default_placement.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include "placement/hints/merge_hints.h"
@@ -11,12 +12,79 @@
 namespace numaplace {
 namespace {
 
+// What a set of cells can still give, per dimension: "cpu" (CPUs for shared vCPUs: a guest never
+// has more vCPUs than CPUs), "cpu-load" (vCPU room under the CPU ratio), "memory" (KiB a strict
+// binding may take: what is physically free in small pages, never more than the RAM ratio leaves;
+// memory of guests that bind none is not known to be on any cell and is not counted, as in Nova)
+// and "hugepages-SIZE" (KiB in
+// free pages of that size). CPUs held by dedicated guests are not offered (floating_cpus_of).
+constexpr double kNoLimit = 1e18;  // finite, so that sums stay exact comparisons
+
+// What one cell can give, worked out once per placement (a mask's room is the sum over its cells).
+struct CellRoom {
+  double cpus = 0, load = 0, memory = 0;
+  std::map<std::uint64_t, double> pages;  // page size KiB -> KiB free in such pages
+};
+
+std::vector<CellRoom> rooms_of(const HostTopology& host) {
+  std::vector<CellRoom> rooms;
+  rooms.reserve(host.cells.size());
+  for (const auto& c : host.cells) {
+    CellRoom room;
+    room.cpus = static_cast<double>(floating_cpus_of(host, c).size());
+    // A host without limits (AllocationRatio::enforced) caps neither: any room is enough.
+    room.load = host.ratio.enforced ? room.cpus * host.ratio.cpu - c.usage.shared_cpus : kNoLimit;
+    room.memory = static_cast<double>(strict_memory_room_kib(host, c));
+    for (const auto& pool : c.pages) room.pages[pool.size_kib] += static_cast<double>(pool.free() * pool.size_kib);
+    rooms.push_back(std::move(room));
+  }
+  return rooms;
+}
+
+ResourceVector available_in(const std::vector<CellRoom>& rooms, std::uint64_t mask) {
+  ResourceVector available;
+  double cpus = 0, load_room = 0, memory_room = 0;
+  std::map<std::uint64_t, double> pages;
+  for (std::size_t i = 0; i < rooms.size(); ++i) {
+    if (((mask >> i) & 1U) == 0) continue;
+    cpus += rooms[i].cpus;
+    load_room += rooms[i].load;
+    memory_room += rooms[i].memory;
+    for (const auto& [size, kib] : rooms[i].pages) pages[size] += kib;
+  }
+  available.set("cpu", cpus);
+  available.set("cpu-load", load_room);
+  available.set("memory", memory_room);
+  for (const auto& [size, kib] : pages) available.set("hugepages-" + std::to_string(size), kib);
+  return available;
+}
+
+// Hints for one resource: every mask whose cells can give `request` (a LessEqual over the request's
+// dimensions, missing ones reading as zero), preferred at the minimal width.
+HintList capacity_hints(const HostTopology& host, const std::vector<CellRoom>& rooms,
+                        const std::vector<std::uint64_t>& masks, const ResourceVector& request) {
+  HintList hints;
+  int narrowest = -1;
+  for (std::uint64_t m : masks) {
+    if (!request.less_equal(available_in(rooms, m), MissingDimension::Zero)) continue;
+    NumaNodeMask ids;
+    for (std::size_t i = 0; i < host.cells.size(); ++i) {
+      if ((m >> i) & 1U) ids = ids | NumaNodeMask::single(host.cells[i].id);
+    }
+    if (narrowest < 0) narrowest = ids.count();
+    hints.push_back({ids, ids.count() == narrowest});
+  }
+  return hints;
+}
+
 // Candidate masks in ascending width, over cell positions: only cells with CPUs (a memory-only
 // node, CXL or GPU memory, is never chosen for a guest without NUMA keys). Up to
 // kMaxEnumeratedCells such cells every subset; above, for each cell the cells closest to it added
 // one at a time (by distance, then position; by position when the host reports no distances),
-// so that the narrowest masks of close cells are there at any size, and the whole set.
-std::vector<std::uint64_t> candidate_masks(const HostTopology& host) {
+// so that the narrowest masks of close cells are there at any size, and the whole set. A seed's
+// growth stops at the first mask that `holds_all` (wider ones from it would never be chosen).
+std::vector<std::uint64_t> candidate_masks(const HostTopology& host,
+                                           const std::function<bool(std::uint64_t)>& holds_all) {
   std::vector<std::size_t> positions;
   for (std::size_t i = 0; i < host.cells.size(); ++i) {
     if (!host.cells[i].cpus.empty()) positions.push_back(i);
@@ -46,8 +114,9 @@ std::vector<std::uint64_t> candidate_masks(const HostTopology& host) {
       for (std::size_t p : order) {
         m |= std::uint64_t{1} << p;
         masks.push_back(m);
+        if (holds_all(m)) break;
       }
-      all = m;
+      for (std::size_t p : positions) all |= std::uint64_t{1} << p;
     }
     masks.push_back(all);
     std::sort(masks.begin(), masks.end());
@@ -55,54 +124,6 @@ std::vector<std::uint64_t> candidate_masks(const HostTopology& host) {
   }
   std::stable_sort(masks.begin(), masks.end(), [](std::uint64_t a, std::uint64_t b) { return count_bits(a) < count_bits(b); });
   return masks;
-}
-
-// What a set of cells can still give, per dimension: "cpu" (CPUs for shared vCPUs: a guest never
-// has more vCPUs than CPUs), "cpu-load" (vCPU room under the CPU ratio), "memory" (KiB a strict
-// binding may take: what is physically free in small pages, never more than the RAM ratio leaves;
-// memory of guests that bind none is not known to be on any cell and is not counted, as in Nova)
-// and "hugepages-SIZE" (KiB in
-// free pages of that size). CPUs held by dedicated guests are not offered (floating_cpus_of).
-constexpr double kNoLimit = 1e18;  // finite, so that sums stay exact comparisons
-
-ResourceVector available_in(const HostTopology& host, const std::vector<const HostCell*>& cells) {
-  ResourceVector available;
-  double cpus = 0, load_room = 0, memory_room = 0;
-  std::map<std::uint64_t, double> pages;
-  for (const HostCell* c : cells) {
-    const auto floating = static_cast<double>(floating_cpus_of(host, *c).size());
-    cpus += floating;
-    // A host without limits (AllocationRatio::enforced) caps neither: any room is enough.
-    load_room += host.ratio.enforced ? floating * host.ratio.cpu - c->usage.shared_cpus : kNoLimit;
-    memory_room += static_cast<double>(strict_memory_room_kib(host, *c));
-    for (const auto& pool : c->pages) pages[pool.size_kib] += static_cast<double>(pool.free() * pool.size_kib);
-  }
-  available.set("cpu", cpus);
-  available.set("cpu-load", load_room);
-  available.set("memory", memory_room);
-  for (const auto& [size, kib] : pages) available.set("hugepages-" + std::to_string(size), kib);
-  return available;
-}
-
-// Hints for one resource: every mask whose cells can give `request` (a LessEqual over the request's
-// dimensions, missing ones reading as zero), preferred at the minimal width.
-HintList capacity_hints(const HostTopology& host, const std::vector<std::uint64_t>& masks, const ResourceVector& request) {
-  HintList hints;
-  int narrowest = -1;
-  for (std::uint64_t m : masks) {
-    std::vector<const HostCell*> cells;
-    NumaNodeMask ids;
-    for (std::size_t i = 0; i < host.cells.size(); ++i) {
-      if ((m >> i) & 1U) {
-        cells.push_back(&host.cells[i]);
-        ids = ids | NumaNodeMask::single(host.cells[i].id);
-      }
-    }
-    if (!request.less_equal(available_in(host, cells), MissingDimension::Zero)) continue;
-    if (narrowest < 0) narrowest = ids.count();
-    hints.push_back({ids, ids.count() == narrowest});
-  }
-  return hints;
 }
 
 // The cells' memory given to the guest, in whole pages, in proportion to what each can take
@@ -210,17 +231,20 @@ Result<DefaultPlacement> place_floating_guest(const HostTopology& host, const Fl
   auto numa = make_numa_info(ids, distances);
   if (!numa) return numa.error();
 
-  const std::vector<std::uint64_t> masks = candidate_masks(host);
-  DefaultPlacement out;
+  const std::vector<CellRoom> rooms = rooms_of(host);
   const double vcpus = guest.vcpus;
-  out.resources.push_back({"cpu", capacity_hints(host, masks, ResourceVector({{"cpu", vcpus}, {"cpu-load", vcpus}}))});
   const auto memory = static_cast<double>(guest.memory_kib);
-  if (guest.hugepage_kib > 4) {
-    const std::string pages = "hugepages-" + std::to_string(guest.hugepage_kib);
-    out.resources.push_back({pages, capacity_hints(host, masks, ResourceVector({{pages, memory}}))});
-  } else {
-    out.resources.push_back({"memory", capacity_hints(host, masks, ResourceVector({{"memory", memory}}))});
-  }
+  const std::string pages = "hugepages-" + std::to_string(guest.hugepage_kib);
+  const ResourceVector cpu_request({{"cpu", vcpus}, {"cpu-load", vcpus}});
+  const ResourceVector memory_request = guest.hugepage_kib > 4 ? ResourceVector({{pages, memory}})
+                                                               : ResourceVector({{"memory", memory}});
+  const std::vector<std::uint64_t> masks = candidate_masks(host, [&](std::uint64_t m) {
+    const ResourceVector room = available_in(rooms, m);
+    return cpu_request.less_equal(room, MissingDimension::Zero) && memory_request.less_equal(room, MissingDimension::Zero);
+  });
+  DefaultPlacement out;
+  out.resources.push_back({"cpu", capacity_hints(host, rooms, masks, cpu_request)});
+  out.resources.push_back({guest.hugepage_kib > 4 ? pages : "memory", capacity_hints(host, rooms, masks, memory_request)});
   for (std::size_t d = 0; d < guest.pci_device_nodes.size(); ++d) {
     const std::string name = d < pci_names.size() ? "pci:" + pci_names[d] : "pci:" + std::to_string(d);
     const auto& node = guest.pci_device_nodes[d];

@@ -5,8 +5,8 @@
 # (its version then read from PKG-INFO), and the installed wheel imports with project(VERSION) as
 # __version__ and no library path of its own (it loads libnumaplace.so.0 by its soname, or
 # NUMAPLACE_LIBRARY). The wheel's and the sdist's contents are listed and checked: the wheel is
-# py3-none-any and holds numaplace/__init__.py, numaplace/_config.py and its dist-info, nothing else
-# (no library, no tests, no bytecode).
+# py3-none-any and holds numaplace/__init__.py, numaplace/_config.py and its dist-info (with
+# LICENSE, python/LICENSE being a link to the tree's), nothing else (no library, tests or bytecode).
 # Usage: python_package.sh SOURCE_DIR LIBNUMAPLACE_SO
 set -euo pipefail
 source=$1 lib=$2
@@ -15,7 +15,7 @@ trap 'rm -rf "$work"' EXIT
 want=$(sed -n 's/^project(numaplace VERSION \([0-9][0-9.]*\).*/\1/p' "$source/CMakeLists.txt")
 # A copy of what the build reads, so that nothing is written into the source tree.
 mkdir -p "$work/tree"
-cp "$source/CMakeLists.txt" "$work/tree/"
+cp "$source/CMakeLists.txt" "$source/LICENSE" "$work/tree/"
 cp -r "$source/python" "$work/tree/python"
 rm -rf "$work/tree/python/tests" "$work/tree/python"/numaplace/__pycache__ "$work/tree/python/numaplace/_config.py"
 cd "$work/tree/python"
@@ -39,7 +39,7 @@ wheel=$work/wheels/numaplace-$want-py3-none-any.whl
 echo "== $(basename "$wheel")"
 contents "$wheel" | tee "$work/wheel.list"
 info=numaplace-$want.dist-info
-for member in numaplace/__init__.py numaplace/_config.py "$info/METADATA" "$info/WHEEL" "$info/RECORD" "$info/top_level.txt"; do
+for member in numaplace/__init__.py numaplace/_config.py "$info/LICENSE" "$info/METADATA" "$info/WHEEL" "$info/RECORD" "$info/top_level.txt"; do
   grep -qx "$member" "$work/wheel.list" || { echo "the wheel lacks $member"; exit 1; }
 done
 extra=$(grep -v -x -e numaplace/__init__.py -e numaplace/_config.py -e "$info/.*" "$work/wheel.list" || true)
@@ -55,7 +55,7 @@ assert "LIBRARY = None" in config and "VERSION = %r" % sys.argv[3] in config, co
 echo "== $(basename "$sdist")"
 contents "$sdist" | tee "$work/sdist.list"
 top=numaplace-$want
-for member in "$top/PKG-INFO" "$top/pyproject.toml" "$top/setup.py" "$top/README.md" "$top/numaplace/__init__.py"; do
+for member in "$top/PKG-INFO" "$top/LICENSE" "$top/pyproject.toml" "$top/setup.py" "$top/README.md" "$top/numaplace/__init__.py"; do
   grep -qx "$member" "$work/sdist.list" || { echo "the sdist lacks $member"; exit 1; }
 done
 ! grep -E '(_config\.py|\.so(\.|$)|__pycache__|/tests/)' "$work/sdist.list" || { echo "the sdist holds a build product or the tests"; exit 1; }

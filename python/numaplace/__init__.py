@@ -17,7 +17,8 @@ The library is NUMAPLACE_LIBRARY if set, else the one installed with this packag
 path relative to this directory (_config.LIBRARY_RELATIVE, written by `cmake --install`: the
 library of the same prefix, also when the prefix was installed into a DESTDIR or moved), then at
 its absolute installed path (_config.LIBRARY); else libnumaplace.so.0 from the system's library
-path (the Debian package and the wheel record no path and always load it so). No compiler is needed; nothing here keeps global state besides the loaded library.
+path (the Debian package and the wheel record no path and always load it so). No compiler is
+needed; nothing here keeps global state besides the loaded library.
 numaplace.__version__ is the package's version (the library's: library_version()).
 """
 

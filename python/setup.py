@@ -32,7 +32,8 @@ class BuildPy(build_py):
         super().run()
         path = os.path.join(self.build_lib, "numaplace", "_config.py")
         with open(path, "w", encoding="utf-8") as f:
-            f.write("# Written by setup.py for the wheel.\nVERSION = %r\nLIBRARY = None\n" % version())
+            f.write("# Written by setup.py for the wheel.\nVERSION = %r\nLIBRARY = None\nLIBRARY_RELATIVE = None\n"
+                    % version())
 
 
 setup(version=version(), cmdclass={"build_py": BuildPy})

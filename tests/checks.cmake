@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Checks of the built tree that need neither GoogleTest nor the test data, labelled `checks` (the
-# Debian package build runs these alone: debian/rules), and the install layout (label install).
+# Debian package build runs these alone: debian/rules), and the install layout (labels install, python).
 # Included from the top CMakeLists.txt before tests/, which reuses NUMAPLACE_PYTHON_ENV.
 
 # In the sanitizer build the library carries ASan/UBSan references: Python preloads the runtime
@@ -39,7 +39,9 @@ set_tests_properties(checks.version checks.abi-symbols checks.docs checks.spdx c
 add_test(NAME install.layout
          COMMAND ${CMAKE_COMMAND} -E env "NUMAPLACE_TEST_PYTHON_ENV=${NUMAPLACE_PYTHON_ENV_WORDS}"
                  bash ${NUMAPLACE_CHECKS}/install_layout.sh ${PROJECT_BINARY_DIR})
-set_tests_properties(install.layout PROPERTIES LABELS install TIMEOUT 300)
+# Labelled python too: it imports the installed Python package from each install (DESTDIR /usr,
+# /usr/local, /opt, a real prefix and a copy of it), loading the library of the same tree.
+set_tests_properties(install.layout PROPERTIES LABELS "install;python" TIMEOUT 300)
 
 # The pip package (python/pyproject.toml): sdist and wheel, offline, with Debian's setuptools.
 add_test(NAME python.package

@@ -13,9 +13,12 @@ the nova-fit host schema (cells, usage, pci, allocation_ratio), a libvirt URI
 ("qemu:///system"), or a numaplace.Host loaded once and reused. Failures raise
 numaplace.Error with .name (stable kind such as "NoFit"), .status and the message.
 
-The library is NUMAPLACE_LIBRARY if set, else the one installed with this package (its path
-in _config.py, written by `cmake --install`), else libnumaplace.so.0 from the system's library
-path. No compiler is needed; nothing here keeps global state besides the loaded library.
+The library is NUMAPLACE_LIBRARY if set, else the one installed with this package: first at its
+path relative to this directory (_config.LIBRARY_RELATIVE, written by `cmake --install`: the
+library of the same prefix, also when the prefix was installed into a DESTDIR or moved), then at
+its absolute installed path (_config.LIBRARY); else libnumaplace.so.0 from the system's library
+path (the Debian package and the wheel record no path and always load it so). No compiler is
+needed; nothing here keeps global state besides the loaded library.
 numaplace.__version__ is the package's version (the library's: library_version()).
 """
 
@@ -30,11 +33,12 @@ __all__ = ["Error", "Host", "Result", "place", "library_version"]
 SONAME = "libnumaplace.so.0"
 
 try:  # written by the build (build/python), `cmake --install` or the wheel's build
-    from ._config import VERSION as __version__
-    from ._config import LIBRARY as _INSTALLED_LIBRARY
+    from . import _config
 except ImportError:  # the bare source tree
-    __version__ = None
-    _INSTALLED_LIBRARY = None
+    _config = None
+__version__ = getattr(_config, "VERSION", None)
+_INSTALLED_LIBRARY = getattr(_config, "LIBRARY", None)
+_INSTALLED_LIBRARY_RELATIVE = getattr(_config, "LIBRARY_RELATIVE", None)
 
 NP_OK = 0
 NP_LIBVIRT_RUNNING_CLAIMS = 1
@@ -68,15 +72,25 @@ _lib = None
 _lib_lock = threading.Lock()
 
 
+def _installed_library() -> str:
+    """The library this package was installed with (module docstring), else the soname."""
+    if _INSTALLED_LIBRARY_RELATIVE:
+        beside = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                               _INSTALLED_LIBRARY_RELATIVE))
+        if os.path.exists(beside):
+            return beside
+    installed = _INSTALLED_LIBRARY
+    if installed and (os.sep not in installed or os.path.exists(installed)):
+        return installed
+    return SONAME
+
+
 def _load() -> ctypes.CDLL:
     global _lib
     with _lib_lock:
         if _lib is not None:
             return _lib
-        path = os.environ.get("NUMAPLACE_LIBRARY")
-        if not path:
-            installed = _INSTALLED_LIBRARY
-            path = installed if installed and (os.sep not in installed or os.path.exists(installed)) else SONAME
+        path = os.environ.get("NUMAPLACE_LIBRARY") or _installed_library()
         try:
             lib = ctypes.CDLL(path)
         except OSError as exc:

@@ -3,9 +3,9 @@
 # numaplace's tuning on a real libvirtd and QEMU (TCG), as far as this machine lets it run:
 #   1. memory-only guest cell: a 1-vCPU guest of 2 guest cells, cell 1 memory-only
 #      (hw:numa_cpus.1= empty, hw:numa_mem.1=32), placed on a 2-cell host read from a capabilities
-#      file (as in migrate_e2e.sh); numaplace writes <cell id='1' memory=...> without cpus; libvirt
-#      defines and starts it, keeps that cell in the live XML, and QEMU has 2 NUMA nodes, node 1 with
-#      no CPUs and 32 MiB (virsh qemu-monitor-command --hmp 'info numa');
+#      file (common.sh's two_cell_caps, as in migrate_e2e.sh); numaplace writes <cell id='1'
+#      memory=...> without cpus; libvirt defines and starts it, keeps that cell in the live XML, and
+#      QEMU has 2 NUMA nodes, node 1 with no CPUs and 32 MiB (qemu-monitor-command 'info numa');
 #   2. realtime: a 2-vCPU guest `numaplace define`d with hw:cpu_policy=dedicated
 #      hw:cpu_realtime=yes hw:cpu_realtime_mask=^0 on this machine's libvirt; its definition keeps
 #      <vcpusched vcpus='1' scheduler='fifo' priority='1'/>, <locked/>, <nosharepages/> and an
@@ -64,10 +64,7 @@ started() {  # guest: virsh start, its output in $WORK/start.out
 }
 
 # --- 1. memory-only guest cell --------------------------------------------------------------------
-sed -n '/^caps() {/,/^}/p' "$(dirname "$0")/migrate_e2e.sh" >"$WORK/caps.sh"
-# shellcheck source=/dev/null
-. "$WORK/caps.sh"
-caps 0 1 >"$WORK/caps.xml"
+two_cell_caps 0 1 >"$WORK/caps.xml"
 make_guest np-tun-mo 1
 "$NUMAPLACE" place "$WORK/np-tun-mo.xml" --capabilities "$WORK/caps.xml" --spec hw:numa_nodes=2 \
   --spec hw:numa_cpus.0=0 --spec hw:numa_mem.0=96 --spec hw:numa_cpus.1= --spec hw:numa_mem.1=32 \

@@ -3,7 +3,8 @@
 # message prefix), SAMPLE (the recipe-tested domain XML), WORK (its scratch directory) and
 # GUESTS (the names of the guests it may create, removed before and after).
 # Provides: say/fail/skip, take_e2e_lock, need_packages, start_libvirtd_unless_running,
-# remove_guests, stop_started_daemons, finish_e2e, make_guest, qemu_pid, vcpu_thread_cpus.
+# remove_guests, stop_started_daemons, finish_e2e, make_guest, qemu_pid, vcpu_thread_cpus,
+# two_cell_caps.
 URI=qemu:///system
 STARTED_DAEMONS=()
 
@@ -98,6 +99,33 @@ make_guest() {  # name [vcpus] [memory_mib] [pcpu]
   if [ -n "$pcpu" ]; then
     sed -i "s|</vcpu>|</vcpu><cputune><vcpupin vcpu='0' cpuset='$pcpu'/></cputune>|" "$WORK/$name.xml"
   fi
+}
+
+# This 2-pCPU, 1-node machine seen as a host of 2 cells of 1 pCPU and 256 MiB each (distances 10/21),
+# for --capabilities: the pCPU of cell 0 and that of cell 1 (0 1, or 1 0 numbered the other way).
+two_cell_caps() {  # cpu of cell 0, cpu of cell 1
+  cat <<CAPS
+<capabilities>
+  <host>
+    <uuid>00000000-0000-0000-0000-000000000018</uuid>
+    <cpu><arch>x86_64</arch><topology sockets='2' dies='1' cores='1' threads='1'/><pages unit='KiB' size='4'/></cpu>
+    <topology>
+      <cells num='2'>
+        <cell id='0'>
+          <memory unit='KiB'>262144</memory><pages unit='KiB' size='4'>65536</pages>
+          <distances><sibling id='0' value='10'/><sibling id='1' value='21'/></distances>
+          <cpus num='1'><cpu id='$1' socket_id='0' die_id='0' core_id='0' siblings='$1'/></cpus>
+        </cell>
+        <cell id='1'>
+          <memory unit='KiB'>262144</memory><pages unit='KiB' size='4'>65536</pages>
+          <distances><sibling id='0' value='21'/><sibling id='1' value='10'/></distances>
+          <cpus num='1'><cpu id='$2' socket_id='1' die_id='0' core_id='0' siblings='$2'/></cpus>
+        </cell>
+      </cells>
+    </topology>
+  </host>
+</capabilities>
+CAPS
 }
 
 qemu_pid() { cat "/run/libvirt/qemu/$1.pid"; }

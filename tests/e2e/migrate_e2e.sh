@@ -70,32 +70,8 @@ require_hook_slot
 unshare -m --propagation private true 2>/dev/null || skip "no mount namespace (unshare -m) for a second libvirtd"
 
 # --- the hosts the hooks see: 2 cells of 1 pCPU and 256 MiB each, in either numbering ------------
-caps() {  # cpu of cell 0, cpu of cell 1
-  cat <<CAPS
-<capabilities>
-  <host>
-    <uuid>00000000-0000-0000-0000-000000000018</uuid>
-    <cpu><arch>x86_64</arch><topology sockets='2' dies='1' cores='1' threads='1'/><pages unit='KiB' size='4'/></cpu>
-    <topology>
-      <cells num='2'>
-        <cell id='0'>
-          <memory unit='KiB'>262144</memory><pages unit='KiB' size='4'>65536</pages>
-          <distances><sibling id='0' value='10'/><sibling id='1' value='21'/></distances>
-          <cpus num='1'><cpu id='$1' socket_id='0' die_id='0' core_id='0' siblings='$1'/></cpus>
-        </cell>
-        <cell id='1'>
-          <memory unit='KiB'>262144</memory><pages unit='KiB' size='4'>65536</pages>
-          <distances><sibling id='0' value='21'/><sibling id='1' value='10'/></distances>
-          <cpus num='1'><cpu id='$2' socket_id='1' die_id='0' core_id='0' siblings='$2'/></cpus>
-        </cell>
-      </cells>
-    </topology>
-  </host>
-</capabilities>
-CAPS
-}
-caps 0 1 >"$WORK/caps.xml"
-caps 1 0 >"$WORK/caps-renumbered.xml"
+two_cell_caps 0 1 >"$WORK/caps.xml"
+two_cell_caps 1 0 >"$WORK/caps-renumbered.xml"
 mkdir -p "$WORK/hook"
 
 # The hook as libvirt runs it, for one host: numaplace decides with that host's view (the file

@@ -23,7 +23,8 @@ using numaplace::testing::shared_path;
 
 std::vector<nlohmann::json> cpus_per_cell(const std::string& topology_json) {
   std::vector<nlohmann::json> cpus;
-  for (const auto& cell : nlohmann::json::parse(topology_json)["cells"]) cpus.push_back(cell["cpus"]);
+  const nlohmann::json doc = nlohmann::json::parse(topology_json);  // kept: the loop walks into it
+  for (const auto& cell : doc["cells"]) cpus.push_back(cell["cpus"]);
   return cpus;
 }
 

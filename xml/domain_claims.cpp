@@ -20,13 +20,6 @@ CellClaim& claim_for(GuestClaim& claim, std::uint32_t host_cell) {
   return claim.cells.back();
 }
 
-std::optional<std::uint32_t> cell_of_cpu(const HostTopology& host, std::uint32_t cpu) {
-  for (const auto& cell : host.cells) {
-    if (cell.cpus.contains(cpu)) return cell.id;
-  }
-  return std::nullopt;
-}
-
 // One floating vCPU allowed on `cpus`: its load is shared by the cells in proportion.
 void add_floating_vcpu(GuestClaim& claim, const HostTopology& host, const CpuSet& cpus) {
   std::map<std::uint32_t, std::size_t> per_cell;

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "xml/guest_view.h"
 
-#include <libxml/xmlsave.h>
-
 #include <memory>
 
 #include "xml/placement_record.h"
@@ -15,17 +13,6 @@ struct NodeFree {
   void operator()(xmlNode* node) const { xmlFreeNode(node); }
 };
 using NodeHandle = std::unique_ptr<xmlNode, NodeFree>;
-
-struct BufferFree {
-  void operator()(xmlBuffer* buffer) const { xmlBufferFree(buffer); }
-};
-
-std::string serialize_node(const xmlNode* node) {
-  if (node == nullptr) return {};
-  std::unique_ptr<xmlBuffer, BufferFree> buffer(xmlBufferCreate());
-  xmlNodeDump(buffer.get(), node->doc, const_cast<xmlNode*>(node), 0, 0);
-  return reinterpret_cast<const char*>(xmlBufferContent(buffer.get()));
-}
 
 void strip_distances(xmlNode* node) {
   for (xmlNode* child = node->children; child != nullptr;) {

@@ -78,6 +78,13 @@ std::string serialize(const xmlDoc* doc) {
   return std::string(as_chars(xmlBufferContent(buffer.get())), static_cast<std::size_t>(xmlBufferLength(buffer.get())));
 }
 
+std::string serialize_node(const xmlNode* node) {
+  if (node == nullptr) return {};
+  std::unique_ptr<xmlBuffer, BufferDeleter> buffer(xmlBufferCreate());
+  if (!buffer || xmlNodeDump(buffer.get(), node->doc, const_cast<xmlNode*>(node), 0, 0) < 0) return {};
+  return std::string(as_chars(xmlBufferContent(buffer.get())), static_cast<std::size_t>(xmlBufferLength(buffer.get())));
+}
+
 bool is_named(const xmlNode* node, std::string_view name) {
   return node != nullptr && node->type == XML_ELEMENT_NODE && name == as_chars(node->name);
 }

@@ -33,6 +33,8 @@ Result<Document> parse_document(std::string_view text, std::string_view what);
 
 // Serialises with two-space indentation and no XML declaration.
 std::string serialize(const xmlDoc* doc);
+// One element and what it holds, as written (no reindenting); empty for null or on failure.
+std::string serialize_node(const xmlNode* node);
 
 std::vector<xmlNode*> child_elements(const xmlNode* parent, std::string_view name = {});
 xmlNode* first_child(const xmlNode* parent, std::string_view name);

@@ -26,13 +26,6 @@ std::string cells_text(const std::set<std::uint32_t>& cells) {
   return (cells.size() == 1 ? "cell " : "cells ") + out;
 }
 
-std::optional<std::uint32_t> cell_of_cpu(const HostTopology& host, std::uint32_t cpu) {
-  for (const auto& cell : host.cells) {
-    if (cell.cpus.contains(cpu)) return cell.id;
-  }
-  return std::nullopt;
-}
-
 std::set<std::uint32_t> cells_of(const HostTopology& host, const CpuSet& cpus) {
   std::set<std::uint32_t> cells;
   for (auto cpu : cpus) {

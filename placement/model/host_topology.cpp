@@ -5,6 +5,13 @@
 
 namespace numaplace {
 
+std::optional<std::uint32_t> cell_of_cpu(const HostTopology& host, std::uint32_t cpu) {
+  for (const auto& cell : host.cells) {
+    if (cell.cpus.contains(cpu)) return cell.id;
+  }
+  return std::nullopt;
+}
+
 void assign_cache_domains(HostTopology& host, const std::vector<CpuSet>& l3_caches) {
   for (auto& cell : host.cells) {
     std::vector<CpuSet> domains;

@@ -91,6 +91,9 @@ struct HostTopology {
   std::optional<std::uint32_t> distance(std::uint32_t from_id, std::uint32_t to_id) const;
 };
 
+// The id of the cell whose CPUs hold `cpu`, or nullopt when no cell does.
+std::optional<std::uint32_t> cell_of_cpu(const HostTopology& host, std::uint32_t cpu);
+
 // Splits `l3_caches` (each cache's CPUs, as the source lists them) along the cells: each cell gets
 // the part of every cache within it, when that leaves it two or more domains (one domain over the
 // whole cell says nothing a cell does not).

@@ -10,20 +10,6 @@
 #include "xml/xml_document.h"
 
 namespace numaplace::plugin {
-namespace {
-
-struct BufferFree {
-  void operator()(xmlBuffer* buffer) const { xmlBufferFree(buffer); }
-};
-
-std::string dump_node(xmlDoc* doc, xmlNode* node) {
-  std::unique_ptr<xmlBuffer, BufferFree> buffer(xmlBufferCreate());
-  if (!buffer || xmlNodeDump(buffer.get(), doc, node, 0, 0) < 0) return {};
-  return std::string(reinterpret_cast<const char*>(xmlBufferContent(buffer.get())),
-                     static_cast<std::size_t>(xmlBufferLength(buffer.get())));
-}
-
-}  // namespace
 
 Result<DomainXml> domain_from_status(std::string_view text, const std::string& what) {
   auto doc = xml::parse_document(text, what);
@@ -38,7 +24,7 @@ Result<DomainXml> domain_from_status(std::string_view text, const std::string& w
   out.running = true;
   if (xmlNode* name = xml::first_child(domain, "name")) out.name = xml::text_of(name);
   if (xmlNode* uuid = xml::first_child(domain, "uuid")) out.uuid = xml::text_of(uuid);
-  out.xml = dump_node(doc->get(), domain);
+  out.xml = xml::serialize_node(domain);
   if (out.xml.empty()) return make_error("NotDomainStatus", what + ": its <domain> could not be written out");
   return out;
 }

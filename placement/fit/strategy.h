@@ -29,6 +29,11 @@ namespace numaplace {
 // The strategies described above.
 enum class Strategy { Nova, Spread, Pack, Ratio, Adaptive };
 
+// The default of every surface that places a guest (numaplace place/define/start/hook/rank, the C
+// ABI's np_place, the Python binding): stated here once. FitOptions{} itself keeps Nova, the
+// reference answer the conformance suites compare with Nova's; surfaces set this one.
+inline constexpr Strategy kDefaultStrategy = Strategy::Adaptive;
+
 // How much each resource counts in a scored strategy's weighted mean (0: left out).
 struct ResourceWeights {
   std::int64_t cpu = 1;

@@ -19,6 +19,15 @@ Result<ScoringStrategy> scoring_strategy_from_name(std::string_view name) {
                                                   "'; known: LeastAllocated, MostAllocated, RequestedToCapacityRatio");
 }
 
+std::string to_string(ScoringStrategy strategy) {
+  switch (strategy) {
+    case ScoringStrategy::LeastAllocated: return "LeastAllocated";
+    case ScoringStrategy::MostAllocated: return "MostAllocated";
+    case ScoringStrategy::RequestedToCapacityRatio: return "RequestedToCapacityRatio";
+  }
+  return "LeastAllocated";
+}
+
 namespace {
 
 // kube-scheduler's configuration refuses a weight below 1, and no amount of a resource is negative.

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -21,6 +22,8 @@ enum class ScoringStrategy { LeastAllocated, MostAllocated, RequestedToCapacityR
 
 // The strategy of that name, or an Error naming the known ones.
 Result<ScoringStrategy> scoring_strategy_from_name(std::string_view name);
+// The name scoring_strategy_from_name reads.
+std::string to_string(ScoringStrategy strategy);
 
 struct ScoringConfig {
   ScoringStrategy strategy = ScoringStrategy::LeastAllocated;

@@ -147,8 +147,9 @@ Result<bool> boolean_option(const std::string& key, const std::string& value) {
 
 Result<PlacementOptions> placement_options(const numaplace::SpecMap& options) {
   PlacementOptions out;
-  out.fit.strategy = numaplace::Strategy::Nova;  // the library's default: Nova's answer
+  out.fit.strategy = numaplace::kDefaultStrategy;  // the same default as the CLI's
   bool ratio_shape_given = false;
+  bool strategy_given = false;
   for (const auto& [key, value] : options) {
     if (key == "cell_order") {
       if (value == "pack") {
@@ -160,6 +161,7 @@ Result<PlacementOptions> placement_options(const numaplace::SpecMap& options) {
       auto strategy = numaplace::strategy_from_name(value);
       if (!strategy) return strategy.error();
       out.fit.strategy = *strategy;
+      strategy_given = true;
     } else if (key == "ratio_shape") {
       auto shape = numaplace::parse_ratio_shape(value);
       if (!shape) return shape.error();
@@ -197,6 +199,14 @@ Result<PlacementOptions> placement_options(const numaplace::SpecMap& options) {
                                        "'; known: strategy, cell_order, ratio_shape, ratio_weights, policy, "
                                        "prefer_closest, pci");
     }
+  }
+  if (out.fit.pack_host_cells) {
+    // Nova's packing order is an order of Nova's first fit, as the CLI's --pack: alone it means nova.
+    if (strategy_given && out.fit.strategy != numaplace::Strategy::Nova) {
+      return numaplace::make_error("InvalidArgument", "option cell_order=pack is Nova's packing order; it goes with "
+                                                      "strategy=nova, not strategy=" + numaplace::to_string(out.fit.strategy));
+    }
+    out.fit.strategy = numaplace::Strategy::Nova;
   }
   if (ratio_shape_given && out.fit.strategy != numaplace::Strategy::Ratio) {
     return numaplace::make_error("InvalidArgument", "option ratio_shape goes with strategy=ratio");

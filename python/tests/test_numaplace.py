@@ -91,7 +91,7 @@ class PlaceTest(unittest.TestCase):
         uneven = {"cells": [{"id": 0, "cpus": "0-7", "memory_mib": 16384},
                             {"id": 1, "cpus": "8-15", "memory_mib": 16384, "usage": {"memory_mib": 12288}}]}
         flavor = {"hw:numa_nodes": "1"}
-        nova = numaplace.place(host=uneven, flavor=flavor, domain_xml=GUEST)
+        nova = numaplace.place(host=uneven, flavor=flavor, domain_xml=GUEST, options={"strategy": "nova"})
         packed = numaplace.place(host=uneven, flavor=flavor, domain_xml=GUEST, options={"strategy": "pack"})
         self.assertEqual(nova.placement["cells"][0]["host_cell"], 0)  # Nova: most free memory first
         self.assertEqual(packed.placement["cells"][0]["host_cell"], 1)  # pack: the fuller cell that fits

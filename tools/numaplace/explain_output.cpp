@@ -60,12 +60,17 @@ nlohmann::json outline_json(const std::optional<AssignmentOutline>& outline) {
 
 }  // namespace
 
-void add_strategy_options(CLI::App* cmd, StrategyCliOptions& options) {
+void add_strategy_options(CLI::App* cmd, StrategyCliOptions& options, const std::vector<std::string>& also_accepted,
+                          const std::string& more_help) {
+  std::vector<std::string> accepted{"nova", "spread", "pack", "ratio", "adaptive"};
+  accepted.insert(accepted.end(), also_accepted.begin(), also_accepted.end());
   cmd->add_option("--strategy", options.strategy,
-                  "how to choose among assignments that fit: adaptive (default: pack on hosts of three or more "
-                  "cells, spread on hosts of one or two), pack (fullest cells, closest together), spread (emptiest "
-                  "cells), ratio (--ratio-shape), nova (Nova's first fit)")
-      ->check(CLI::IsMember({"nova", "spread", "pack", "ratio", "adaptive"}));
+                  "how to choose among assignments that fit: " + to_string(kDefaultStrategy) +
+                      " (default; adaptive: pack on hosts of three or more cells, spread on hosts of one or two), "
+                      "pack (fullest cells, closest together), spread (emptiest cells), ratio (--ratio-shape), nova "
+                      "(Nova's first fit)" + more_help)
+      // With more names the {set} CLI11 prints would outgrow a man page's line; the help names them.
+      ->check(also_accepted.empty() ? CLI::IsMember(accepted) : CLI::IsMember(accepted).description(""));
   cmd->add_option("--ratio-shape", options.ratio_shape,
                   "with --strategy ratio: UTILIZATION:SCORE points, utilization 0..100 rising, score 0..10, "
                   "e.g. 0:0,50:10,100:0 (default 0:0,100:10)");
@@ -77,7 +82,7 @@ void add_strategy_options(CLI::App* cmd, StrategyCliOptions& options) {
 }
 
 Status apply_strategy_options(const StrategyCliOptions& options, FitOptions& fit) {
-  auto strategy = strategy_from_name(options.strategy.empty() ? "adaptive" : options.strategy);
+  auto strategy = options.strategy.empty() ? Result<Strategy>(kDefaultStrategy) : strategy_from_name(options.strategy);
   if (!strategy) return strategy.error();
   fit.strategy = *strategy;
   if (options.nova_pack) {

@@ -26,7 +26,10 @@ struct StrategyCliOptions {
   bool nova_pack = false;         // --pack: Nova's packing order
 };
 
-void add_strategy_options(CLI::App* cmd, StrategyCliOptions& options);
+// The strategy flags of place, define, start and rank alike. `also_accepted` are further values
+// --strategy takes on this command (rank's host-scoring names), told in `more_help`.
+void add_strategy_options(CLI::App* cmd, StrategyCliOptions& options, const std::vector<std::string>& also_accepted = {},
+                          const std::string& more_help = {});
 // Fills the strategy fields of `fit` (not the explanation pointer); named errors for bad text.
 Status apply_strategy_options(const StrategyCliOptions& options, FitOptions& fit);
 

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "numaplace/cli_common.h"
+#include "numaplace/explain_output.h"
 #include "numaplace/command.h"
 #include "numaplace/host_source.h"
 #include "numaplace/json_output.h"
@@ -34,9 +35,8 @@ struct RankCliOptions {
   std::string domain_path;
   std::uint32_t vcpus = 0;
   std::uint64_t memory_mib = 0;
-  std::string strategy = "LeastAllocated";
-  std::string shape;
-  bool pack_cells = false;
+  StrategyCliOptions cells;    // the cell strategy on each host, as place's flags
+  std::string host_strategy;   // LeastAllocated, MostAllocated, RequestedToCapacityRatio; empty: from --strategy
   bool explain = false;
   bool json = false;
   std::size_t top = 0;
@@ -154,31 +154,51 @@ Result<NamedHosts> load_hosts(const std::vector<std::string>& sources) {
   return out;
 }
 
-Result<scoring::ScoringConfig> scoring_config(const RankCliOptions& o) {
-  std::string name = o.strategy;
-  if (name == "spread") name = "LeastAllocated";
-  if (name == "pack") name = "MostAllocated";
-  if (name == "ratio") name = "RequestedToCapacityRatio";
+bool is_host_scoring_name(const std::string& name) {
+  return name == "LeastAllocated" || name == "MostAllocated" || name == "RequestedToCapacityRatio";
+}
+
+// How hosts are compared: --host-strategy, or a host-scoring name given to --strategy (rank's flag
+// before it chose cells too), else the host counterpart of the cell strategy: pack packs hosts
+// (MostAllocated), ratio scores them by the same shape, every other strategy spreads them
+// (LeastAllocated, as Nova's RAM weigher does by default). --ratio-weights weigh both.
+Result<scoring::ScoringConfig> scoring_config(const RankCliOptions& o, Strategy cell_strategy) {
+  std::string name = !o.host_strategy.empty() ? o.host_strategy
+                     : is_host_scoring_name(o.cells.strategy) ? o.cells.strategy
+                     : cell_strategy == Strategy::Pack        ? "MostAllocated"
+                     : cell_strategy == Strategy::Ratio       ? "RequestedToCapacityRatio"
+                                                              : "LeastAllocated";
   auto strategy = scoring::scoring_strategy_from_name(name);
   if (!strategy) return strategy.error();
   scoring::ScoringConfig config;
   config.strategy = *strategy;
+  if (!o.cells.ratio_weights.empty()) {
+    auto weights = parse_resource_weights(o.cells.ratio_weights);
+    if (!weights) return weights.error();
+    // score_node leaves a resource out by not listing it (a weight of 0 in --ratio-weights).
+    if (weights->cpu > 0) config.resources.push_back({"cpu", weights->cpu});
+    if (weights->memory > 0) config.resources.push_back({"memory", weights->memory});
+  }
   if (config.strategy == scoring::ScoringStrategy::RequestedToCapacityRatio) {
-    const std::string shape = o.shape.empty() ? "0:0,100:10" : o.shape;
-    for (std::string_view item : split_items_allowing_trailing_separator(shape)) {
-      const std::string point(item);
-      long long utilization = 0;
-      long long score = 0;
-      char colon = 0;
-      std::istringstream in(point);
-      if (!(in >> utilization >> colon >> score) || colon != ':' || !in.eof()) {
-        return make_error("InvalidScoringShape", "--shape point '" + point + "' is not UTILIZATION:SCORE, e.g. 0:0,100:10");
-      }
-      config.shape.push_back({utilization, score});
-    }
-    if (auto valid = scoring::make_utilization_shape(config.shape); !valid) return valid.error();
+    auto shape = parse_ratio_shape(o.cells.ratio_shape.empty() ? "0:0,100:10" : o.cells.ratio_shape);
+    if (!shape) return shape.error();
+    config.shape = std::move(*shape);
+  } else if (!o.cells.ratio_shape.empty() && cell_strategy != Strategy::Ratio) {
+    return make_error("InvalidArgument", "--ratio-shape goes with --strategy ratio or --host-strategy "
+                                         "RequestedToCapacityRatio");
   }
   return config;
+}
+
+// The cell strategy, as place reads its flags; a host-scoring name given to --strategy leaves the
+// default, and a --ratio-shape meant only for the hosts is not the cells'.
+Result<FitOptions> cell_options(const RankCliOptions& o) {
+  StrategyCliOptions cells = o.cells;
+  if (is_host_scoring_name(cells.strategy)) cells.strategy.clear();
+  if (cells.strategy != "ratio") cells.ratio_shape.clear();
+  FitOptions fit;
+  if (auto applied = apply_strategy_options(cells, fit); !applied) return applied.error();
+  return fit;
 }
 
 Result<GuestRequest> guest_request(const RankCliOptions& o) {
@@ -226,13 +246,15 @@ std::string indented(std::string text) {
 int run_rank(const RankCliOptions& o) {
   auto request = guest_request(o);
   if (!request) return report(request.error(), o.json);
-  auto config = scoring_config(o);
+  auto fit = cell_options(o);
+  if (!fit) return report(fit.error(), o.json);
+  auto config = scoring_config(o, fit->strategy);
   if (!config) return report(config.error(), o.json);
   auto hosts = load_hosts(o.hosts);
   if (!hosts) return report(hosts.error(), o.json);
 
   RankOptions options;
-  options.fit.pack_host_cells = o.pack_cells;
+  options.fit = *fit;
   options.scoring = *config;
   options.explain = o.explain;
   auto ranked = rank_hosts(hosts->hosts, *request, options);
@@ -257,7 +279,8 @@ int run_rank(const RankCliOptions& o) {
         refused.push_back(entry);
       }
     }
-    std::cout << nlohmann::json{{"strategy", o.strategy},
+    std::cout << nlohmann::json{{"strategy", to_string(fit->strategy)},
+                                {"host_strategy", scoring::to_string(config->strategy)},
                                 {"hosts", hosts->hosts.size()},
                                 {"fitting", fitting},
                                 {"ranked", fit_list},
@@ -301,10 +324,14 @@ Command register_rank(CLI::App& app) {
       "files (one host a line), or a directory of them (other XML files there are skipped with a note).\n"
       "The guest's size comes from --vcpus and --memory (both together) or from --domain (not with them);\n"
       "neither is a usage error (exit 2). --spec and --image-prop give its NUMA request, as for place.\n"
-      "Strategies:\n"
-      "  LeastAllocated (spread, default), MostAllocated (pack), RequestedToCapacityRatio (ratio, --shape).\n"
+      "Strategies: --strategy, --ratio-shape, --ratio-weights and --pack choose each host's cells as they do\n"
+      "for place (default adaptive); the hosts that fit are then scored by the counterpart: pack by\n"
+      "MostAllocated, ratio by RequestedToCapacityRatio (the same --ratio-shape), the others by\n"
+      "LeastAllocated (spread, Nova's default), with the same --ratio-weights; --host-strategy chooses\n"
+      "the host scoring alone (so does --strategy with a host-scoring name, as before).\n"
       "The text output is a table (rank, host, score, the guest cells' host cells), then \"N of M hosts\n"
-      "refused\" and, with --explain, why, per guest cell and host cell. --json prints {\"strategy\", \"hosts\",\n"
+      "refused\" and, with --explain, why, per guest cell and host cell. --json prints {\"strategy\" (the cells'),\n"
+      "\"host_strategy\", \"hosts\", "
       "\"fitting\", \"ranked\": [{\"rank\", \"host\", \"score\", \"placement\"}], \"refused\": [{\"host\", \"reason\"}]}.\n"
       "Example:\n"
       "  numaplace rank --hosts examples/hosts --hosts tests/data/samples/libvirt/caps-4cell.xml \\\n"
@@ -321,10 +348,17 @@ Command register_rank(CLI::App& app) {
   vcpus->needs(memory);
   memory->needs(vcpus);
   domain->excludes(vcpus)->excludes(memory);
-  rank->add_option("--strategy", options->strategy,
-                   "LeastAllocated|MostAllocated|RequestedToCapacityRatio (or spread|pack|ratio)");
-  rank->add_option("--shape", options->shape, "ratio strategy: UTILIZATION:SCORE points, e.g. 0:0,100:10");
-  rank->add_flag("--pack-cells", options->pack_cells, "on each host, try the fullest cells first (Nova's packing)");
+  add_strategy_options(rank, options->cells, {"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"},
+                       "; on each host's cells, as place; hosts are then scored by its counterpart (pack: "
+                       "MostAllocated, ratio: RequestedToCapacityRatio, else LeastAllocated) unless --host-strategy "
+                       "says otherwise; a host-scoring name here sets only that");
+  rank->add_option("--host-strategy", options->host_strategy,
+                   "how fitting hosts are scored: LeastAllocated (spread), MostAllocated (pack), "
+                   "RequestedToCapacityRatio (ratio, by --ratio-shape)")
+      ->check(CLI::IsMember({"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"}));
+  // The flags' names before rank shared place's; kept so that scripts keep working.
+  rank->add_option("--shape", options->cells.ratio_shape, "the old name of --ratio-shape")->group("");
+  rank->add_flag("--pack-cells", options->cells.nova_pack, "the old name of --pack")->group("");
   rank->add_flag("--explain", options->explain, "say why each refused host was refused, per guest and host cell");
   rank->add_flag("--json", options->json, "print the ranking as JSON");
   rank->add_option("--top", options->top, "show only the best N hosts");

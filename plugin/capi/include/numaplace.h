@@ -114,9 +114,11 @@ NP_EXPORT np_status np_host_add_claims(np_host* host, const char* const* domain_
  * and `image_props` (image properties), or, when both are empty, from the request
  * recorded in the domain's numaplace metadata. `options` (may be NULL when
  * option_count is 0):
- *   "strategy"      = "nova" (default: Nova's first fit) | "spread" | "pack" | "ratio" | "adaptive"
+ *   "strategy"      = "adaptive" (default, as the CLI's: pack on hosts of three or more cells, spread
+ *                     on one or two) | "nova" (Nova's first fit) | "spread" | "pack" | "ratio"
  *                     (how to choose among the assignments that fit; docs/strategies.md)
- *   "cell_order"    = "spread" (default, Nova's order) | "pack" (fullest host cells first)
+ *   "cell_order"    = "spread" (default, Nova's order) | "pack" (Nova's packing order, fullest host
+ *                     cells first: strategy nova; with another strategy NP_ERR_INVALID_ARGUMENT)
  *   "ratio_shape"   = "0:0,100:10" (with strategy=ratio: UTILIZATION:SCORE points)
  *   "ratio_weights" = "cpu=1,memory=1" (weights of the scored strategies)
  *   "policy"        = "best-effort" (default) | "none" | "restricted" | "single-numa-node"

@@ -235,8 +235,9 @@ std::uint32_t host_cell_of_single_cell_guest(const np_result* result) {
 TEST_F(CApi, StrategyOptionChoosesAmongFits) {
   ASSERT_EQ(np_host_from_json(kUnevenHostJson, &host, &error), NP_OK) << np_error_message(error);
   const np_pair one_cell[] = {{"hw:numa_nodes", "1"}};
-  // Nova's order (the default) tries the cell with the most free memory first: cell 0.
-  ASSERT_EQ(np_place(host, guest.c_str(), one_cell, 1, nullptr, 0, nullptr, 0, &result, &error), NP_OK);
+  // Nova's order tries the cell with the most free memory first: cell 0.
+  const np_pair nova[] = {{"strategy", "nova"}};
+  ASSERT_EQ(np_place(host, guest.c_str(), one_cell, 1, nullptr, 0, nova, 1, &result, &error), NP_OK);
   EXPECT_EQ(host_cell_of_single_cell_guest(result), 0u);
   np_result_free(result);
   result = nullptr;
@@ -250,6 +251,35 @@ TEST_F(CApi, StrategyOptionChoosesAmongFits) {
   const np_pair spread[] = {{"strategy", "spread"}, {"ratio_weights", "cpu=0,memory=1"}};
   ASSERT_EQ(np_place(host, guest.c_str(), one_cell, 1, nullptr, 0, spread, 2, &result, &error), NP_OK);
   EXPECT_EQ(host_cell_of_single_cell_guest(result), 0u);
+}
+
+// The default is the CLI's (adaptive: pack on a host of three or more cells), not Nova's first fit;
+// cell_order=pack alone is Nova's packing order, and refused beside a scored strategy.
+TEST_F(CApi, DefaultStrategyIsTheCliDefault) {
+  ASSERT_EQ(np_host_from_json(R"({"cells": [
+    {"id": 0, "cpus": [0,1,2,3,4,5,6,7], "memory_mib": 16384},
+    {"id": 1, "cpus": [8,9,10,11,12,13,14,15], "memory_mib": 16384, "usage": {"memory_mib": 12288}},
+    {"id": 2, "cpus": [16,17,18,19,20,21,22,23], "memory_mib": 16384}]})",
+                              &host, &error),
+            NP_OK)
+      << np_error_message(error);
+  const np_pair one_cell[] = {{"hw:numa_nodes", "1"}};
+  ASSERT_EQ(np_place(host, guest.c_str(), one_cell, 1, nullptr, 0, nullptr, 0, &result, &error), NP_OK)
+      << np_error_message(error);
+  EXPECT_EQ(host_cell_of_single_cell_guest(result), 1u);  // the fullest cell that still takes 4 GiB
+  np_result_free(result);
+  result = nullptr;
+  const np_pair nova_pack[] = {{"cell_order", "pack"}};
+  ASSERT_EQ(np_place(host, guest.c_str(), one_cell, 1, nullptr, 0, nova_pack, 1, &result, &error), NP_OK);
+  EXPECT_EQ(host_cell_of_single_cell_guest(result), 1u);  // Nova's packing order: least free memory first
+  np_result_free(result);
+  result = nullptr;
+  const np_pair mixed[] = {{"cell_order", "pack"}, {"strategy", "spread"}};
+  EXPECT_EQ(np_place(host, guest.c_str(), one_cell, 1, nullptr, 0, mixed, 2, &result, &error),
+            NP_ERR_INVALID_ARGUMENT);
+  ASSERT_NE(error, nullptr);
+  EXPECT_STREQ(np_error_name(error), "InvalidArgument");
+  EXPECT_NE(std::string(np_error_message(error)).find("strategy=nova"), std::string::npos) << np_error_message(error);
 }
 
 TEST_F(CApi, PolicyOptionConfinesAGuestWithoutTopology) {

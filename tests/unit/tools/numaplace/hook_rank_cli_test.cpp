@@ -296,6 +296,49 @@ TEST_F(HookCli, TheTimeLimitAlsoEndsAStalledHwlocRead) {
   EXPECT_LT(seconds, 20.0);
 }
 
+// rank chooses each host's cells with place's strategy flags and default, and scores the hosts by
+// the strategy's counterpart unless --host-strategy says otherwise.
+TEST_F(HookCli, RankUsesPlacesCellStrategyAndFlags) {
+  const fs::path hosts = dir / "hosts.json";
+  // One 4-cell host whose cell 2 is fuller: pack (adaptive on 4 cells) fills it, Nova's order and
+  // spread take the emptiest first.
+  write(hosts, R"([{"name": "h", "cells": [
+    {"id": 0, "cpus": "0-7", "memory_mib": 16384}, {"id": 1, "cpus": "8-15", "memory_mib": 16384},
+    {"id": 2, "cpus": "16-23", "memory_mib": 16384, "usage": {"memory_mib": 10240}},
+    {"id": 3, "cpus": "24-31", "memory_mib": 16384}]}])");
+  const std::string request = "rank --hosts " + hosts.string() + " --vcpus 4 --memory 4096 --spec hw:numa_nodes=1 --json";
+  const auto host_cell = [](const nlohmann::json& doc) { return doc["ranked"][0]["placement"]["cells"][0]["host_cell"]; };
+  const struct {
+    std::string flags;
+    std::string strategy;
+    std::string host_strategy;
+    int host_cell;
+  } cases[] = {{"", "adaptive", "LeastAllocated", 2},
+               {" --strategy nova", "nova", "LeastAllocated", 0},
+               {" --strategy pack", "pack", "MostAllocated", 2},
+               {" --strategy spread --host-strategy MostAllocated", "spread", "MostAllocated", 0},
+               {" --strategy MostAllocated", "adaptive", "MostAllocated", 2},
+               {" --strategy ratio --ratio-shape 0:10,100:0", "ratio", "RequestedToCapacityRatio", 0},
+               {" --strategy ratio --shape 0:0,100:10 --ratio-weights cpu=0,memory=1", "ratio",
+                "RequestedToCapacityRatio", 2},
+               {" --pack-cells", "nova", "LeastAllocated", 2}};
+  for (const auto& c : cases) {
+    CliRun out = run(request + c.flags);
+    ASSERT_EQ(out.exit_code, 0) << c.flags << ": " << out.err;
+    const auto doc = nlohmann::json::parse(out.out);
+    EXPECT_EQ(doc["strategy"], c.strategy) << c.flags;
+    EXPECT_EQ(doc["host_strategy"], c.host_strategy) << c.flags;
+    EXPECT_EQ(host_cell(doc), c.host_cell) << c.flags;
+  }
+  // A shape with nothing scored by ratio, and --pack beside a scored strategy, are refused as by place.
+  for (const std::string flags : {" --ratio-shape 0:0,100:10", " --pack --strategy spread"}) {
+    CliRun out = run(request + flags);
+    EXPECT_EQ(out.exit_code, 1) << flags;
+    EXPECT_EQ(nlohmann::json::parse(out.out)["error"]["name"], "InvalidArgument") << flags << ": " << out.out;
+    EXPECT_EQ(out.out.find("ranked"), std::string::npos) << flags;
+  }
+}
+
 TEST_F(HookCli, RankOrdersHostsAndExplainsRefusals) {
   const std::string hosts = (dir / "hosts").string();
   fs::create_directories(hosts);
@@ -326,8 +369,9 @@ TEST_F(HookCli, RankOrdersHostsAndExplainsRefusals) {
                  " --vcpus 8 --memory 4096 --spec hw:numa_nodes=2");
   EXPECT_EQ(none.exit_code, 3);
   CliRun bad = run("rank --hosts " + hosts + " --vcpus 8 --memory 4096 --strategy Fastest");
-  EXPECT_EQ(bad.exit_code, 1);
-  EXPECT_NE(bad.err.find("UnknownScoringStrategy"), std::string::npos);
+  EXPECT_EQ(bad.exit_code, 2);  // as place's --strategy: a usage error naming what it takes
+  EXPECT_NE(bad.err.find("adaptive"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("LeastAllocated"), std::string::npos) << bad.err;
   // The guest's size: --vcpus with --memory, or --domain; anything else is a usage error (exit 2).
   for (const std::string& sizes : std::vector<std::string>{"", " --vcpus 8", " --memory 4096",
                                   " --vcpus 8 --memory 4096 --domain " + source_path("examples/guest-8vcpu-4g.xml")}) {

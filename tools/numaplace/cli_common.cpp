@@ -73,7 +73,14 @@ Status write_output(const std::string& path, const std::string& text) {
     if (!out) return make_error("CannotWrite", "cannot write '" + path + "'");
     return Done{};
   }
-  const std::string temp = path + ".numaplace-tmp";
+  // A symbolic link is written through, as cp would: the file it names gets the text, the link stays.
+  std::string target = path;
+  std::error_code link_error;
+  if (std::filesystem::is_symlink(std::filesystem::symlink_status(path, link_error))) {
+    target = std::filesystem::weakly_canonical(path, link_error).string();
+    if (link_error) return make_error("CannotWrite", "cannot write '" + path + "': " + link_error.message());
+  }
+  const std::string temp = target + ".numaplace-tmp";
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     out << text;
@@ -84,7 +91,13 @@ Status write_output(const std::string& path, const std::string& text) {
     }
   }
   std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
+  // The file replaced keeps its permissions (a 0600 domain file stays 0600).
+  const auto existing = std::filesystem::status(target, ec);
+  if (!ec && std::filesystem::is_regular_file(existing)) {
+    std::filesystem::permissions(temp, existing.permissions(), ec);
+  }
+  ec.clear();
+  std::filesystem::rename(temp, target, ec);
   if (ec) {
     std::remove(temp.c_str());
     return make_error("CannotWrite", "cannot write '" + path + "': " + ec.message());

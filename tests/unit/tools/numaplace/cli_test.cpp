@@ -146,6 +146,27 @@ TEST(Cli, OutputIntoAFifoLeavesTheFifo) {
   std::filesystem::remove(fifo);
 }
 
+// -o through a symbolic link writes the file it names and keeps the link; a file replaced keeps
+// its permissions.
+TEST(Cli, OutputThroughASymlinkKeepsTheLinkAndPermissions) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("numaplace-link-" + std::to_string(getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "real");
+  const auto file = dir / "real" / "guest.xml";
+  const auto link = dir / "guest.xml";
+  { std::ofstream(file) << "old"; }
+  std::filesystem::permissions(file, std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  std::filesystem::create_symlink(std::filesystem::path("real") / "guest.xml", link);
+  CliRun r = run("place " + kExample + kTestHost + kWorkedSpecs + " -o " + link.string());
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(std::filesystem::is_symlink(link)) << "the link was replaced by a file";
+  EXPECT_NE(slurp(file.string()).find("</domain>"), std::string::npos);
+  EXPECT_EQ(std::filesystem::status(file).permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  EXPECT_FALSE(std::filesystem::exists(dir / "real" / "guest.xml.numaplace-tmp"));
+  std::filesystem::remove_all(dir);
+}
+
 // A --claim file of the guest being placed (its own <name> or <uuid>) does not count against it;
 // the same guest under another name does.
 TEST(Cli, AClaimFileOfTheGuestBeingPlacedIsNotCountedAgainstIt) {

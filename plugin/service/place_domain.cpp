@@ -175,6 +175,8 @@ struct Placing {
   HostTopology view;                       // the host within the CPUs the operator's pins allow
   PlaceOutcome outcome;
   GuestTuning tuning;                      // what the request asks besides the placement
+  bool had_tuning = false;                 // the domain's record said what numaplace wrote before
+  xml::WrittenTuning written;              // what this placement wrote of `tuning`
 };
 
 std::string size_text(const Placing& p, std::uint64_t memory_kib) {
@@ -427,9 +429,10 @@ Result<PlaceOutcome> place_without_topology(Placing& p) {
     }
     if (auto held = hold_operator_pins(p); !held) return held.error();
   }
-  xml::write_tuning(p.doc.get(), p.tuning);
-  if (!p.stored.flavor_specs.empty() || !p.stored.image_props.empty() || record || !p.constraints.empty()) {
-    xml::write_record(p.doc.get(), p.stored, {nullptr, record ? &*record : nullptr, &p.constraints});
+  p.written = xml::write_tuning(p.doc.get(), p.tuning);
+  if (!p.stored.flavor_specs.empty() || !p.stored.image_props.empty() || record || !p.constraints.empty() ||
+      !p.written.empty() || p.had_tuning) {
+    xml::write_record(p.doc.get(), p.stored, {nullptr, record ? &*record : nullptr, &p.constraints, &p.written});
   }
   p.outcome.domain_xml = xml::serialize(p.doc.get());
   return std::move(p.outcome);
@@ -509,8 +512,8 @@ Result<PlaceOutcome> place_with_topology(Placing& p, const GuestTopology& topolo
     if (!narrowings) return narrowings.error();
     p.outcome.narrowings = std::move(*narrowings);
   }
-  xml::write_placement(p.doc.get(), p.host, *fit.placement, p.constraints, p.tuning);
-  xml::write_record(p.doc.get(), p.stored, {&*fit.placement, nullptr, &p.constraints});
+  p.written = xml::write_placement(p.doc.get(), p.host, *fit.placement, p.constraints, p.tuning);
+  xml::write_record(p.doc.get(), p.stored, {&*fit.placement, nullptr, &p.constraints, &p.written});
   p.outcome.placement = std::move(fit.placement);
   p.outcome.domain_xml = xml::serialize(p.doc.get());
   return std::move(p.outcome);
@@ -522,6 +525,11 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
   const std::string& what = request.domain_name_for_errors;
   auto doc = xml::parse_document(request.domain_xml, what);
   if (!doc) return doc.error();
+  // What numaplace wrote for the last request is taken back first: the domain is then as the
+  // operator wrote it, and this request's tuning is written onto that.
+  auto written_before = xml::read_tuning_record(doc->get(), what);
+  if (!written_before) return written_before.error();
+  xml::undo_tuning(doc->get(), *written_before);
   auto summary = xml::read_domain_summary(doc->get(), what);
   if (!summary) return summary.error();
   auto bindings = xml::read_domain_bindings(doc->get(), what, summary->vcpus);
@@ -531,7 +539,7 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
   if (auto checked = check_operator_pins(host, *bindings, what); !checked) return checked.error();
 
   Placing p{host, request, what, std::move(*doc), std::move(*summary), std::move(*bindings), std::move(*constraints),
-            {}, {}, {}, {}, {}, {}, {}};
+            {}, {}, {}, {}, {}, {}, {}, !written_before->empty(), {}};
   p.outcome.domain_name = p.summary.name;
   p.outcome.domain_uuid = p.summary.uuid;
   if (auto read = read_request(p); !read) return read.error();

@@ -269,7 +269,10 @@ Result<std::optional<GuestTopology>> derive_topology(Placing& p) {
   const auto names_page_size = [&] {
     const auto flavor = p.guest.flavor_specs.find("hw:mem_page_size");
     const auto image = p.guest.image_props.find("hw_mem_page_size");
-    return (flavor != p.guest.flavor_specs.end() && !flavor->second.empty()) ||
+    const bool per_cell = std::any_of(p.guest.flavor_specs.begin(), p.guest.flavor_specs.end(), [](const auto& spec) {
+      return spec.first.rfind("numaplace:mem_page_size.", 0) == 0 && !spec.second.empty();
+    });
+    return per_cell || (flavor != p.guest.flavor_specs.end() && !flavor->second.empty()) ||
            (image != p.guest.image_props.end() && !image->second.empty());
   };
   // The page size of every guest cell of the topology, when the domain gives them all one: no

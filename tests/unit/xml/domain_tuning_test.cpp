@@ -259,6 +259,22 @@ TEST(DomainTuning, CpuTopologyOfAGuestWithoutNumaTopologyReplacesTheDomainsOwn) 
   expect_libvirt_accepts(outcome->domain_xml);
 }
 
+// Nova 26 puts no limit on the guest's threads from its pinning (get_best_cpu_topology takes no
+// NUMA topology; the libvirt driver calls it with the flavor and image only): a guest pinned one
+// vCPU a core (isolate) on an SMT host still gets the two threads a core it asks for.
+TEST(DomainTuning, ThePinningDoesNotLimitTheGuestsThreadsAsInNova26) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");  // 2 threads a core
+  auto outcome = place(host, example(),
+                       {{"hw:cpu_policy", "dedicated"}, {"hw:cpu_thread_policy", "isolate"}, {"hw:cpu_threads", "2"}});
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  ASSERT_TRUE(outcome->placement.has_value());
+  ASSERT_FALSE(outcome->placement->cells.front().isolated_cpus.empty()) << outcome->domain_xml;  // one vCPU a core
+  EXPECT_NE(outcome->domain_xml.find("<topology sockets=\"4\" dies=\"1\" cores=\"1\" threads=\"2\"/>"),
+            std::string::npos)
+      << outcome->domain_xml;
+  expect_libvirt_accepts(outcome->domain_xml);
+}
+
 // An iothread pinned onto the other cell follows the guest to the pCPUs its emulator now uses.
 TEST(DomainTuning, IothreadPinsFollowTheGuest) {
   HostTopology host = host_from("samples/libvirt/caps-2cell.xml");  // cell 0: 0-7,16-23; cell 1: 8-15,24-31

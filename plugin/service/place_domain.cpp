@@ -411,6 +411,20 @@ Status hold_operator_pins(Placing& p) {
   return Done{};
 }
 
+// Locked memory without a <memtune><hard_limit>: libvirt cannot know how much memory QEMU itself
+// will lock, so it lifts the guest's memlock limit altogether, and nothing bounds what the guest
+// pins in host RAM. numaplace does not guess a hard limit (it caps the whole QEMU process, and an
+// overhead too small has the guest killed); it says so, and an operator's <memtune> stays as written.
+void warn_unbounded_lock(Placing& p) {
+  if (!p.tuning.locked_memory) return;
+  const xmlNode* memtune = xml::first_child(xmlDocGetRootElement(p.doc.get()), "memtune");
+  if (xml::first_child(memtune, "hard_limit") != nullptr) return;
+  p.outcome.warnings.push_back("the guest's memory is locked (<memoryBacking><locked/>) without a <memtune><hard_limit>: "
+                               "libvirt then lifts QEMU's memlock limit altogether, so nothing bounds the host RAM "
+                               "the guest pins; add a <memtune><hard_limit> of the guest's memory plus QEMU's "
+                               "overhead for this workload (libvirt's advice for <locked/>)");
+}
+
 Result<PlaceOutcome> place_without_topology(Placing& p) {
   if (!p.bindings.memnodes.empty()) {
     return make_error("ConflictingConstraint",
@@ -433,6 +447,7 @@ Result<PlaceOutcome> place_without_topology(Placing& p) {
     if (auto held = hold_operator_pins(p); !held) return held.error();
   }
   p.written = xml::write_tuning(p.doc.get(), p.tuning);
+  warn_unbounded_lock(p);
   if (!p.stored.flavor_specs.empty() || !p.stored.image_props.empty() || record || !p.constraints.empty() ||
       !p.written.empty() || p.had_tuning) {
     xml::write_record(p.doc.get(), p.stored, {nullptr, record ? &*record : nullptr, &p.constraints, &p.written});
@@ -516,6 +531,7 @@ Result<PlaceOutcome> place_with_topology(Placing& p, const GuestTopology& topolo
     p.outcome.narrowings = std::move(*narrowings);
   }
   p.written = xml::write_placement(p.doc.get(), p.host, *fit.placement, p.constraints, p.tuning);
+  warn_unbounded_lock(p);
   xml::write_record(p.doc.get(), p.stored, {&*fit.placement, nullptr, &p.constraints, &p.written});
   p.outcome.placement = std::move(fit.placement);
   p.outcome.domain_xml = xml::serialize(p.doc.get());

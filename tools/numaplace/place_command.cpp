@@ -183,6 +183,7 @@ Command register_place(CLI::App& app) {
           "    when it shares none); hw:cpu_realtime adds <vcpusched vcpus scheduler='fifo' priority='1'>\n"
           "    for the realtime vCPUs; other cputune children (shares, ...) stay\n"
           "  <memoryBacking>: <locked/> for hw:locked_memory, <locked/> and <nosharepages/> for realtime\n"
+          "    (a warning when no <memtune><hard_limit> bounds the locked memory; <memtune> is never written)\n"
           "  <cpu><topology sockets dies='1' cores threads>: when a hw:cpu_sockets ... key is given\n"
           "  <numatune>: <memory nodeset='...'> and one <memnode> per guest cell, in the operator's mode\n"
           "    (strict where none was given)\n"

@@ -429,5 +429,38 @@ TEST(DomainTuning, GuestCellsGetTheirOwnPageSizesOnAnHwlocHost) {
   EXPECT_EQ(schema_refusal(outcome->domain_xml), "");
 }
 
+// <locked/> without a <memtune><hard_limit> is said (libvirt lifts QEMU's memlock limit then);
+// an operator's own <memtune> is kept as written and silences it.
+TEST(DomainTuning, LockedMemoryWithoutAHardLimitIsSaidAndTheOperatorsMemtuneStays) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  const SpecMap locked{{"hw:locked_memory", "true"}, {"hw:mem_page_size", "small"}};
+  const auto warned = [](const plugin::PlaceOutcome& outcome) {
+    for (const auto& warning : outcome.warnings) {
+      if (warning.find("<memtune><hard_limit>") != std::string::npos) return true;
+    }
+    return false;
+  };
+  auto bare = place(host, example(), locked);
+  ASSERT_TRUE(bare.ok()) << bare.error().message;
+  EXPECT_TRUE(warned(*bare));
+  EXPECT_EQ(bare->domain_xml.find("<memtune"), std::string::npos) << bare->domain_xml;
+  auto unlocked = place(host, example(), {{"hw:mem_page_size", "small"}});
+  ASSERT_TRUE(unlocked.ok());
+  EXPECT_FALSE(warned(*unlocked));
+
+  std::string domain = example();
+  const std::string memtune = "<memtune><hard_limit unit='KiB'>5242880</hard_limit><soft_limit unit='KiB'>4194304</soft_limit></memtune>";
+  domain.replace(domain.find("<devices/>"), 10, memtune + "<devices/>");
+  auto bounded = place(host, domain, locked);
+  ASSERT_TRUE(bounded.ok()) << bounded.error().message;
+  EXPECT_FALSE(warned(*bounded));
+  auto doc = parsed(bounded->domain_xml);
+  const xmlNode* kept = xml::first_child(xmlDocGetRootElement(doc.get()), "memtune");
+  EXPECT_EQ(xml::text_of(xml::first_child(kept, "hard_limit")), "5242880");
+  EXPECT_EQ(xml::text_of(xml::first_child(kept, "soft_limit")), "4194304");
+  EXPECT_EQ(xml::child_elements(kept).size(), 2u);
+  expect_libvirt_accepts(bounded->domain_xml);
+}
+
 }  // namespace
 }  // namespace numaplace

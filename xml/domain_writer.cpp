@@ -24,22 +24,6 @@ void remove_children(xmlNode* parent, const char* name) {
   }
 }
 
-// Finds <name> under root, or creates it right after the first existing sibling in `after`.
-xmlNode* ensure_child(xmlNode* root, const char* name, std::initializer_list<const char*> after) {
-  if (xmlNode* existing = first_child(root, name)) return existing;
-  xmlNode* node = xmlNewDocNode(root->doc, nullptr, X(name), nullptr);
-  xmlNode* anchor = nullptr;
-  for (const char* candidate : after) {
-    if (xmlNode* found = first_child(root, candidate)) anchor = found;
-  }
-  if (anchor != nullptr) {
-    xmlAddNextSibling(anchor, node);
-  } else {
-    xmlAddChild(root, node);
-  }
-  return node;
-}
-
 std::string join_host_cells(const Placement& placement) {
   CpuSet cells;
   for (const auto& cell : placement.cells) cells.insert(cell.host_cell);
@@ -297,51 +281,14 @@ std::vector<std::string> narrow_threads(xmlDoc* doc, const CpuSet& taken, const 
   return changed;
 }
 
-void write_placement(xmlDoc* doc, const HostTopology& host, const Placement& placement,
-                     const OperatorConstraints& constraints, const GuestTuning& tuning) {
+WrittenTuning write_placement(xmlDoc* doc, const HostTopology& host, const Placement& placement,
+                              const OperatorConstraints& constraints, const GuestTuning& tuning) {
   xmlNode* root = xmlDocGetRootElement(doc);
   write_vcpu_and_cputune(root, host, placement, constraints, tuning.realtime_vcpus);
   write_numatune(root, placement, constraints);
   write_cpu_numa(root, host, placement);
   write_memory_backing(root, placement);
-  write_tuning(doc, tuning);
-}
-
-void write_tuning(xmlDoc* doc, const GuestTuning& tuning) {
-  xmlNode* root = xmlDocGetRootElement(doc);
-  if (!tuning.realtime_vcpus.empty()) {
-    xmlNode* cputune = ensure_child(root, "cputune", {"vcpu", "vcpus", "iothreads", "iothreadids"});
-    for (xmlNode* sched : child_elements(cputune, "vcpusched")) {
-      const auto text = attribute(sched, "vcpus");
-      const auto listed = text ? parse_cpu_list(*text, "<vcpusched vcpus>") : Result<CpuSet>(CpuSet{});
-      if (listed && !listed->intersects(tuning.realtime_vcpus)) continue;  // another vCPU's: the operator's
-      xmlUnlinkNode(sched);
-      xmlFreeNode(sched);
-    }
-    xmlNode* sched = new_child(cputune, "vcpusched");
-    set_attr(sched, "vcpus", to_cpu_list(tuning.realtime_vcpus));
-    set_attr(sched, "scheduler", "fifo");
-    set_attr(sched, "priority", std::to_string(kRealtimePriority));
-  }
-  if (tuning.locked_memory || tuning.no_shared_pages) {
-    xmlNode* backing = ensure_child(root, "memoryBacking", {"memory", "currentMemory", "maxMemory"});
-    if (tuning.no_shared_pages && first_child(backing, "nosharepages") == nullptr) new_child(backing, "nosharepages");
-    if (tuning.locked_memory && first_child(backing, "locked") == nullptr) new_child(backing, "locked");
-  }
-  if (tuning.cpu_topology) {
-    xmlNode* cpu = ensure_child(root, "cpu", {"features", "os", "vcpu", "cputune", "numatune"});
-    xmlNode* topology = first_child(cpu, "topology");
-    if (topology == nullptr) {
-      topology = xmlNewDocNode(doc, nullptr, X("topology"), nullptr);
-      if (cpu->children != nullptr) xmlAddPrevSibling(cpu->children, topology); else xmlAddChild(cpu, topology);
-    }
-    // Written afresh, in libvirt's order, whatever order the domain had them in.
-    for (const char* name : {"sockets", "dies", "clusters", "cores", "threads"}) xmlUnsetProp(topology, X(name));
-    set_attr(topology, "sockets", std::to_string(tuning.cpu_topology->sockets));
-    set_attr(topology, "dies", "1");
-    set_attr(topology, "cores", std::to_string(tuning.cpu_topology->cores));
-    set_attr(topology, "threads", std::to_string(tuning.cpu_topology->threads));
-  }
+  return write_tuning(doc, tuning);
 }
 
 }  // namespace numaplace::xml

@@ -9,7 +9,8 @@
 // `constraints` keeps it, else as written) is kept within where the emulator
 // threads now run (or moved there when it shares no pCPU with them),
 // so no thread stays bound outside the guest's placement. With a GuestTuning it
-// also writes what the request asks besides the placement (write_tuning).
+// also writes what the request asks besides the placement (write_tuning, tuning_writer.h) and
+// returns what that wrote, for numaplace's record.
 // Everything else is left as it was, including extra attributes of
 // existing guest cells (memAccess, discard). Applying the same placement to its
 // own output yields the same document.
@@ -24,6 +25,7 @@
 #include "placement/model/host_topology.h"
 #include "placement/lifecycle/operator_constraints.h"
 #include "placement/request/guest_tuning.h"
+#include "xml/tuning_writer.h"
 
 namespace numaplace::xml {
 
@@ -32,15 +34,8 @@ namespace numaplace::xml {
 // operator's memory modes (strict where none was given). The emulator threads run where
 // emulator_cpus(host, placement, tuning.realtime_vcpus) says (fit.h); the caller has checked
 // that set, within the operator's <emulatorpin>, is not empty.
-void write_placement(xmlDoc* doc, const HostTopology& host, const Placement& placement,
+WrittenTuning write_placement(xmlDoc* doc, const HostTopology& host, const Placement& placement,
                      const OperatorConstraints& constraints = {}, const GuestTuning& tuning = {});
-
-// What the request asks besides where the guest runs (guest_tuning.h): one
-// <cputune><vcpusched vcpus=realtime scheduler='fifo' priority='1'> (replacing the operator's
-// <vcpusched> elements that name a realtime vCPU), <memoryBacking><locked/> and
-// <nosharepages/>, and <cpu><topology sockets dies='1' cores threads>. What the tuning does
-// not ask for is left as the domain has it.
-void write_tuning(xmlDoc* doc, const GuestTuning& tuning);
 
 // Confines a guest without a NUMA topology: <vcpu placement='static' cpuset=cpus> and
 // <numatune><memory mode=... nodeset=nodeset> (the operator's mode, strict where none was given).

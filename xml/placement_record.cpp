@@ -220,6 +220,36 @@ Result<std::optional<OperatorConstraints>> read_recorded_constraints(const xmlDo
   return std::optional<OperatorConstraints>{std::move(constraints)};
 }
 
+Result<WrittenTuning> read_tuning_record(const xmlDoc* doc, const std::string& what) {
+  WrittenTuning written;
+  const xmlNode* part = find_part(find_record(doc), "tuning");
+  if (part == nullptr) return written;
+  const std::string where = what + ": numaplace tuning";
+  if (auto text = attribute(part, "vcpusched")) {
+    auto vcpus = parse_cpu_list(*text, where + " vcpusched");
+    if (!vcpus) return vcpus.error();
+    written.vcpusched = *vcpus;
+  }
+  for (const char* flag : {"locked", "nosharepages"}) {
+    const auto text = attribute(part, flag);
+    if (text && *text != "yes") {
+      return make_error("InvalidPlacementRecord", where + " " + flag + " is '" + *text + "', not 'yes'");
+    }
+    (std::strcmp(flag, "locked") == 0 ? written.locked : written.nosharepages) = text.has_value();
+  }
+  for (const xmlNode* child : child_elements(part)) {
+    if (!in_our_namespace(child)) continue;
+    if (is_named(child, "operator-vcpusched")) {
+      written.operator_vcpusched.push_back(attributes_of(child));
+    } else if (is_named(child, "topology")) {
+      written.topology = attributes_of(child);
+    } else if (is_named(child, "operator-topology")) {
+      written.operator_topology = attributes_of(child);
+    }
+  }
+  return written;
+}
+
 void write_record(xmlDoc* doc, const StoredRequest& request, const RecordParts& parts) {
   xmlNode* root = xmlDocGetRootElement(doc);
   xmlNode* metadata = first_child(root, "metadata");
@@ -287,6 +317,19 @@ void write_record(xmlDoc* doc, const StoredRequest& request, const RecordParts& 
       if (!binding.mode.empty()) set(memnode, "mode", binding.mode);
       if (binding.nodeset) set(memnode, "nodeset", to_cpu_list(*binding.nodeset));
     }
+  }
+  if (const WrittenTuning* tuning = parts.tuning; tuning != nullptr && !tuning->empty()) {
+    xmlNode* node = xmlNewChild(record, ns, X("tuning"), nullptr);
+    if (tuning->vcpusched) set(node, "vcpusched", to_cpu_list(*tuning->vcpusched));
+    if (tuning->locked) set(node, "locked", "yes");
+    if (tuning->nosharepages) set(node, "nosharepages", "yes");
+    auto element = [&](const char* name, const Attributes& attributes) {
+      xmlNode* child = xmlNewChild(node, ns, X(name), nullptr);
+      for (const auto& [key, value] : attributes) set(child, key.c_str(), value);
+    };
+    for (const Attributes& original : tuning->operator_vcpusched) element("operator-vcpusched", original);
+    if (tuning->topology) element("topology", *tuning->topology);
+    if (tuning->operator_topology) element("operator-topology", *tuning->operator_topology);
   }
   const Placement* placement = parts.placement;
   if (placement == nullptr) return;

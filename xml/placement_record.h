@@ -20,6 +20,11 @@
 //       <numaplace:iothreadpin iothread="1" cpuset="0-1"/>
 //       <numaplace:memnode cellid="0" mode="preferred" nodeset="0"/>
 //     </numaplace:constraints>
+//     <numaplace:tuning vcpusched="2-7" locked="yes" nosharepages="yes">  (what numaplace wrote
+//       <numaplace:operator-vcpusched vcpus="0-3" scheduler="batch"/>     besides the placement,
+//       <numaplace:topology sockets="2" dies="1" cores="2" threads="2"/>  and the operator's
+//       <numaplace:operator-topology sockets="8"/>                        elements it changed,
+//     </numaplace:tuning>                                                 tuning_writer.h)
 //   </numaplace:numaplace>
 // The request lets a domain carry its own NUMA wishes; the placement is the record
 // that makes a second run idempotent and lets claims be read back exactly (what the
@@ -37,6 +42,7 @@
 #include "placement/fit/fit.h"
 #include "placement/model/guest_request.h"
 #include "placement/lifecycle/operator_constraints.h"
+#include "xml/tuning_writer.h"
 
 namespace numaplace::xml {
 
@@ -70,11 +76,15 @@ bool has_record(const xmlDoc* doc);
 // record).
 Result<std::optional<OperatorConstraints>> read_recorded_constraints(const xmlDoc* doc, const std::string& what);
 
+// What numaplace wrote besides the placement (empty when the record says nothing).
+Result<WrittenTuning> read_tuning_record(const xmlDoc* doc, const std::string& what);
+
 // What write_record writes besides the request.
 struct RecordParts {
   const Placement* placement = nullptr;                // a guest with a NUMA topology
   const ConfinementRecord* confinement = nullptr;      // a confined guest without one
   const OperatorConstraints* constraints = nullptr;    // written when not empty
+  const WrittenTuning* tuning = nullptr;               // written when not empty
 };
 
 // Replaces numaplace's element in <metadata> (creating <metadata> if needed) with the request and

@@ -107,6 +107,31 @@ xmlNode* first_child(const xmlNode* parent, std::string_view name) {
   return nullptr;
 }
 
+xmlNode* ensure_child(xmlNode* root, const char* name, std::initializer_list<const char*> after) {
+  if (xmlNode* existing = first_child(root, name)) return existing;
+  xmlNode* node = xmlNewDocNode(root->doc, nullptr, reinterpret_cast<const xmlChar*>(name), nullptr);
+  xmlNode* anchor = nullptr;
+  for (const char* candidate : after) {
+    if (xmlNode* found = first_child(root, candidate)) anchor = found;
+  }
+  if (anchor != nullptr) {
+    xmlAddNextSibling(anchor, node);
+  } else {
+    xmlAddChild(root, node);
+  }
+  return node;
+}
+
+Attributes attributes_of(const xmlNode* node) {
+  Attributes out;
+  for (const xmlAttr* a = node != nullptr ? node->properties : nullptr; a != nullptr; a = a->next) {
+    xmlChar* value = xmlNodeGetContent(reinterpret_cast<const xmlNode*>(a));
+    out.emplace_back(reinterpret_cast<const char*>(a->name), value != nullptr ? reinterpret_cast<const char*>(value) : "");
+    xmlFree(value);
+  }
+  return out;
+}
+
 std::optional<std::string> attribute(const xmlNode* node, std::string_view name) {
   if (node == nullptr) return std::nullopt;
   const std::string key(name);

@@ -11,10 +11,12 @@
 
 #include <libxml/tree.h>
 
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "placement/model/error.h"
@@ -40,7 +42,13 @@ std::vector<xmlNode*> child_elements(const xmlNode* parent, std::string_view nam
 xmlNode* first_child(const xmlNode* parent, std::string_view name);
 std::optional<std::string> attribute(const xmlNode* node, std::string_view name);
 std::string text_of(const xmlNode* node);
+// An element's attributes in document order (name, value).
+using Attributes = std::vector<std::pair<std::string, std::string>>;
+Attributes attributes_of(const xmlNode* node);
 bool is_named(const xmlNode* node, std::string_view name);
+// Finds <name> under root, or creates it right after the last existing sibling named in `after`
+// (appended when none exists).
+xmlNode* ensure_child(xmlNode* root, const char* name, std::initializer_list<const char*> after);
 
 // Reads a whole file, refusing anything above kMaxXmlBytes.
 Result<std::string> read_text_file(const std::string& path, std::string_view what);

@@ -369,6 +369,41 @@ std::optional<std::string> choose_best_fit(FitRun& run) {
   return std::nullopt;
 }
 
+// A memory-only guest cell (no vCPUs) is there for its memory to be near the guest's vCPUs, so
+// under a scored strategy distance decides first: each goes to the host cell, free of the guest's
+// other cells, that holds it closest to the host cells of the guest's CPU cells (sum of
+// distances), then the best score, then the search's choice. Repeated until no cell moves (each
+// move only brings a cell closer, or keeps its distance at a better score). A guest with PCI
+// requests keeps the search's choice: its cells decide which devices count.
+void bring_memory_cells_close(FitRun& run) {
+  const auto& cells = run.guest.cells;
+  std::vector<std::size_t> cpu_positions;
+  for (std::size_t g = 0; g < cells.size(); ++g) {
+    if (!cells[g].cpus.empty()) cpu_positions.push_back(run.chosen[g]);
+  }
+  if (cpu_positions.empty() || cpu_positions.size() == cells.size() || !run.guest.pci_requests.empty()) return;
+  const auto distance = [&](std::size_t p) {
+    std::int64_t sum = 0;
+    for (std::size_t c : cpu_positions) sum += position_distance(run.host, run.order, c, p);
+    return sum;
+  };
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (std::size_t g = 0; g < cells.size(); ++g) {
+      if (!cells[g].cpus.empty()) continue;
+      std::size_t best = run.chosen[g];
+      for (std::size_t p = 0; p < run.host.cells.size(); ++p) {
+        const bool taken = std::find(run.chosen.begin(), run.chosen.end(), p) != run.chosen.end();
+        if (taken || !run.matrices.fits.at(g, p)) continue;
+        const std::int64_t d = distance(p), nearest = distance(best);
+        if (d < nearest || (d == nearest && run.matrices.scores[g][p] > run.matrices.scores[g][best])) best = p;
+      }
+      moved = moved || best != run.chosen[g];
+      run.chosen[g] = best;
+    }
+  }
+}
+
 // The best assignment that differs from the chosen one in some shape's host cell, forbidding
 // each of the chosen pairs in turn; *capped becomes true when any of those searches was capped.
 std::optional<ScoredAssignment> runner_up_of(const FitRun& run, bool* capped) {
@@ -431,6 +466,7 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
   run.demands = pci_demands(host, guest);
   if (auto why = refuse_pci_totals(run)) return refuse(std::move(*why));
   if (auto why = run.scored ? choose_best_fit(run) : choose_first_fit(run)) return refuse(std::move(*why));
+  if (run.scored) bring_memory_cells_close(run);
   if (run.explain != nullptr) explain_choice(run, *run.explain);
   run.result.placement = placement_of(run);
   return std::move(run.result);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <map>
 #include <string_view>
 
 #include "placement/model/count_words.h"
@@ -82,6 +83,10 @@ bool is_numa_key(std::string_view key) {
          is_indexed_key(key, "hw_numa_mem");
 }
 
+// numaplace's own keys: a guest cell's page size (Nova has one for the whole guest only).
+constexpr std::string_view kNumaplacePrefix = "numaplace:";
+constexpr std::string_view kCellPageSizeKey = "numaplace:mem_page_size";
+
 bool in(std::string_view key, const auto& list) {
   return std::any_of(list.begin(), list.end(), [&](const char* k) { return key == k; });
 }
@@ -98,6 +103,11 @@ bool looks_like_numa_vocabulary(std::string_view key) {
 Status check_keys(const SpecMap& map) {
   for (const auto& [key, value] : map) {
     if (is_numa_key(key) || in(key, kKnownKeys) || in(key, kOtherHardwareKeys)) continue;
+    if (is_indexed_key(key, kCellPageSizeKey)) continue;
+    if (key.substr(0, kNumaplacePrefix.size()) == kNumaplacePrefix) {
+      return make_error("UnknownSpecKey", "'" + key + "' is not a numaplace key; check its spelling (known: " +
+                                          std::string(kCellPageSizeKey) + ".N)");
+    }
     if (looks_like_numa_vocabulary(key)) {
       return make_error("UnknownSpecKey", "'" + key + "' is not a known NUMA key; check its spelling "
                                           "(known: hw:numa_nodes, hw:numa_cpus.N, hw:numa_mem.N, hw:cpu_policy, "
@@ -193,12 +203,31 @@ Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& r
   const std::string* flavor_page = find(flavor, "hw:mem_page_size");
   const bool page_given = (flavor_page != nullptr && !flavor_page->empty()) ||
                           (image->mem_page_size && !image->mem_page_size->empty());
+  // A guest cell's own page size (numaplace:mem_page_size.N, N a guest cell), validated as
+  // hw:mem_page_size is; an empty value is none given, as for hw:mem_page_size.
+  std::map<std::uint32_t, PageSizeValue> cell_pages;
+  for (const auto& [key, value] : flavor) {
+    if (!is_indexed_key(key, kCellPageSizeKey) || value.empty()) continue;
+    const auto index = parse_python_int(std::string_view(key).substr(kCellPageSizeKey.size() + 1));
+    if (!index || *index > static_cast<std::int64_t>(kMaxCpuId)) {
+      return make_error("InvalidRequest", key + " names guest cell " + key.substr(kCellPageSizeKey.size() + 1) +
+                                              ", above the supported maximum " + std::to_string(kMaxCpuId));
+    }
+    auto cell_page = page_size_constraint(value, key, *image);
+    if (!cell_page) return cell_page.error();
+    if (!cell_page->requested) continue;  // "0", as for hw:mem_page_size: no request; the guest's holds
+    cell_pages[static_cast<std::uint32_t>(*index)] = *cell_page;
+  }
   bool locked = false;
-  if (auto status = locked_memory(flavor, *image, page_given, &locked); !status) return status.error();
+  if (auto status = locked_memory(flavor, *image, page_given || !cell_pages.empty(), &locked); !status) {
+    return status.error();
+  }
+  const bool cell_page_requested =
+      std::any_of(cell_pages.begin(), cell_pages.end(), [](const auto& entry) { return entry.second.requested; });
 
   // 5. No count, no page size, no pinning: the guest floats (the PCI policy is still checked).
   const bool pinned = cpu->cpu_policy == CpuPolicy::Dedicated || cpu->cpu_policy == CpuPolicy::Mixed;
-  if (!nodes && !page->requested && !pinned) {
+  if (!nodes && !page->requested && !cell_page_requested && !pinned) {
     auto pci = pci_numa_policy(flavor, *image);
     if (!pci) return pci.error();
     return std::optional<GuestTopology>{};
@@ -209,6 +238,21 @@ Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& r
                                                     "; no host has that many NUMA cells");
   }
   const auto count = static_cast<std::size_t>(*nodes);
+  if (!cell_pages.empty() && cell_pages.rbegin()->first >= count) {
+    return make_error("InvalidRequest", std::string(kCellPageSizeKey) + "." + std::to_string(cell_pages.rbegin()->first) +
+                                            " names guest cell " + std::to_string(cell_pages.rbegin()->first) +
+                                            ", but the guest has " + count_of(count, "NUMA cell") + " (0 to " +
+                                            std::to_string(count - 1) + "); check hw:numa_nodes");
+  }
+  if (locked && !page_given) {
+    for (std::uint32_t i = 0; i < count; ++i) {
+      if (cell_pages.count(i) == 0) {
+        return make_error("LockMemoryForbidden", "Memory locking (hw:locked_memory) needs an explicit page size: "
+                                                 "guest cell " + std::to_string(i) + " has none; give hw:mem_page_size "
+                                                 "or " + std::string(kCellPageSizeKey) + "." + std::to_string(i));
+      }
+    }
+  }
 
   // 6. Explicit maps: the CPU map is settled before the memory map.
   auto flavor_cpus = read_indexed<CpuSet>(flavor, "hw:numa_cpus", cpu_spec);
@@ -232,7 +276,8 @@ Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& r
   const std::uint64_t memory_kib = request.memory_kib;
   auto finish = [&](GuestCell cell) {
     cell.dedicated_cpus = cell.cpus.intersected(cpu->dedicated_vcpus);
-    cell.pagesize = page->kib;
+    const auto own = cell_pages.find(cell.id);
+    cell.pagesize = own != cell_pages.end() ? own->second.kib : page->kib;
     topology.cells.push_back(std::move(cell));
   };
 

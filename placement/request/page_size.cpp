@@ -9,26 +9,37 @@
 
 namespace numaplace {
 
+namespace {
+
+Error forbidden_by_image(const ImageProperties& image, const std::string& key, const std::string& flavor_value) {
+  return make_error("MemoryPageSizeForbidden", "Page size " + *image.mem_page_size + " forbidden against '" +
+                                                   flavor_value + "': the image may only narrow a flavor's " + key +
+                                                   "=any or large");
+}
+
+}  // namespace
+
+Result<PageSizeValue> page_size_constraint(const std::string& flavor_value, const std::string& key,
+                                           const ImageProperties& image) {
+  const bool image_set = image.mem_page_size && !image.mem_page_size->empty();
+  auto page = parse_page_size(flavor_value);
+  if (!page) return page.error();
+  if (image_set) {
+    if (page->kib == kPageSizeAny || page->kib == kPageSizeLarge) return parse_page_size(*image.mem_page_size);
+    return forbidden_by_image(image, key, flavor_value);
+  }
+  return *page;
+}
+
 Result<PageSizeValue> page_size_constraint(const SpecMap& flavor_specs, const ImageProperties& image) {
   auto it = flavor_specs.find("hw:mem_page_size");
   const bool flavor_set = it != flavor_specs.end() && !it->second.empty();
   const bool image_set = image.mem_page_size && !image.mem_page_size->empty();
-  auto forbidden = [&](const std::string& flavor_value) {
-    return make_error("MemoryPageSizeForbidden", "Page size " + *image.mem_page_size +
-                                                     " forbidden against '" + flavor_value +
-                                                     "': the image may only narrow a flavor's hw:mem_page_size=any or large");
-  };
   if (!flavor_set) {
-    if (image_set) return forbidden("<empty>");
+    if (image_set) return forbidden_by_image(image, "hw:mem_page_size", "<empty>");
     return PageSizeValue{};
   }
-  auto page = parse_page_size(it->second);
-  if (!page) return page.error();
-  if (image_set) {
-    if (page->kib == kPageSizeAny || page->kib == kPageSizeLarge) return parse_page_size(*image.mem_page_size);
-    return forbidden(it->second);
-  }
-  return *page;
+  return page_size_constraint(it->second, "hw:mem_page_size", image);
 }
 
 std::string describe_page_size(std::int64_t request) {

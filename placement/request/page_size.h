@@ -21,6 +21,11 @@ namespace numaplace {
 
 Result<PageSizeValue> page_size_constraint(const SpecMap& flavor_specs, const ImageProperties& image);
 
+// The same rules for one flavor value given under `key` (numaplace:mem_page_size.N, a guest
+// cell's own page size): the value parsed, the image's hw_mem_page_size narrowing only any or large.
+Result<PageSizeValue> page_size_constraint(const std::string& flavor_value, const std::string& key,
+                                           const ImageProperties& image);
+
 // The chosen page size in KiB, or nullopt with the reason in *why (when why is not null).
 std::optional<std::uint64_t> choose_page_size(const HostCell& cell, std::int64_t request, std::uint64_t memory_kib,
                                               std::string* why);

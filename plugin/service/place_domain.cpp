@@ -175,6 +175,8 @@ struct Placing {
   HostTopology view;                       // the host within the CPUs the operator's pins allow
   PlaceOutcome outcome;
   GuestTuning tuning;                      // what the request asks besides the placement
+  bool had_tuning = false;                 // the domain's record said what numaplace wrote before
+  xml::WrittenTuning written;              // what this placement wrote of `tuning`
 };
 
 std::string size_text(const Placing& p, std::uint64_t memory_kib) {
@@ -267,7 +269,10 @@ Result<std::optional<GuestTopology>> derive_topology(Placing& p) {
   const auto names_page_size = [&] {
     const auto flavor = p.guest.flavor_specs.find("hw:mem_page_size");
     const auto image = p.guest.image_props.find("hw_mem_page_size");
-    return (flavor != p.guest.flavor_specs.end() && !flavor->second.empty()) ||
+    const bool per_cell = std::any_of(p.guest.flavor_specs.begin(), p.guest.flavor_specs.end(), [](const auto& spec) {
+      return spec.first.rfind("numaplace:mem_page_size.", 0) == 0 && !spec.second.empty();
+    });
+    return per_cell || (flavor != p.guest.flavor_specs.end() && !flavor->second.empty()) ||
            (image != p.guest.image_props.end() && !image->second.empty());
   };
   // The page size of every guest cell of the topology, when the domain gives them all one: no
@@ -406,6 +411,20 @@ Status hold_operator_pins(Placing& p) {
   return Done{};
 }
 
+// Locked memory without a <memtune><hard_limit>: libvirt cannot know how much memory QEMU itself
+// will lock, so it lifts the guest's memlock limit altogether, and nothing bounds what the guest
+// pins in host RAM. numaplace does not guess a hard limit (it caps the whole QEMU process, and an
+// overhead too small has the guest killed); it says so, and an operator's <memtune> stays as written.
+void warn_unbounded_lock(Placing& p) {
+  if (!p.tuning.locked_memory) return;
+  const xmlNode* memtune = xml::first_child(xmlDocGetRootElement(p.doc.get()), "memtune");
+  if (xml::first_child(memtune, "hard_limit") != nullptr) return;
+  p.outcome.warnings.push_back("the guest's memory is locked (<memoryBacking><locked/>) without a <memtune><hard_limit>: "
+                               "libvirt then lifts QEMU's memlock limit altogether, so nothing bounds the host RAM "
+                               "the guest pins; add a <memtune><hard_limit> of the guest's memory plus QEMU's "
+                               "overhead for this workload (libvirt's advice for <locked/>)");
+}
+
 Result<PlaceOutcome> place_without_topology(Placing& p) {
   if (!p.bindings.memnodes.empty()) {
     return make_error("ConflictingConstraint",
@@ -427,9 +446,11 @@ Result<PlaceOutcome> place_without_topology(Placing& p) {
     }
     if (auto held = hold_operator_pins(p); !held) return held.error();
   }
-  xml::write_tuning(p.doc.get(), p.tuning);
-  if (!p.stored.flavor_specs.empty() || !p.stored.image_props.empty() || record || !p.constraints.empty()) {
-    xml::write_record(p.doc.get(), p.stored, {nullptr, record ? &*record : nullptr, &p.constraints});
+  p.written = xml::write_tuning(p.doc.get(), p.tuning);
+  warn_unbounded_lock(p);
+  if (!p.stored.flavor_specs.empty() || !p.stored.image_props.empty() || record || !p.constraints.empty() ||
+      !p.written.empty() || p.had_tuning) {
+    xml::write_record(p.doc.get(), p.stored, {nullptr, record ? &*record : nullptr, &p.constraints, &p.written});
   }
   p.outcome.domain_xml = xml::serialize(p.doc.get());
   return std::move(p.outcome);
@@ -509,8 +530,9 @@ Result<PlaceOutcome> place_with_topology(Placing& p, const GuestTopology& topolo
     if (!narrowings) return narrowings.error();
     p.outcome.narrowings = std::move(*narrowings);
   }
-  xml::write_placement(p.doc.get(), p.host, *fit.placement, p.constraints, p.tuning);
-  xml::write_record(p.doc.get(), p.stored, {&*fit.placement, nullptr, &p.constraints});
+  p.written = xml::write_placement(p.doc.get(), p.host, *fit.placement, p.constraints, p.tuning);
+  warn_unbounded_lock(p);
+  xml::write_record(p.doc.get(), p.stored, {&*fit.placement, nullptr, &p.constraints, &p.written});
   p.outcome.placement = std::move(fit.placement);
   p.outcome.domain_xml = xml::serialize(p.doc.get());
   return std::move(p.outcome);
@@ -522,6 +544,11 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
   const std::string& what = request.domain_name_for_errors;
   auto doc = xml::parse_document(request.domain_xml, what);
   if (!doc) return doc.error();
+  // What numaplace wrote for the last request is taken back first: the domain is then as the
+  // operator wrote it, and this request's tuning is written onto that.
+  auto written_before = xml::read_tuning_record(doc->get(), what);
+  if (!written_before) return written_before.error();
+  xml::undo_tuning(doc->get(), *written_before);
   auto summary = xml::read_domain_summary(doc->get(), what);
   if (!summary) return summary.error();
   auto bindings = xml::read_domain_bindings(doc->get(), what, summary->vcpus);
@@ -531,7 +558,7 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
   if (auto checked = check_operator_pins(host, *bindings, what); !checked) return checked.error();
 
   Placing p{host, request, what, std::move(*doc), std::move(*summary), std::move(*bindings), std::move(*constraints),
-            {}, {}, {}, {}, {}, {}, {}};
+            {}, {}, {}, {}, {}, {}, {}, !written_before->empty(), {}};
   p.outcome.domain_name = p.summary.name;
   p.outcome.domain_uuid = p.summary.uuid;
   if (auto read = read_request(p); !read) return read.error();

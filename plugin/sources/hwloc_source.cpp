@@ -122,6 +122,18 @@ Result<HostTopology> to_host(hwloc_topology_t topology, const std::string& what)
   HostTopology host;
   const int nodes = hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_NUMANODE);
   if (nodes <= 0) return load_failed(what, "the topology has no NUMA node");
+  // A CPU belongs to the most local NUMA node whose cpuset holds it. hwloc gives a node attached
+  // above the CPUs (GPU or CXL memory on a Machine or Package, HBM beside DDR) the cpuset of where it
+  // is attached, though the kernel lists those CPUs on the nodes below (the other node is CPU-less):
+  // a node keeps only the CPUs of no node with a smaller cpuset, and of nodes with the same cpuset
+  // the lowest OS index keeps them.
+  std::vector<std::pair<unsigned, CpuSet>> localities;
+  for (int i = 0; i < nodes; ++i) {
+    const hwloc_obj_t node = hwloc_get_obj_by_type(topology, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(i));
+    auto cpus = cpus_of(node->cpuset, what + ", NUMA node " + std::to_string(node->os_index));
+    if (!cpus) return cpus.error();
+    localities.emplace_back(node->os_index, std::move(*cpus));
+  }
   for (int i = 0; i < nodes; ++i) {
     const hwloc_obj_t node = hwloc_get_obj_by_type(topology, HWLOC_OBJ_NUMANODE, static_cast<unsigned>(i));
     if (node->os_index == HWLOC_UNKNOWN_INDEX || node->os_index > kMaxCpuId) {
@@ -129,10 +141,13 @@ Result<HostTopology> to_host(hwloc_topology_t topology, const std::string& what)
     }
     HostCell cell;
     cell.id = node->os_index;
+    const CpuSet& locality = localities[static_cast<std::size_t>(i)].second;
+    cell.cpus = locality;
+    for (const auto& [other, cpus] : localities) {
+      if (other == node->os_index || cpus.empty() || !cpus.is_subset_of(locality)) continue;
+      if (cpus != locality || other < node->os_index) cell.cpus = cell.cpus.minus(cpus);
+    }
     const std::string where = what + ", NUMA node " + std::to_string(cell.id);
-    auto cpus = cpus_of(node->cpuset, where);
-    if (!cpus) return cpus.error();
-    cell.cpus = *cpus;
     for (std::uint32_t cpu : cell.cpus) {
       const hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topology, cpu);
       const hwloc_obj_t core = pu != nullptr ? hwloc_get_ancestor_obj_by_type(topology, HWLOC_OBJ_CORE, pu) : nullptr;

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // What the request asks besides the placement, as the domain writer applies it: realtime vCPUs
 // (<vcpusched>, the emulator off their pCPUs, locked memory), hw:locked_memory, the CPU topology,
-// iothread pins that follow the guest, and memory-only guest cells. Every output is checked with
-// libvirt's schema (virt-xml-validate) and defined on libvirt's test driver with validation on.
+// iothread pins that follow the guest, memory-only guest cells, and guest cells' own page sizes
+// (numaplace:mem_page_size.N). Every output is checked with libvirt's schema (virt-xml-validate),
+// and defined on libvirt's test driver with validation on where it takes the domain.
 #include <gtest/gtest.h>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
@@ -12,8 +13,11 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "plugin/service/place_domain.h"
+#include "plugin/sources/hwloc_source.h"
 #include "support/test_paths.h"
 #include "xml/capabilities_reader.h"
 #include "xml/domain_writer.h"
@@ -184,7 +188,12 @@ TEST(DomainTuning, TheOperatorsVcpuschedOfOtherVcpusStays) {
   ASSERT_TRUE(outcome.ok()) << outcome.error().message;
   EXPECT_NE(outcome->domain_xml.find("<vcpusched vcpus=\"0\" scheduler=\"batch\"/>"), std::string::npos)
       << outcome->domain_xml;
-  EXPECT_EQ(outcome->domain_xml.find("scheduler=\"idle\""), std::string::npos) << outcome->domain_xml;
+  // vCPU 3's <vcpusched> is replaced by the realtime one (numaplace's record keeps it, to give it back
+  // when vCPU 3 is no longer realtime).
+  auto doc = parsed(outcome->domain_xml);
+  for (const xmlNode* sched : xml::child_elements(xml::first_child(xmlDocGetRootElement(doc.get()), "cputune"), "vcpusched")) {
+    EXPECT_NE(xml::attribute(sched, "scheduler"), "idle") << outcome->domain_xml;
+  }
   expect_libvirt_accepts(outcome->domain_xml);
 }
 
@@ -241,7 +250,28 @@ TEST(DomainTuning, CpuTopologyOfAGuestWithoutNumaTopologyReplacesTheDomainsOwn) 
   EXPECT_NE(outcome->domain_xml.find("<topology sockets=\"1\" dies=\"1\" cores=\"8\" threads=\"1\"/>"),
             std::string::npos)
       << outcome->domain_xml;
-  EXPECT_EQ(outcome->domain_xml.find("sockets=\"8\""), std::string::npos);
+  // The domain's own <topology> is replaced (numaplace's record keeps it, for a later request without
+  // topology keys).
+  auto doc = parsed(outcome->domain_xml);
+  const auto topologies = xml::child_elements(xml::first_child(xmlDocGetRootElement(doc.get()), "cpu"), "topology");
+  ASSERT_EQ(topologies.size(), 1u);
+  EXPECT_EQ(xml::attribute(topologies[0], "sockets"), "1");
+  expect_libvirt_accepts(outcome->domain_xml);
+}
+
+// Nova 26 puts no limit on the guest's threads from its pinning (get_best_cpu_topology takes no
+// NUMA topology; the libvirt driver calls it with the flavor and image only): a guest pinned one
+// vCPU a core (isolate) on an SMT host still gets the two threads a core it asks for.
+TEST(DomainTuning, ThePinningDoesNotLimitTheGuestsThreadsAsInNova26) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");  // 2 threads a core
+  auto outcome = place(host, example(),
+                       {{"hw:cpu_policy", "dedicated"}, {"hw:cpu_thread_policy", "isolate"}, {"hw:cpu_threads", "2"}});
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  ASSERT_TRUE(outcome->placement.has_value());
+  ASSERT_FALSE(outcome->placement->cells.front().isolated_cpus.empty()) << outcome->domain_xml;  // one vCPU a core
+  EXPECT_NE(outcome->domain_xml.find("<topology sockets=\"4\" dies=\"1\" cores=\"1\" threads=\"2\"/>"),
+            std::string::npos)
+      << outcome->domain_xml;
   expect_libvirt_accepts(outcome->domain_xml);
 }
 
@@ -333,6 +363,103 @@ TEST(DomainTuning, AMemoryOnlyCellHasNoCpusAttributeAndLibvirtAcceptsIt) {
                       {"hw:numa_mem.1", "1024"}});
   ASSERT_TRUE(again.ok()) << again.error().message;
   EXPECT_EQ(again->domain_xml, outcome->domain_xml);
+}
+
+
+// numaplace:mem_page_size.N: each guest cell on its own page size, written as one <page> per size
+// with the guest cells it backs, on a capabilities host and on an hwloc host.
+std::vector<std::pair<std::string, std::string>> hugepages_of(const std::string& xml) {
+  auto doc = parsed(xml);
+  std::vector<std::pair<std::string, std::string>> out;
+  const xmlNode* backing = xml::first_child(xmlDocGetRootElement(doc.get()), "memoryBacking");
+  for (const xmlNode* page : xml::child_elements(xml::first_child(backing, "hugepages"), "page")) {
+    out.emplace_back(xml::attribute(page, "size").value_or("?") + xml::attribute(page, "unit").value_or(""),
+                     xml::attribute(page, "nodeset").value_or("(all)"));
+  }
+  return out;
+}
+
+TEST(DomainTuning, GuestCellsGetTheirOwnPageSizesOnACapabilitiesHost) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");  // each cell: 1024 x 2 MiB, 4 x 1 GiB
+  auto outcome = place(host, example(),
+                       {{"hw:numa_nodes", "2"}, {"numaplace:mem_page_size.0", "1GB"}, {"numaplace:mem_page_size.1", "2MB"}});
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  ASSERT_TRUE(outcome->placement.has_value());
+  const std::vector<std::pair<std::string, std::string>> want{{"2048KiB", "1"}, {"1048576KiB", "0"}};  // by size
+  EXPECT_EQ(hugepages_of(outcome->domain_xml), want) << outcome->domain_xml;
+  EXPECT_EQ(schema_refusal(outcome->domain_xml), "");
+  // A cell whose pages no host cell has enough of does not fit: 3 GiB of 2 MiB pages (a host
+  // cell has 2 GiB of them).
+  auto refused = place(host, example(),
+                       {{"hw:numa_nodes", "2"}, {"hw:numa_cpus.0", "0-3"}, {"hw:numa_cpus.1", "4-7"},
+                        {"hw:numa_mem.0", "1024"}, {"hw:numa_mem.1", "3072"}, {"numaplace:mem_page_size.1", "2MB"}});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().name, "NoFit") << refused.error().message;
+  // Placing the output again with the same request changes nothing.
+  auto again = place(host, outcome->domain_xml,
+                     {{"hw:numa_nodes", "2"}, {"numaplace:mem_page_size.0", "1GB"}, {"numaplace:mem_page_size.1", "2MB"}});
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->domain_xml, outcome->domain_xml);
+}
+
+TEST(DomainTuning, GuestCellsGetTheirOwnPageSizesOnAnHwlocHost) {
+  // The two-node synthetic export with a pool of 1024 x 2 MiB pages on each node.
+  auto text = xml::read_text_file(shared_path("samples/hwloc/synth-2pkg-2numa.xml"), "hwloc");
+  ASSERT_TRUE(text.ok());
+  std::string with_pages = *text;
+  const std::string small = "<page_type size=\"4096\" count=\"4194304\"/>";
+  std::size_t replaced = 0;
+  for (std::size_t at = with_pages.find(small); at != std::string::npos; at = with_pages.find(small, at + 1)) {
+    with_pages.insert(at + small.size(), "<page_type size=\"2097152\" count=\"1024\"/>");
+    ++replaced;
+  }
+  ASSERT_EQ(replaced, 2u);
+  const std::string path =
+      std::filesystem::temp_directory_path() / ("numaplace-hwloc-pages-" + std::to_string(getpid()) + ".xml");
+  std::ofstream(path) << with_pages;
+  auto host = plugin::load_hwloc_xml(path);
+  std::filesystem::remove(path);
+  ASSERT_TRUE(host.ok()) << host.error().message;
+  auto outcome = place(*host, example(),
+                       {{"hw:numa_nodes", "2"}, {"numaplace:mem_page_size.0", "2MB"}, {"numaplace:mem_page_size.1", "small"}});
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  const std::vector<std::pair<std::string, std::string>> want{{"2048KiB", "0"}};
+  EXPECT_EQ(hugepages_of(outcome->domain_xml), want) << outcome->domain_xml;
+  EXPECT_NE(outcome->domain_xml.find("pagesize-kib=\"2048\""), std::string::npos) << outcome->domain_xml;
+  EXPECT_EQ(schema_refusal(outcome->domain_xml), "");
+}
+
+// <locked/> without a <memtune><hard_limit> is said (libvirt lifts QEMU's memlock limit then);
+// an operator's own <memtune> is kept as written and silences it.
+TEST(DomainTuning, LockedMemoryWithoutAHardLimitIsSaidAndTheOperatorsMemtuneStays) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  const SpecMap locked{{"hw:locked_memory", "true"}, {"hw:mem_page_size", "small"}};
+  const auto warned = [](const plugin::PlaceOutcome& outcome) {
+    for (const auto& warning : outcome.warnings) {
+      if (warning.find("<memtune><hard_limit>") != std::string::npos) return true;
+    }
+    return false;
+  };
+  auto bare = place(host, example(), locked);
+  ASSERT_TRUE(bare.ok()) << bare.error().message;
+  EXPECT_TRUE(warned(*bare));
+  EXPECT_EQ(bare->domain_xml.find("<memtune"), std::string::npos) << bare->domain_xml;
+  auto unlocked = place(host, example(), {{"hw:mem_page_size", "small"}});
+  ASSERT_TRUE(unlocked.ok());
+  EXPECT_FALSE(warned(*unlocked));
+
+  std::string domain = example();
+  const std::string memtune = "<memtune><hard_limit unit='KiB'>5242880</hard_limit><soft_limit unit='KiB'>4194304</soft_limit></memtune>";
+  domain.replace(domain.find("<devices/>"), 10, memtune + "<devices/>");
+  auto bounded = place(host, domain, locked);
+  ASSERT_TRUE(bounded.ok()) << bounded.error().message;
+  EXPECT_FALSE(warned(*bounded));
+  auto doc = parsed(bounded->domain_xml);
+  const xmlNode* kept = xml::first_child(xmlDocGetRootElement(doc.get()), "memtune");
+  EXPECT_EQ(xml::text_of(xml::first_child(kept, "hard_limit")), "5242880");
+  EXPECT_EQ(xml::text_of(xml::first_child(kept, "soft_limit")), "4194304");
+  EXPECT_EQ(xml::child_elements(kept).size(), 2u);
+  expect_libvirt_accepts(bounded->domain_xml);
 }
 
 }  // namespace

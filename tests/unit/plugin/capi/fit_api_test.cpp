@@ -5,10 +5,12 @@
 // and where the guest fits, and every answer is checked against the host JSON by a checker of
 // its own (every pinned vCPU on a free dedicated pCPU of its cell, no pCPU twice, the cell's
 // vCPUs and memory as the topology says, memory and pages within the cell), then claims made
-// with np_fit_claim until nothing fits never overlap nor exceed a cell.
+// with np_fit_claim until nothing fits never overlap nor exceed a cell. And Nova's own answers:
+// every nova-fit reference vector (3,065) through the C ABI alone.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fstream>
 #include <map>
 #include <random>
 #include <set>
@@ -19,6 +21,7 @@
 #include "placement/fit/fit.h"
 #include "plugin/service/fit_json.h"
 #include "plugin/sources/host_json.h"
+#include "support/test_paths.h"
 
 namespace numaplace {
 namespace {
@@ -396,6 +399,64 @@ TEST(FitApiProperty, AgreesWithTheEngineAndEveryAnswerHolds) {
   RecordProperty("fits", fits);
   RecordProperty("no_fits", no_fits);
   RecordProperty("invalid", invalid);
+}
+
+// Nova's own answers (the nova-fit vectors, made by running Nova 26.2.2) through the C ABI alone:
+// the request in its flavor form, the host as np_host_from_json reads it, the packing option as
+// cell_order. The kind, Nova's error class, and for a fit each guest cell's host cell and page size
+// must be Nova's (expect_fixed where Nova's answer is inconsistent).
+TEST(FitApiNova, AnswersAsNovaOnEveryReferenceVector) {
+  int checked = 0;
+  for (const char* file : {"conformance/nova/edge.jsonl", "conformance/nova/fit.jsonl", "conformance/nova/perf.jsonl"}) {
+    std::ifstream in(testing::shared_path(file));
+    ASSERT_TRUE(in) << file;
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty()) continue;
+      const json vector = json::parse(line);
+      const json& outer = vector.at("expect");
+      const json& expect = outer.contains("expect_fixed") ? outer.at("expect_fixed") : outer;
+      const std::string kind = expect.at("kind");
+      const std::string id = vector.value("id", "?");
+      json request = vector.at("request");
+      np_host* host = nullptr;
+      np_request* req = nullptr;
+      np_error* error = nullptr;
+      ASSERT_EQ(np_host_from_json(vector.at("host").dump().c_str(), &host, &error), NP_OK)
+          << id << ": " << np_error_message(error);
+      const np_status read = np_request_from_json(request.dump().c_str(), &req, &error);
+      if (kind == "invalid") {
+        EXPECT_EQ(read, NP_ERR_INVALID_INPUT) << id;
+        if (read != NP_OK) {
+          EXPECT_STREQ(np_error_name(error), expect.value("error", "").c_str()) << id;
+        }
+      } else {
+        ASSERT_EQ(read, NP_OK) << id << ": " << np_error_name(error) << " " << np_error_message(error);
+        const bool pack = vector.contains("config") &&
+                          vector["config"].value("compute.packing_host_numa_cells_allocation_strategy", false);
+        const np_pair packing[] = {{"cell_order", "pack"}};
+        char* text = nullptr;
+        ASSERT_EQ(np_fit(host, req, pack ? packing : nullptr, pack ? 1 : 0, &text, &error), NP_OK) << id;
+        const json answer = json::parse(take(text));
+        EXPECT_EQ(answer["kind"], kind) << id << ": " << answer.dump();
+        if (kind == "fit" && answer["kind"] == "fit") {
+          ASSERT_EQ(answer["cells"].size(), expect["cells"].size()) << id;
+          for (std::size_t i = 0; i < expect["cells"].size(); ++i) {
+            EXPECT_EQ(answer["cells"][i]["host_cell"], expect["cells"][i]["host_cell"]) << id << " guest cell " << i;
+            EXPECT_EQ(answer["cells"][i]["pagesize_kib"], expect["cells"][i].value("pagesize_kib", json()))
+                << id << " guest cell " << i;
+            EXPECT_EQ(answer["cells"][i]["pinning"].is_null(), expect["cells"][i].value("pinning", json()).is_null())
+                << id << " guest cell " << i;
+          }
+        }
+      }
+      ++checked;
+      np_error_free(error);
+      np_request_free(req);
+      np_host_free(host);
+    }
+  }
+  EXPECT_EQ(checked, 55 + 3000 + 10);
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -671,6 +672,23 @@ np_status np_fit_claim(np_host* host, const np_request* request, const char* gue
       }
     }
     *answer_json = out;
+    return NP_OK;
+  });
+}
+
+np_status np_host_release(np_host* host, const char* guest_name, np_error** error) {
+  return guarded(error, [&]() -> np_status {
+    if (host == nullptr) return invalid_argument(error, "the host is NULL");
+    if (guest_name == nullptr || guest_name[0] == '\0') return invalid_argument(error, "the guest name is NULL or empty");
+    std::unique_lock write(host->lock);
+    auto of_guest = [&](const numaplace::GuestClaim& claim) {
+      return numaplace::is_same_guest(guest_name, "", claim.name, claim.uuid);
+    };
+    if (std::none_of(host->claims.begin(), host->claims.end(), of_guest)) {
+      return invalid_argument(error, std::string("the host holds no claim of guest '") + guest_name + "'");
+    }
+    host->claims.erase(std::remove_if(host->claims.begin(), host->claims.end(), of_guest), host->claims.end());
+    refresh(*host);
     return NP_OK;
   });
 }

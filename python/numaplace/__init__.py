@@ -16,6 +16,7 @@ The fast fit API, without domain XML (a scheduler's question "does this guest fi
     host.fit(request)      # {"kind": "fit", "cells": [...]} | {"kind": "no_fit", ...} | {"kind": "no_topology"}
     numaplace.fit_hosts([h1, h2], request)                 # one answer per host
     host.fit_claim(request, "guest-name")                  # the compute claim: fit and hold it
+    host.release("guest-name")                             # and give it back
 
 numaplace.nova holds drop-ins for Nova 26's numa_get_constraints, numa_fit_instance_to_host and
 NUMATopologyFilter (docs/nova.md).
@@ -148,6 +149,7 @@ def _load() -> ctypes.CDLL:
                                             ctypes.c_size_t, P(ctypes.c_void_p), out_error]),
             "np_fit_claim": (ctypes.c_int, [host_p, ctypes.c_void_p, ctypes.c_char_p, P(_Pair), ctypes.c_size_t,
                                             P(ctypes.c_void_p), out_error]),
+            "np_host_release": (ctypes.c_int, [host_p, ctypes.c_char_p, out_error]),
         }
         for name, (restype, argtypes) in sigs.items():
             fn = getattr(lib, name)
@@ -303,6 +305,12 @@ class Host:
         del keep
         _check(lib, status, error)
         return _take(lib, out)
+
+    def release(self, guest_name: str) -> None:
+        """np_host_release: gives back what guest `guest_name` holds (its claims, by name)."""
+        error = ctypes.c_void_p()
+        _check(self._lib, self._lib.np_host_release(self._handle, _text(guest_name, "guest_name"),
+                                                    ctypes.byref(error)), error)
 
     def __del__(self):
         handle = getattr(self, "_handle", None)

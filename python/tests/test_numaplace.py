@@ -212,6 +212,11 @@ class FitApiTest(unittest.TestCase):
         self.assertEqual(held, set(range(8)))
         answers = numaplace.fit_hosts([host, other], request)
         self.assertEqual([a["kind"] for a in answers], ["no_fit", "fit"])
+        host.release("a")
+        self.assertEqual(host.fit(request)["kind"], "fit")
+        with self.assertRaises(numaplace.Error) as caught:
+            host.release("a")
+        self.assertEqual(caught.exception.name, "InvalidArgument")
 
 
 class NovaModuleTest(unittest.TestCase):

@@ -206,6 +206,10 @@ NP_EXPORT np_status np_fit_hosts(const np_host* const* hosts, size_t host_count,
  * guest again). The answer is np_fit's. */
 NP_EXPORT np_status np_fit_claim(np_host* host, const np_request* request, const char* guest_name,
                                  const np_pair* options, size_t option_count, char** answer_json, np_error** error);
+/* Releases what guest `guest_name` holds on the host (its claims from np_fit_claim or
+ * np_host_add_claims, by name): an instance deleted, a claim aborted. A name the host holds no
+ * claim of is NP_ERR_INVALID_ARGUMENT (InvalidArgument) and changes nothing. */
+NP_EXPORT np_status np_host_release(np_host* host, const char* guest_name, np_error** error);
 
 #ifdef __cplusplus
 }

@@ -175,6 +175,20 @@ TEST_F(FitApi, FitHostsAnswersPerHostAndClaimsUpdateTheHostInPlace) {
   json held = json::parse(take(answer));
   EXPECT_EQ(held["cells"][0]["usage"]["pinned_cpus"].size() + held["cells"][1]["usage"]["pinned_cpus"].size(), 8u);
   np_host_free(second);
+
+  // Releasing one guest gives its pCPUs back: the request fits again, on what guest-0 held.
+  ASSERT_EQ(np_host_release(host, "guest-0", &error), NP_OK);
+  ASSERT_EQ(np_fit(host, request, nullptr, 0, &answer, &error), NP_OK);
+  EXPECT_EQ(json::parse(take(answer))["kind"], "fit");
+  EXPECT_EQ(np_host_release(host, "guest-0", &error), NP_ERR_INVALID_ARGUMENT);  // held nothing any more
+  EXPECT_STREQ(np_error_name(error), "InvalidArgument");
+  np_error_free(error);
+  error = nullptr;
+  ASSERT_EQ(np_host_release(host, "guest-1", &error), NP_OK);
+  ASSERT_EQ(np_host_to_json(host, &answer, &error), NP_OK);
+  held = json::parse(take(answer));
+  EXPECT_TRUE(held["cells"][0]["usage"]["pinned_cpus"].empty());
+  EXPECT_TRUE(held["cells"][1]["usage"]["pinned_cpus"].empty());
 }
 
 // ---- property test: random hosts and requests ----

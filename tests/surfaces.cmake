@@ -46,4 +46,12 @@ if(NUMAPLACE_PYTHON3 AND NOT NUMAPLACE_SANITIZE)
                    ${NUMAPLACE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/nova/run_nova_tests.py
                    --expected ${CMAKE_CURRENT_SOURCE_DIR}/nova/expected_failures.txt)
   set_tests_properties(nova.unit-tests PROPERTIES LABELS nova SKIP_RETURN_CODE 77 TIMEOUT 300)
+  # The drop-ins on Nova's own answers: every nova-fit vector through Nova's objects (about 8 s).
+  add_test(NAME nova.dropin-vectors
+           COMMAND ${CMAKE_COMMAND} -E env NUMAPLACE_LIBRARY=$<TARGET_FILE:numaplace>
+                   PYTHONPATH=${PROJECT_BINARY_DIR}/python PYTHONDONTWRITEBYTECODE=1
+                   ${NUMAPLACE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/nova/dropin_vectors.py
+                   ${NUMAPLACE_TEST_DATA_DIR}/conformance/nova/edge.jsonl
+                   ${NUMAPLACE_TEST_DATA_DIR}/conformance/nova/fit.jsonl)
+  set_tests_properties(nova.dropin-vectors PROPERTIES LABELS nova SKIP_RETURN_CODE 77 TIMEOUT 300)
 endif()

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "numaplace.h"
+#include "numaplace.hpp"
 #include "placement/fit/fit.h"
 #include "plugin/service/fit_json.h"
 #include "plugin/sources/host_json.h"
@@ -189,6 +190,23 @@ TEST_F(FitApi, FitHostsAnswersPerHostAndClaimsUpdateTheHostInPlace) {
   held = json::parse(take(answer));
   EXPECT_TRUE(held["cells"][0]["usage"]["pinned_cpus"].empty());
   EXPECT_TRUE(held["cells"][1]["usage"]["pinned_cpus"].empty());
+}
+
+TEST(FitApiCpp, TheHeaderOnlyApiWrapsTheFitCalls) {
+  auto host = api::Host::from_json(kTwoCellHost);
+  auto request = api::FitRequest::from_specs(2, 1024, {{"hw:cpu_policy", "dedicated"}});
+  EXPECT_EQ(json::parse(request.topology_json())["cells"][0]["pcpus"], json({0, 1}));
+  EXPECT_EQ(json::parse(host.fit(request))["kind"], "fit");
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(json::parse(host.fit_claim(request, "g" + std::to_string(i)))["kind"], "fit");
+  EXPECT_EQ(json::parse(host.fit(request))["kind"], "no_fit");
+  host.release("g0");
+  EXPECT_EQ(json::parse(host.fit(request))["kind"], "fit");
+  try {
+    api::FitRequest::from_json(R"({"topology": {"cells": []}})");
+    ADD_FAILURE() << "a request with no cells was accepted";
+  } catch (const api::Error& e) {
+    EXPECT_EQ(e.name(), "InvalidRequestJson");
+  }
 }
 
 // ---- property test: random hosts and requests ----

@@ -151,18 +151,23 @@ def _pci_devices(pci_stats) -> List[Dict[str, Any]]:
 
 
 def host_json(host_topology, limits=None, pci_stats=None) -> Dict[str, Any]:
-    """A Nova NUMATopology (with its limits and PCI pools) in the nova-fit host schema."""
+    """A Nova NUMATopology (with its limits and PCI pools) in the nova-fit host schema
+    (shared_cpuset / dedicated_cpuset only where they are not all the cell's CPUs)."""
     cells = []
     for cell in host_topology.cells:
         shared = set(_get(cell, "cpuset", set()) or set())
         dedicated = set(_get(cell, "pcpuset", set()) or set())
-        out = {"id": cell.id, "cpus": sorted(shared | dedicated), "shared_cpuset": sorted(shared),
-               "dedicated_cpuset": sorted(dedicated),
+        cpus = shared | dedicated
+        out = {"id": cell.id, "cpus": sorted(cpus),
                "siblings": [sorted(s) for s in (_get(cell, "siblings", []) or [])],
                "memory_mib": int(cell.memory),
                "usage": {"shared_cpus": float(_get(cell, "cpu_usage", 0) or 0),
                          "pinned_cpus": sorted(_get(cell, "pinned_cpus", set()) or set()),
                          "memory_mib": int(_get(cell, "memory_usage", 0) or 0)}}
+        if shared != cpus:
+            out["shared_cpuset"] = sorted(shared)
+        if dedicated != cpus:
+            out["dedicated_cpuset"] = sorted(dedicated)
         pages = _get(cell, "mempages", None) or []
         if pages:
             out["pages"] = [{"size_kib": p.size_kb, "total": p.total, "used": _get(p, "used", 0) or 0,
@@ -371,16 +376,16 @@ def _make_weigher():
             answer = host.fit(request)
             if answer["kind"] != "fit":
                 return 0.0
-            cells = {c["id"]: c for c in host_json(host_topology)["cells"]}
+            cells = {cell.id: cell for cell in host_topology.cells}
             room = []
             for placed in answer["cells"]:
                 cell = cells[placed["host_cell"]]
                 if placed["pinning"] is not None:
-                    total = len(cell["dedicated_cpuset"]) or 1
-                    free = total - len(cell["usage"]["pinned_cpus"]) - len(placed["pinning"])
+                    total = len(_get(cell, "pcpuset", set()) or set()) or 1
+                    free = total - len(_get(cell, "pinned_cpus", set()) or set()) - len(placed["pinning"])
                 else:
-                    total = cell["memory_mib"] or 1
-                    free = total - cell["usage"]["memory_mib"] - placed["memory_kib"] // 1024
+                    total = int(cell.memory) or 1
+                    free = total - int(_get(cell, "memory_usage", 0) or 0) - placed["memory_kib"] // 1024
                 room.append(max(0.0, free / total))
             return sum(room) / len(room)
 

@@ -83,6 +83,9 @@ class _Pair(ctypes.Structure):
 
 _lib = None
 _lib_lock = threading.Lock()
+# Host.fit's calls, bound once (_load sets the first two).
+_np_fit = _np_string_free = None
+_byref, _string_at, _loads = ctypes.byref, ctypes.string_at, json.loads
 
 
 def _installed_library() -> str:
@@ -155,6 +158,8 @@ def _load() -> ctypes.CDLL:
             fn = getattr(lib, name)
             fn.restype = restype
             fn.argtypes = argtypes
+        global _np_fit, _np_string_free
+        _np_fit, _np_string_free = lib.np_fit, lib.np_string_free
         _lib = lib
         return lib
 
@@ -278,19 +283,21 @@ class Host:
 
     def fit(self, request: "Request", options: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
         """np_fit: where `request` fits on this host with every claim it holds, as a dict with
-        "kind" "fit" (and "cells"), "no_fit" (and "summary", "rejections") or "no_topology"."""
-        lib = self._lib
+        "kind" "fit" (and "cells"), "no_fit" (and "summary", "rejections") or "no_topology".
+        The hot path of a scheduler: kept to one ctypes call, one copy and one json.loads."""
         out = ctypes.c_void_p()
         error = ctypes.c_void_p()
         if options:
             opts, n_opts, keep = _pairs(options, "options")
-            status = lib.np_fit(self._handle, request._handle, opts, n_opts, ctypes.byref(out), ctypes.byref(error))
+            status = _np_fit(self._handle, request._handle, opts, n_opts, _byref(out), _byref(error))
             del keep
         else:
-            status = lib.np_fit(self._handle, request._handle, None, 0, ctypes.byref(out), ctypes.byref(error))
+            status = _np_fit(self._handle, request._handle, None, 0, _byref(out), _byref(error))
         if status:
-            _check(lib, status, error)
-        return _take(lib, out)
+            _check(self._lib, status, error)
+        text = _string_at(out)
+        _np_string_free(out)
+        return _loads(text)
 
     def fit_claim(self, request: "Request", guest_name: str,
                   options: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:

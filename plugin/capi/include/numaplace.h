@@ -2,7 +2,7 @@
 /* numaplace C ABI: place libvirt guests onto the NUMA cells of a host.
  *
  * Contract:
- * - Opaque handles (np_host, np_result, np_error), each made by one call and
+ * - Opaque handles (np_host, np_request, np_result, np_error), each made by one call and
  *   released by its np_*_free (which accepts NULL). Strings returned by a handle
  *   are owned by it and live until it is freed. No C++ type and no exception
  *   crosses this boundary; every call returns an np_status.
@@ -12,9 +12,10 @@
  *   "XmlMalformed", ...) and a sentence a person can act on. Free it with
  *   np_error_free.
  * - No global state. Distinct handles may be used from different threads at
- *   once; one np_host may be shared by threads (np_place reads it under a shared
- *   lock, np_host_add_claims writes it under an exclusive one). An np_result and
- *   an np_error belong to one thread at a time.
+ *   once; one np_host may be shared by threads (np_place and np_fit read it under a
+ *   shared lock, np_host_add_claims, np_fit_claim and np_host_release write it under an
+ *   exclusive one); an np_request is never changed and may be shared too. An np_result
+ *   and an np_error belong to one thread at a time.
  * - All text is UTF-8 and NUL-terminated.
  *
  * Link with `pkg-config --cflags --libs numaplace`.

@@ -15,6 +15,7 @@
 #include <random>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "numaplace.h"
@@ -190,6 +191,43 @@ TEST_F(FitApi, FitHostsAnswersPerHostAndClaimsUpdateTheHostInPlace) {
   held = json::parse(take(answer));
   EXPECT_TRUE(held["cells"][0]["usage"]["pinned_cpus"].empty());
   EXPECT_TRUE(held["cells"][1]["usage"]["pinned_cpus"].empty());
+}
+
+// np_fit_claim from many threads on one host: every claim that fits holds pCPUs no other holds,
+// and exactly as many fit as the host has room for (8 pCPUs, 1 per guest).
+TEST_F(FitApi, ConcurrentClaimsNeverShareAPcpu) {
+  fit(R"({"flavor": {"vcpus": 1, "memory_mib": 128, "extra_specs": {"hw:cpu_policy": "dedicated"}}})");
+  std::vector<std::vector<int>> held(4);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int k = 0; k < 5; ++k) {
+        char* text = nullptr;
+        np_error* mine = nullptr;
+        if (np_fit_claim(host, request, ("t" + std::to_string(t) + "-" + std::to_string(k)).c_str(), nullptr, 0, &text,
+                         &mine) != NP_OK) {
+          np_error_free(mine);
+          continue;
+        }
+        const json answer = json::parse(take(text));
+        if (answer["kind"] == "fit") held[t].push_back(answer["cells"][0]["pinning"]["0"].get<int>());
+        const np_host* hosts[] = {host};  // readers at the same time
+        if (np_fit_hosts(hosts, 1, request, nullptr, 0, &text, &mine) == NP_OK) np_string_free(text);
+        np_error_free(mine);
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  std::set<int> all;
+  std::size_t count = 0;
+  for (const auto& pins : held) {
+    for (int p : pins) {
+      ++count;
+      EXPECT_TRUE(all.insert(p).second) << "pCPU " << p << " claimed twice";
+    }
+  }
+  EXPECT_EQ(count, 8u);
+  EXPECT_EQ(all, std::set<int>({0, 1, 2, 3, 4, 5, 6, 7}));
 }
 
 TEST(FitApiCpp, TheHeaderOnlyApiWrapsTheFitCalls) {

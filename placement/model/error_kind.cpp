@@ -59,6 +59,7 @@ constexpr RegisteredError kRegister[] = {
     {"InvalidPciAddress", ErrorKind::BadOption},
     {"InvalidPlacementRecord", ErrorKind::BadInput},
     {"InvalidRequest", ErrorKind::BadInput},
+    {"InvalidRequestJson", ErrorKind::BadInput},
     {"InvalidResourceAmount", ErrorKind::BadInput},
     {"InvalidResourceWeights", ErrorKind::BadOption},
     {"InvalidScoringShape", ErrorKind::BadOption},

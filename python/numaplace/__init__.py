@@ -8,6 +8,19 @@
     result.placement    # dict: which host cell and pCPUs each guest cell got
     result.explanation  # dict: the request used and every rejected (guest cell, host cell)
 
+The fast fit API, without domain XML (a scheduler's question "does this guest fit this host"):
+
+    host = numaplace.Host(host_dict)                       # built once
+    request = numaplace.Request(vcpus=4, memory_mib=4096, flavor={"hw:numa_nodes": "2"})
+    request.topology                                       # Nova's numa_get_constraints, as a dict
+    host.fit(request)      # {"kind": "fit", "cells": [...]} | {"kind": "no_fit", ...} | {"kind": "no_topology"}
+    numaplace.fit_hosts([h1, h2], request)                 # one answer per host
+    host.fit_claim(request, "guest-name")                  # the compute claim: fit and hold it
+    host.release("guest-name")                             # and give it back
+
+numaplace.nova holds drop-ins for Nova 26's numa_get_constraints, numa_fit_instance_to_host and
+NUMATopologyFilter (docs/nova.md).
+
 `host` is a `virsh capabilities` XML string, an hwloc XML export string, a dict in
 the nova-fit host schema (cells, usage, pci, allocation_ratio), a libvirt URI
 ("qemu:///system"), or a numaplace.Host loaded once and reused. Failures raise
@@ -28,7 +41,7 @@ import os
 import threading
 from typing import Any, Dict, Iterable, Mapping, NamedTuple, Optional, Union
 
-__all__ = ["Error", "Host", "Result", "place", "library_version"]
+__all__ = ["Error", "Host", "Request", "Result", "derive", "fit_hosts", "place", "library_version"]
 
 SONAME = "libnumaplace.so.0"
 
@@ -70,6 +83,9 @@ class _Pair(ctypes.Structure):
 
 _lib = None
 _lib_lock = threading.Lock()
+# Host.fit's calls, bound once (_load sets the first two).
+_np_fit = _np_string_free = None
+_byref, _string_at, _loads = ctypes.byref, ctypes.string_at, json.loads
 
 
 def _installed_library() -> str:
@@ -123,11 +139,27 @@ def _load() -> ctypes.CDLL:
             "np_result_explanation_json": (ctypes.c_char_p, [result_p]),
             "np_result_placed": (ctypes.c_int, [result_p]),
             "np_result_free": (None, [result_p]),
+            "np_derive": (ctypes.c_int, [ctypes.c_uint, ctypes.c_ulonglong, P(_Pair), ctypes.c_size_t, P(_Pair),
+                                         ctypes.c_size_t, P(ctypes.c_void_p), out_error]),
+            "np_request_from_json": (ctypes.c_int, [ctypes.c_char_p, P(ctypes.c_void_p), out_error]),
+            "np_request_from_specs": (ctypes.c_int, [ctypes.c_uint, ctypes.c_ulonglong, P(_Pair), ctypes.c_size_t,
+                                                     P(_Pair), ctypes.c_size_t, P(ctypes.c_void_p), out_error]),
+            "np_request_topology_json": (ctypes.c_char_p, [ctypes.c_void_p]),
+            "np_request_free": (None, [ctypes.c_void_p]),
+            "np_fit": (ctypes.c_int, [host_p, ctypes.c_void_p, P(_Pair), ctypes.c_size_t, P(ctypes.c_void_p),
+                                      out_error]),
+            "np_fit_hosts": (ctypes.c_int, [P(ctypes.c_void_p), ctypes.c_size_t, ctypes.c_void_p, P(_Pair),
+                                            ctypes.c_size_t, P(ctypes.c_void_p), out_error]),
+            "np_fit_claim": (ctypes.c_int, [host_p, ctypes.c_void_p, ctypes.c_char_p, P(_Pair), ctypes.c_size_t,
+                                            P(ctypes.c_void_p), out_error]),
+            "np_host_release": (ctypes.c_int, [host_p, ctypes.c_char_p, out_error]),
         }
         for name, (restype, argtypes) in sigs.items():
             fn = getattr(lib, name)
             fn.restype = restype
             fn.argtypes = argtypes
+        global _np_fit, _np_string_free
+        _np_fit, _np_string_free = lib.np_fit, lib.np_string_free
         _lib = lib
         return lib
 
@@ -145,6 +177,14 @@ def _check(lib: ctypes.CDLL, status: int, error: ctypes.c_void_p) -> None:
         lib.np_error_free(error)
         raise Error(name, message, status)
     raise Error("Unknown", f"numaplace failed with status {status}", status)
+
+
+def _take(lib: ctypes.CDLL, out: ctypes.c_void_p) -> Any:
+    """The JSON of a string the library allocated, freed."""
+    try:
+        return json.loads(ctypes.string_at(out))
+    finally:
+        lib.np_string_free(out)
 
 
 def _text(value: str, what: str) -> bytes:
@@ -241,11 +281,118 @@ class Host:
         finally:
             lib.np_result_free(result)
 
+    def fit(self, request: "Request", options: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+        """np_fit: where `request` fits on this host with every claim it holds, as a dict with
+        "kind" "fit" (and "cells"), "no_fit" (and "summary", "rejections") or "no_topology".
+        The hot path of a scheduler: kept to one ctypes call, one copy and one json.loads."""
+        out = ctypes.c_void_p()
+        error = ctypes.c_void_p()
+        if options:
+            opts, n_opts, keep = _pairs(options, "options")
+            status = _np_fit(self._handle, request._handle, opts, n_opts, _byref(out), _byref(error))
+            del keep
+        else:
+            status = _np_fit(self._handle, request._handle, None, 0, _byref(out), _byref(error))
+        if status:
+            _check(self._lib, status, error)
+        text = _string_at(out)
+        _np_string_free(out)
+        return _loads(text)
+
+    def fit_claim(self, request: "Request", guest_name: str,
+                  options: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+        """np_fit_claim, the compute claim: np_fit, and when it fits what the guest holds is added
+        to this host as guest `guest_name`."""
+        lib = self._lib
+        out = ctypes.c_void_p()
+        error = ctypes.c_void_p()
+        opts, n_opts, keep = _pairs(options, "options")
+        status = lib.np_fit_claim(self._handle, request._handle, _text(guest_name, "guest_name"), opts, n_opts,
+                                  ctypes.byref(out), ctypes.byref(error))
+        del keep
+        _check(lib, status, error)
+        return _take(lib, out)
+
+    def release(self, guest_name: str) -> None:
+        """np_host_release: gives back what guest `guest_name` holds (its claims, by name)."""
+        error = ctypes.c_void_p()
+        _check(self._lib, self._lib.np_host_release(self._handle, _text(guest_name, "guest_name"),
+                                                    ctypes.byref(error)), error)
+
     def __del__(self):
         handle = getattr(self, "_handle", None)
         if handle is not None and handle.value:
             self._lib.np_host_free(handle)
             self._handle = None
+
+
+class Request:
+    """A request read and interpreted once (np_request_from_json / np_request_from_specs), to fit
+    on many hosts. Either vcpus, memory_mib, flavor (extra specs) and image (properties), derived
+    with Nova's numa_get_constraints (errors by Nova's class names, e.g. .name ==
+    "ImageNUMATopologyAsymmetric"); or `document`, a dict in the request schema of numaplace.h
+    (its "flavor" form, or its "topology" form, an instance topology taken as given)."""
+
+    def __init__(self, vcpus: Optional[int] = None, memory_mib: Optional[int] = None,
+                 flavor: Optional[Mapping[str, Any]] = None, image: Optional[Mapping[str, Any]] = None,
+                 document: Optional[Mapping[str, Any]] = None):
+        self._lib = lib = _load()
+        self._handle = ctypes.c_void_p()
+        error = ctypes.c_void_p()
+        if document is not None:
+            if vcpus is not None or memory_mib is not None or flavor or image:
+                raise Error("InvalidArgument", "give either document or vcpus/memory_mib/flavor/image", 1)
+            status = lib.np_request_from_json(_text(json.dumps(document), "request"), ctypes.byref(self._handle),
+                                              ctypes.byref(error))
+        else:
+            if not isinstance(vcpus, int) or not isinstance(memory_mib, int) or vcpus <= 0 or memory_mib <= 0:
+                raise Error("InvalidArgument", "vcpus and memory_mib must be positive integers", 1)
+            specs, n_specs, keep1 = _pairs(flavor, "flavor")
+            props, n_props, keep2 = _pairs(image, "image")
+            status = lib.np_request_from_specs(vcpus, memory_mib, specs, n_specs, props, n_props,
+                                               ctypes.byref(self._handle), ctypes.byref(error))
+            del keep1, keep2
+        _check(lib, status, error)
+        self.topology = json.loads(lib.np_request_topology_json(self._handle))
+
+    def __del__(self):
+        handle = getattr(self, "_handle", None)
+        if handle is not None and handle.value:
+            self._lib.np_request_free(handle)
+            self._handle = None
+
+
+def derive(vcpus: int, memory_mib: int, flavor: Optional[Mapping[str, Any]] = None,
+           image: Optional[Mapping[str, Any]] = None) -> Optional[Dict[str, Any]]:
+    """np_derive, Nova's numa_get_constraints: the guest topology as a dict, None when the request
+    asks for none; a bad request raises numaplace.Error named by Nova's exception class."""
+    lib = _load()
+    if not isinstance(vcpus, int) or not isinstance(memory_mib, int) or vcpus <= 0 or memory_mib <= 0:
+        raise Error("InvalidArgument", "vcpus and memory_mib must be positive integers", 1)
+    specs, n_specs, keep1 = _pairs(flavor, "flavor")
+    props, n_props, keep2 = _pairs(image, "image")
+    out = ctypes.c_void_p()
+    error = ctypes.c_void_p()
+    status = lib.np_derive(vcpus, memory_mib, specs, n_specs, props, n_props, ctypes.byref(out), ctypes.byref(error))
+    del keep1, keep2
+    _check(lib, status, error)
+    return _take(lib, out)
+
+
+def fit_hosts(hosts: Iterable[Host], request: Request,
+              options: Optional[Mapping[str, Any]] = None) -> list:
+    """np_fit_hosts: np_fit on every host, one answer per host in their order."""
+    lib = _load()
+    hosts = list(hosts)
+    array = (ctypes.c_void_p * max(1, len(hosts)))(*[h._handle.value for h in hosts])
+    opts, n_opts, keep = _pairs(options, "options")
+    out = ctypes.c_void_p()
+    error = ctypes.c_void_p()
+    status = lib.np_fit_hosts(array, len(hosts), request._handle, opts, n_opts, ctypes.byref(out),
+                              ctypes.byref(error))
+    del keep
+    _check(lib, status, error)
+    return _take(lib, out)
 
 
 def place(host: Union[str, Mapping[str, Any], Host], domain_xml: str, flavor: Optional[Mapping[str, Any]] = None,

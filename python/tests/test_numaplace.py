@@ -154,5 +154,83 @@ class ThreadTest(unittest.TestCase):
         self.assertTrue(all(r == results[0] for r in results))
 
 
+TWO_CELLS = {"cells": [
+    {"id": 0, "cpus": [0, 1, 2, 3], "siblings": [[0, 1], [2, 3]], "memory_mib": 4096},
+    {"id": 1, "cpus": [4, 5, 6, 7], "siblings": [[4, 5], [6, 7]], "memory_mib": 4096}],
+    "allocation_ratio": {"cpu": 16.0, "ram": 1.0}}
+
+
+class FitApiTest(unittest.TestCase):
+    """The fast fit API: numaplace.derive, Request, Host.fit, Host.fit_claim, fit_hosts."""
+
+    def test_derive_is_novas_numa_get_constraints(self):
+        topology = numaplace.derive(4, 2048, {"hw:numa_nodes": "2"})
+        self.assertEqual([c["cpus"] for c in topology["cells"]], [[0, 1], [2, 3]])
+        self.assertEqual([c["memory_mib"] for c in topology["cells"]], [1024, 1024])
+        self.assertIsNone(numaplace.derive(4, 2048, {}))
+        with self.assertRaises(numaplace.Error) as caught:
+            numaplace.derive(4, 2048, {"hw:numa_nodes": "3"})
+        self.assertEqual(caught.exception.name, "ImageNUMATopologyAsymmetric")
+
+    def test_fit_and_no_fit(self):
+        host = numaplace.Host(TWO_CELLS)
+        request = numaplace.Request(vcpus=4, memory_mib=1024, flavor={"hw:cpu_policy": "dedicated"})
+        answer = host.fit(request)
+        self.assertEqual(answer["kind"], "fit")
+        pins = answer["cells"][0]["pinning"]
+        self.assertEqual(sorted(int(v) for v in pins), [0, 1, 2, 3])
+        cell_cpus = TWO_CELLS["cells"][answer["cells"][0]["host_cell"]]["cpus"]
+        self.assertTrue(set(pins.values()) <= set(cell_cpus))
+        too_big = numaplace.Request(vcpus=6, memory_mib=1024, flavor={"hw:cpu_policy": "dedicated"})
+        answer = host.fit(too_big)
+        self.assertEqual(answer["kind"], "no_fit")
+        self.assertEqual(len(answer["rejections"]), 2)
+        self.assertEqual(host.fit(numaplace.Request(vcpus=2, memory_mib=512))["kind"], "no_topology")
+
+    def test_topology_form_and_bad_documents(self):
+        host = numaplace.Host(TWO_CELLS)
+        request = numaplace.Request(document={"topology": {
+            "cells": [{"id": 0, "cpus": [0, 1], "pcpus": [1], "memory_mib": 512}], "cpu_policy": "mixed"}})
+        self.assertEqual(request.topology["cells"][0]["pcpus"], [1])
+        self.assertEqual(list(host.fit(request)["cells"][0]["pinning"]), ["1"])
+        with self.assertRaises(numaplace.Error) as caught:
+            numaplace.Request(document={"topology": {"cells": [{"cpus": [0]}]}})
+        self.assertEqual(caught.exception.name, "InvalidRequestJson")
+        with self.assertRaises(numaplace.Error):
+            host.fit(request, options={"colour": "blue"})
+
+    def test_claims_in_place_and_many_hosts(self):
+        host, other = numaplace.Host(TWO_CELLS), numaplace.Host(TWO_CELLS)
+        request = numaplace.Request(vcpus=4, memory_mib=1024, flavor={"hw:cpu_policy": "dedicated"})
+        held = set()
+        for name in ("a", "b"):
+            answer = host.fit_claim(request, name)
+            self.assertEqual(answer["kind"], "fit")
+            pins = set(answer["cells"][0]["pinning"].values())
+            self.assertFalse(pins & held)
+            held |= pins
+        self.assertEqual(held, set(range(8)))
+        answers = numaplace.fit_hosts([host, other], request)
+        self.assertEqual([a["kind"] for a in answers], ["no_fit", "fit"])
+        host.release("a")
+        self.assertEqual(host.fit(request)["kind"], "fit")
+        with self.assertRaises(numaplace.Error) as caught:
+            host.release("a")
+        self.assertEqual(caught.exception.name, "InvalidArgument")
+
+
+class NovaModuleTest(unittest.TestCase):
+    def test_imports_without_nova(self):
+        import subprocess
+        import sys
+        code = ("import sys; sys.modules['nova'] = None\n"
+                "import numaplace.nova as n\n"
+                "assert callable(n.numa_fit_instance_to_host) and callable(n.numa_get_constraints)\n"
+                "try:\n    n.NUMAPlaceFilter\nexcept ImportError:\n    print('lazy')\n")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=os.environ)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        self.assertEqual(out.stdout.strip(), "lazy")
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -64,6 +64,7 @@ has "$d/usr/share/man/man1/numaplace.1"
 has "$d/usr/share/man/man1/numaplace-place.1"
 has "$d/usr/share/bash-completion/completions/numaplace"
 has "$d/usr/lib/python3/dist-packages/numaplace/__init__.py"
+has "$d/usr/lib/python3/dist-packages/numaplace/nova.py"
 grep -qx "LIBRARY = \"/usr/$libdir/libnumaplace.so.0\"" "$d/usr/lib/python3/dist-packages/numaplace/_config.py" ||
   [ -n "$(sed -n 's/^NUMAPLACE_PYTHON_LIBRARY:STRING=//p' "$build/CMakeCache.txt")" ] ||
   bad "_config.py does not name /usr/$libdir/libnumaplace.so.0: $(cat "$d/usr/lib/python3/dist-packages/numaplace/_config.py")"

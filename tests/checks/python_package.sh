@@ -5,7 +5,7 @@
 # (its version then read from PKG-INFO), and the installed wheel imports with project(VERSION) as
 # __version__ and no library path of its own (it loads libnumaplace.so.0 by its soname, or
 # NUMAPLACE_LIBRARY). The wheel's and the sdist's contents are listed and checked: the wheel is
-# py3-none-any and holds numaplace/__init__.py, numaplace/_config.py and its dist-info (with
+# py3-none-any and holds numaplace/__init__.py, numaplace/nova.py, numaplace/_config.py and its dist-info (with
 # LICENSE, python/LICENSE being a link to the tree's), nothing else (no library, tests or bytecode).
 # Usage: python_package.sh SOURCE_DIR LIBNUMAPLACE_SO
 set -euo pipefail
@@ -39,10 +39,10 @@ wheel=$work/wheels/numaplace-$want-py3-none-any.whl
 echo "== $(basename "$wheel")"
 contents "$wheel" | tee "$work/wheel.list"
 info=numaplace-$want.dist-info
-for member in numaplace/__init__.py numaplace/_config.py "$info/LICENSE" "$info/METADATA" "$info/WHEEL" "$info/RECORD" "$info/top_level.txt"; do
+for member in numaplace/__init__.py numaplace/nova.py numaplace/_config.py "$info/LICENSE" "$info/METADATA" "$info/WHEEL" "$info/RECORD" "$info/top_level.txt"; do
   grep -qx "$member" "$work/wheel.list" || { echo "the wheel lacks $member"; exit 1; }
 done
-extra=$(grep -v -x -e numaplace/__init__.py -e numaplace/_config.py -e "$info/.*" "$work/wheel.list" || true)
+extra=$(grep -v -x -e numaplace/__init__.py -e numaplace/nova.py -e numaplace/_config.py -e "$info/.*" "$work/wheel.list" || true)
 [ -z "$extra" ] || { echo "the wheel holds more than the package: $extra"; exit 1; }
 /usr/bin/python3 -c 'import sys, zipfile
 z = zipfile.ZipFile(sys.argv[1]); info = sys.argv[2]
@@ -55,7 +55,7 @@ assert "LIBRARY = None" in config and "VERSION = %r" % sys.argv[3] in config, co
 echo "== $(basename "$sdist")"
 contents "$sdist" | tee "$work/sdist.list"
 top=numaplace-$want
-for member in "$top/PKG-INFO" "$top/LICENSE" "$top/pyproject.toml" "$top/setup.py" "$top/README.md" "$top/numaplace/__init__.py"; do
+for member in "$top/PKG-INFO" "$top/LICENSE" "$top/pyproject.toml" "$top/setup.py" "$top/README.md" "$top/numaplace/__init__.py" "$top/numaplace/nova.py"; do
   grep -qx "$member" "$work/sdist.list" || { echo "the sdist lacks $member"; exit 1; }
 done
 ! grep -E '(_config\.py|\.so(\.|$)|__pycache__|/tests/)' "$work/sdist.list" || { echo "the sdist holds a build product or the tests"; exit 1; }

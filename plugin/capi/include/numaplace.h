@@ -2,7 +2,7 @@
 /* numaplace C ABI: place libvirt guests onto the NUMA cells of a host.
  *
  * Contract:
- * - Opaque handles (np_host, np_result, np_error), each made by one call and
+ * - Opaque handles (np_host, np_request, np_result, np_error), each made by one call and
  *   released by its np_*_free (which accepts NULL). Strings returned by a handle
  *   are owned by it and live until it is freed. No C++ type and no exception
  *   crosses this boundary; every call returns an np_status.
@@ -12,9 +12,10 @@
  *   "XmlMalformed", ...) and a sentence a person can act on. Free it with
  *   np_error_free.
  * - No global state. Distinct handles may be used from different threads at
- *   once; one np_host may be shared by threads (np_place reads it under a shared
- *   lock, np_host_add_claims writes it under an exclusive one). An np_result and
- *   an np_error belong to one thread at a time.
+ *   once; one np_host may be shared by threads (np_place and np_fit read it under a
+ *   shared lock, np_host_add_claims, np_fit_claim and np_host_release write it under an
+ *   exclusive one); an np_request is never changed and may be shared too. An np_result
+ *   and an np_error belong to one thread at a time.
  * - All text is UTF-8 and NUL-terminated.
  *
  * Link with `pkg-config --cflags --libs numaplace`.
@@ -54,6 +55,7 @@ typedef enum np_status {
 typedef struct np_host np_host;
 typedef struct np_result np_result;
 typedef struct np_error np_error;
+typedef struct np_request np_request;
 
 /* One KEY=VALUE pair: a flavor extra spec ("hw:numa_nodes" = "2"), an image
  * property ("hw_numa_nodes" = "2") or a placement option. */
@@ -152,6 +154,66 @@ NP_EXPORT const char* np_result_explanation_json(const np_result* result);
 /* 1 when the guest got a NUMA placement, 0 when it asked for none. */
 NP_EXPORT int np_result_placed(const np_result* result);
 NP_EXPORT void np_result_free(np_result* result);
+
+/* The fast fit API: Nova's numa_get_constraints and numa_fit_instance_to_host without domain XML.
+ * A scheduler builds each host once (np_host_from_json), each request once (np_request_from_json
+ * or np_request_from_specs), then asks np_fit / np_fit_hosts as often as it likes; a compute claim
+ * is np_fit_claim, which fits and records the answer on the host in one step. The JSON shapes are
+ * those of docs/library.md, "The fast fit API". */
+
+/* Nova's numa_get_constraints: the guest topology a flavor (vcpus, memory_mib, extra specs) and
+ * an image's properties ask for, as JSON ("null" when they ask for none):
+ *   {"cells": [{"id", "cpus", "pcpus", "memory_kib", "memory_mib", "pagesize"}], "cpu_policy",
+ *    "cpu_thread_policy", "emulator_threads_policy", "pci_numa_affinity_policy",
+ *    "realtime_cpus", "locked_memory"}   (policies null when unset)
+ * A bad request is the error Nova raises, by Nova's class name ("ImageNUMATopologyAsymmetric",
+ * "InvalidNUMANodesNumber", ...; "ValueError" and "Invalid" where Nova raises those). The caller
+ * frees the text with np_string_free. */
+NP_EXPORT np_status np_derive(unsigned int vcpus, unsigned long long memory_mib, const np_pair* specs, size_t spec_count,
+                              const np_pair* image_props, size_t image_prop_count, char** topology_json,
+                              np_error** error);
+
+/* A request, read and interpreted once. `json` is either
+ *   {"flavor": {"vcpus", "memory_mib", "extra_specs": {...}}, "image": {"properties": {...}},
+ *    "pci": [{"count", "vendor_id", "product_id", "alias_numa_policy"}]}   (derived as np_derive)
+ * or an instance topology taken as given (what Nova's InstanceNUMATopology holds):
+ *   {"topology": {"cells": [{"id", "cpus" (every vCPU), "pcpus" (the dedicated ones),
+ *                 "memory_mib" | "memory_kib", "pagesize"}], "cpu_policy", "cpu_thread_policy",
+ *                 "emulator_threads_policy", "pci_numa_affinity_policy"} | null, "pci": [...]}
+ * A malformed one is InvalidRequestJson naming the field. */
+NP_EXPORT np_status np_request_from_json(const char* json, np_request** request, np_error** error);
+NP_EXPORT np_status np_request_from_specs(unsigned int vcpus, unsigned long long memory_mib, const np_pair* specs,
+                                          size_t spec_count, const np_pair* image_props, size_t image_prop_count,
+                                          np_request** request, np_error** error);
+/* The request's guest topology, as np_derive writes it ("null": none); owned by the request. */
+NP_EXPORT const char* np_request_topology_json(const np_request* request);
+NP_EXPORT void np_request_free(np_request* request);
+
+/* Fits `request` on `host` (with every claim it holds). `options` as np_place's "strategy" (the
+ * same default, adaptive; "nova" for Nova's answer), "cell_order", "ratio_shape" and
+ * "ratio_weights"; others are NP_ERR_INVALID_ARGUMENT. Not
+ * fitting is an answer, not an error: the call returns NP_OK and `answer_json` (free it with
+ * np_string_free) is
+ *   {"kind": "fit", "cells": [{"guest_cell", "host_cell", "guest_cpus", "host_cpus", "memory_kib",
+ *        "pagesize_kib" (null: none asked), "pinning": {"VCPU": PCPU} | null,
+ *        "cpuset_reserved": [...] | null, "isolated_cpus": [...]}]}
+ *   {"kind": "no_fit", "summary": TEXT, "rejections": [{"guest_cell", "host_cell", "reason"}]}
+ *   {"kind": "no_topology"}   (the request asks for no NUMA topology: any host will do) */
+NP_EXPORT np_status np_fit(const np_host* host, const np_request* request, const np_pair* options, size_t option_count,
+                           char** answer_json, np_error** error);
+/* np_fit over `host_count` hosts: a JSON array of their answers, in the hosts' order. */
+NP_EXPORT np_status np_fit_hosts(const np_host* const* hosts, size_t host_count, const np_request* request,
+                                 const np_pair* options, size_t option_count, char** answers_json, np_error** error);
+/* The compute claim: np_fit under the host's exclusive lock and, when the answer is "fit", what it
+ * holds (pins, reserved and isolated pCPUs, floating vCPU load, memory or huge pages per cell) is
+ * added to the host's claims as guest `guest_name` (np_place leaves it out when it places that
+ * guest again). The answer is np_fit's. */
+NP_EXPORT np_status np_fit_claim(np_host* host, const np_request* request, const char* guest_name,
+                                 const np_pair* options, size_t option_count, char** answer_json, np_error** error);
+/* Releases what guest `guest_name` holds on the host (its claims from np_fit_claim or
+ * np_host_add_claims, by name): an instance deleted, a claim aborted. A name the host holds no
+ * claim of is NP_ERR_INVALID_ARGUMENT (InvalidArgument) and changes nothing. */
+NP_EXPORT np_status np_host_release(np_host* host, const char* guest_name, np_error** error);
 
 #ifdef __cplusplus
 }

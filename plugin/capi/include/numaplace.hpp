@@ -4,7 +4,7 @@
 // the library's internal C++ types (the shared library's ABI stays the C one).
 // Failures throw numaplace::api::Error (status, name, message): the exception is
 // thrown here, in the caller's code, never across the library boundary.
-// Thread safety is the C ABI's: a Host may be shared by threads for place().
+// Thread safety is the C ABI's: a Host may be shared by threads for place() and fit().
 #pragma once
 
 #include <map>
@@ -66,6 +66,35 @@ struct Placement {
   std::string explanation_json;  // see np_result_explanation_json
 };
 
+// A request of the fast fit API, read once (np_request_from_json / np_request_from_specs).
+class FitRequest {
+ public:
+  static FitRequest from_json(const std::string& json) {
+    np_request* raw = nullptr;
+    np_error* error = nullptr;
+    detail::check(np_request_from_json(json.c_str(), &raw, &error), error);
+    return FitRequest(raw);
+  }
+  static FitRequest from_specs(unsigned vcpus, unsigned long long memory_mib, const KeyValues& flavor,
+                               const KeyValues& image = {}) {
+    const auto specs = detail::pairs(flavor);
+    const auto props = detail::pairs(image);
+    np_request* raw = nullptr;
+    np_error* error = nullptr;
+    detail::check(np_request_from_specs(vcpus, memory_mib, specs.data(), specs.size(), props.data(), props.size(),
+                                        &raw, &error),
+                  error);
+    return FitRequest(raw);
+  }
+  // The derived guest topology ("null": none asked for), as np_derive writes it.
+  std::string topology_json() const { return np_request_topology_json(request_.get()); }
+  const np_request* handle() const noexcept { return request_.get(); }
+
+ private:
+  explicit FitRequest(np_request* raw) : request_(raw, &np_request_free) {}
+  std::unique_ptr<np_request, decltype(&np_request_free)> request_;
+};
+
 class Host {
  public:
   static Host from_capabilities_xml(const std::string& xml) {
@@ -119,6 +148,29 @@ class Host {
                      np_result_explanation_json(raw)};
   }
 
+  // np_fit: the answer JSON ("kind": "fit" | "no_fit" | "no_topology"; numaplace.h).
+  std::string fit(const FitRequest& request, const KeyValues& options = {}) const {
+    const auto opts = detail::pairs(options);
+    char* text = nullptr;
+    np_error* error = nullptr;
+    detail::check(np_fit(host_.get(), request.handle(), opts.data(), opts.size(), &text, &error), error);
+    return take(text);
+  }
+  // np_fit_claim: the compute claim, held as guest `name` when it fits.
+  std::string fit_claim(const FitRequest& request, const std::string& name, const KeyValues& options = {}) {
+    const auto opts = detail::pairs(options);
+    char* text = nullptr;
+    np_error* error = nullptr;
+    detail::check(np_fit_claim(host_.get(), request.handle(), name.c_str(), opts.data(), opts.size(), &text, &error),
+                  error);
+    return take(text);
+  }
+  // np_host_release: gives back what guest `name` holds.
+  void release(const std::string& name) {
+    np_error* error = nullptr;
+    detail::check(np_host_release(host_.get(), name.c_str(), &error), error);
+  }
+
   np_host* handle() const noexcept { return host_.get(); }
 
  private:
@@ -130,6 +182,11 @@ class Host {
     return Host(raw);
   }
   explicit Host(np_host* raw) : host_(raw, &np_host_free) {}
+  static std::string take(char* text) {
+    std::string out(text != nullptr ? text : "");
+    np_string_free(text);
+    return out;
+  }
 
   std::unique_ptr<np_host, decltype(&np_host_free)> host_;
 };

@@ -1,0 +1,74 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""numaplace.nova with Nova's objects: the weigher (which Nova's own tests do not cover) and the
+filter's limits, on hosts built here. Skipped without python3-nova; Nova's own tests of the
+drop-ins run in tests/nova (ctest nova.unit-tests). Skipped too in the sanitizer build's run
+(the ASan runtime preloaded): Nova's own C extensions are not what is tested there."""
+
+import os
+import types
+import unittest
+
+HAVE_NOVA = False
+if "asan" not in os.environ.get("LD_PRELOAD", ""):
+    try:
+        from nova import objects
+        objects.register_all()
+        HAVE_NOVA = True
+    except ImportError:
+        pass
+
+from numaplace import nova as npnova
+
+
+def cell(cell_id, cpus, pinned=()):
+    return objects.NUMACell(id=cell_id, cpuset=set(cpus), pcpuset=set(cpus), memory=4096, cpu_usage=0,
+                            memory_usage=0, pinned_cpus=set(pinned), siblings=[{c} for c in cpus], mempages=[])
+
+
+def host_state(cells):
+    return types.SimpleNamespace(numa_topology=objects.NUMATopology(cells=cells), cpu_allocation_ratio=16.0,
+                                 ram_allocation_ratio=1.0, pci_stats=None, limits={}, host="h", nodename="n")
+
+
+def dedicated_request(vcpus):
+    cells = [objects.InstanceNUMACell(id=0, cpuset=set(), pcpuset=set(range(vcpus)), memory=1024,
+                                      cpu_policy="dedicated")]
+    return objects.InstanceNUMATopology(cells=cells)
+
+
+@unittest.skipUnless(HAVE_NOVA, "python3-nova is not installed (or the sanitizer runtime is preloaded)")
+class NovaDropInTest(unittest.TestCase):
+    def test_fit_pins_onto_free_pcpus_of_the_chosen_cell(self):
+        host = objects.NUMATopology(cells=[cell(0, [0, 1, 2, 3], pinned=[0, 1, 2]), cell(1, [4, 5, 6, 7])])
+        fitted = npnova.numa_fit_instance_to_host(host, dedicated_request(2))
+        self.assertEqual(fitted.cells[0].id, 1)
+        self.assertEqual(set(fitted.cells[0].cpu_pinning), {0, 1})
+        self.assertTrue(set(fitted.cells[0].cpu_pinning.values()) <= {4, 5, 6, 7})
+        self.assertIsNone(npnova.numa_fit_instance_to_host(host, dedicated_request(5)))
+
+    def test_weigher_prefers_the_host_with_more_room(self):
+        weigher = npnova.NUMAPlaceWeigher()
+        spec = types.SimpleNamespace(numa_topology=dedicated_request(2))
+        empty = host_state([cell(0, [0, 1, 2, 3])])
+        busy = host_state([cell(0, [0, 1, 2, 3], pinned=[0])])
+        full = host_state([cell(0, [0, 1, 2, 3], pinned=[0, 1, 2])])
+        w_empty, w_busy, w_full = (weigher._weigh_object(h, spec) for h in (empty, busy, full))
+        self.assertAlmostEqual(w_empty, 0.5)  # 2 of 4 pCPUs left free
+        self.assertAlmostEqual(w_busy, 0.25)
+        self.assertEqual(w_full, 0.0)         # does not fit
+        self.assertEqual(weigher._weigh_object(empty, types.SimpleNamespace(numa_topology=None)), 0.0)
+
+    def test_filter_sets_the_limits_it_used(self):
+        flt = npnova.NUMAPlaceFilter()
+        spec = objects.RequestSpec(numa_topology=dedicated_request(2), flavor=objects.Flavor(extra_specs={}),
+                                   image=objects.ImageMeta.from_dict({"properties": {}}), pci_requests=None)
+        state = host_state([cell(0, [0, 1, 2, 3])])
+        self.assertTrue(flt.host_passes(state, spec))
+        self.assertEqual(state.limits["numa_topology"].cpu_allocation_ratio, 16.0)
+        full = host_state([cell(0, [0, 1, 2, 3], pinned=[0, 1, 2])])
+        self.assertFalse(flt.host_passes(full, spec))
+        self.assertNotIn("numa_topology", full.limits)
+
+
+if __name__ == "__main__":
+    unittest.main()

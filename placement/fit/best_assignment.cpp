@@ -81,6 +81,8 @@ class BranchAndBound {
     mask_matrix_ = !p_.demands.empty() ||
                    std::any_of(p_.shape_group.begin(), p_.shape_group.end(), [](std::size_t s) { return s != 0; });
     share_.assign(hosts_, 0);
+    cuts_.assign(guests_, 0);
+    eligible_.assign(hosts_, 0);
     choose_weight();
     if (combined_ && symmetric && p_.demands.empty()) seed_floor();
   }
@@ -285,6 +287,7 @@ class BranchAndBound {
     const std::size_t left = guests_ - next;
     if (left == 0) return !cannot_beat(score, distance) && bounds_.feasible(next);
     std::int64_t score_bound = score;
+    std::size_t group_index = 0;
     for (const auto& [first, count] : groups_at_[next]) {
       values_.clear();
       for (std::size_t p = 0; p < hosts_; ++p) {
@@ -294,7 +297,7 @@ class BranchAndBound {
       std::nth_element(values_.begin(), values_.begin() + static_cast<std::ptrdiff_t>(count - 1), values_.end(),
                        std::greater<>());
       for (std::size_t i = 0; i < count; ++i) score_bound += values_[i];
-      cut_score_ = values_[count - 1];  // with one group left: the least score a best completion takes
+      cuts_[group_index++] = values_[count - 1];  // the least score this group's best completion takes
     }
     if (cannot_beat(score_bound, distance)) return false;
     const bool bounded = combined_ ? (best_ || floor_ > kNoFloor) : (best_ && score_bound == best_->score);
@@ -331,7 +334,20 @@ class BranchAndBound {
         }
         // The child's best value is at most twice / 2 (rounded down); it must reach the threshold.
         if (twice < 2 * threshold()) return false;
-        if (groups_at_[next].size() == 1 && !top_score_bound(next, score_bound, distance)) return false;
+        if (!top_score_bound(next, score_bound, distance)) return false;
+        if (groups_at_[next].size() > 1) {
+          // Several groups may each count the same cheap position above; the score bound and the
+          // `left` smallest shares of distinct positions bound the value too.
+          values_.clear();
+          for (std::size_t p = 0; p < hosts_; ++p) {
+            if (in_child_[p]) values_.push_back(share_[p]);
+          }
+          if (values_.size() < left) return false;
+          std::nth_element(values_.begin(), values_.begin() + static_cast<std::ptrdiff_t>(left - 1), values_.end());
+          std::int64_t apart = 2 * (weight_ * score_bound - distance);
+          for (std::size_t i = 0; i < left; ++i) apart -= values_[i];
+          if (apart < 2 * threshold()) return false;
+        }
       } else {
         values_.clear();
         for (std::size_t p = 0; p < hosts_; ++p) {
@@ -348,40 +364,58 @@ class BranchAndBound {
     return bounds_.feasible(next);
   }
 
-  // With one shape group left and a threshold no completion short of the best score reaches:
-  // only positions scoring at least cut_score_ can be taken, and those scoring more must be.
-  // The distance share of each is then bounded over those positions alone (its m nearest
-  // among them, exactly), which the general bound cannot see. False: the child cannot reach
-  // the threshold. In the child's state (in_child_ marked).
+  // With a threshold no completion short of the score bound reaches: every shape group left
+  // must take its own best scores (score_bound is the sum of each group's best), so a group
+  // takes only positions scoring at least its cut score (cuts_), and must take those scoring
+  // more; distinct groups cannot both need one position. The distance share of each position is
+  // then bounded over the positions some group may take (its m nearest among them, exactly),
+  // which the general bound cannot see. False: the child cannot reach the threshold. In the
+  // child's state (in_child_ marked).
   bool top_score_bound(std::size_t next, std::int64_t score_bound, std::int64_t distance) {
     const std::int64_t need = threshold();
     if (weight_ * (score_bound - 1) - distance >= need) return true;  // a lower score could still do
-    const std::size_t first = groups_at_[next][0].first;
-    const std::size_t left = groups_at_[next][0].second;
+    const auto& groups = groups_at_[next];
+    const std::size_t left = guests_ - next;
     const std::size_t m = left - 1;
-    std::int64_t forced = 0;
     std::size_t forced_count = 0;
+    for (std::size_t p = 0; p < hosts_; ++p) {
+      eligible_[p] = 0;
+      if (!in_child_[p]) continue;
+      int forced_by = 0;
+      for (std::size_t i = 0; i < groups.size(); ++i) {
+        const std::size_t first = groups[i].first;
+        if (!open_to(first, p) || p_.scores[first][p] < cuts_[i]) continue;
+        eligible_[p] = 1;
+        if (p_.scores[first][p] > cuts_[i]) ++forced_by;
+      }
+      if (forced_by > 1) return false;  // two groups would both need p
+      if (forced_by == 1) {
+        eligible_[p] = 2;
+        ++forced_count;
+      }
+    }
+    if (forced_count > left) return false;
+    std::int64_t forced = 0;
     values_.clear();
     for (std::size_t p = 0; p < hosts_; ++p) {
-      if (!in_child_[p] || !open_to(first, p) || p_.scores[first][p] < cut_score_) continue;
+      if (!eligible_[p]) continue;
       const std::size_t* list = near_.data() + p * (hosts_ - 1);
       std::int64_t pairs = 0;
       std::size_t found = 0;
       for (std::size_t i = 0; i + 1 < hosts_ && found < m; ++i) {
         const std::size_t q = list[i];
-        if (!in_child_[q] || !open_to(first, q) || p_.scores[first][q] < cut_score_) continue;
+        if (!eligible_[q]) continue;
         pairs += dmin(p, q);
         ++found;
       }
       const std::int64_t share = 2 * acc_[p] + pairs;
-      if (p_.scores[first][p] > cut_score_) {
+      if (eligible_[p] == 2) {
         forced += share;
-        ++forced_count;
       } else {
         values_.push_back(share);
       }
     }
-    if (forced_count > left || forced_count + values_.size() < left) return false;
+    if (forced_count + values_.size() < left) return false;
     const std::size_t optional = left - forced_count;
     if (optional > 0) {
       std::nth_element(values_.begin(), values_.begin() + static_cast<std::ptrdiff_t>(optional - 1), values_.end());
@@ -479,7 +513,8 @@ class BranchAndBound {
   std::vector<char> in_child_;                      // scratch: positions open at the child
   std::vector<std::int64_t> share_;                 // scratch: per open position, twice its distance share
   std::int64_t weight_ = 1;                         // see choose_weight
-  std::int64_t cut_score_ = 0;                      // see top_score_bound
+  std::vector<std::int64_t> cuts_;                  // per group left: see top_score_bound
+  std::vector<char> eligible_;                      // scratch of top_score_bound: 1 may, 2 must be taken
   static constexpr std::int64_t kNoFloor = std::numeric_limits<std::int64_t>::min();
   std::int64_t floor_ = kNoFloor;                   // see seed_floor
   bool combined_ = false;

@@ -62,6 +62,12 @@ class BranchAndBound {
       }
       std::stable_sort(list, list + (hosts_ - 1), [&](std::size_t x, std::size_t y) { return dmin(a, x) < dmin(a, y); });
     }
+    near_distance_.resize(near_.size());
+    for (std::size_t a = 0; a < hosts_; ++a) {
+      for (std::size_t i = 0; i + 1 < hosts_; ++i) {
+        near_distance_[a * (hosts_ - 1) + i] = dmin(a, near_[a * (hosts_ - 1) + i]);
+      }
+    }
     // Shape groups still to place from each guest cell on: (first cell left, cells left).
     groups_at_.resize(guests_ + 1);
     for (std::size_t next = 0; next < guests_; ++next) {
@@ -102,6 +108,7 @@ class BranchAndBound {
   // Whether guest cell g (not yet placed) may take position p: it fits, is not forbidden, and p
   // comes after every position its shape group took so far.
   bool open_to(std::size_t g, std::size_t p) const { return p >= after_[p_.shape_group[g]] && live_.at(g, p); }
+  std::size_t first_open(std::size_t g) const { return after_[p_.shape_group[g]]; }  // loops over p start there
   std::int64_t dmin(std::size_t a, std::size_t b) const { return std::min(dist(a, b), dist(b, a)); }
 
   // Classes of interchangeable positions (twin_[p]: the first position of p's class). On a
@@ -245,12 +252,11 @@ class BranchAndBound {
 
   // Positions free and open to a guest cell from `next` on, as flags into `out`.
   void mark_open(std::size_t next, std::vector<char>& out) const {
-    for (std::size_t p = 0; p < hosts_; ++p) {
-      bool open = false;
-      if (!bounds_.taken(p)) {
-        for (const auto& [first, count] : groups_at_[next]) open = open || open_to(first, p);
+    std::fill(out.begin(), out.end(), 0);
+    for (const auto& [first, count] : groups_at_[next]) {
+      for (std::size_t p = first_open(first); p < hosts_; ++p) {
+        if (!bounds_.taken(p) && live_.at(first, p)) out[p] = 1;
       }
-      out[p] = open ? 1 : 0;
     }
   }
 
@@ -261,12 +267,12 @@ class BranchAndBound {
     for (std::size_t p = 0; p < hosts_; ++p) {
       if (!level.open[p]) continue;
       const std::size_t* list = near_.data() + p * (hosts_ - 1);
+      const std::int64_t* list_distance = near_distance_.data() + p * (hosts_ - 1);
       std::int64_t sum = 0;
       std::size_t found = 0;
       for (std::size_t i = 0; i + 1 < hosts_ && found <= m; ++i) {
-        const std::size_t q = list[i];
-        if (!level.open[q]) continue;
-        const std::int64_t d = dmin(p, q);
+        if (!level.open[list[i]]) continue;
+        const std::int64_t d = list_distance[i];
         sum += d;
         ++found;
         if (found == m) {
@@ -290,8 +296,9 @@ class BranchAndBound {
     std::size_t group_index = 0;
     for (const auto& [first, count] : groups_at_[next]) {
       values_.clear();
-      for (std::size_t p = 0; p < hosts_; ++p) {
-        if (!bounds_.taken(p) && open_to(first, p)) values_.push_back(p_.scores[first][p]);
+      const std::vector<std::int64_t>& row = p_.scores[first];
+      for (std::size_t p = first_open(first); p < hosts_; ++p) {
+        if (!bounds_.taken(p) && live_.at(first, p)) values_.push_back(row[p]);
       }
       if (values_.size() < count) return false;
       std::nth_element(values_.begin(), values_.begin() + static_cast<std::ptrdiff_t>(count - 1), values_.end(),
@@ -324,8 +331,9 @@ class BranchAndBound {
         std::int64_t twice = 2 * (weight_ * score - distance);
         for (const auto& [first, count] : groups_at_[next]) {
           values_.clear();
-          for (std::size_t p = 0; p < hosts_; ++p) {
-            if (in_child_[p] && open_to(first, p)) values_.push_back(2 * weight_ * p_.scores[first][p] - share_[p]);
+          const std::vector<std::int64_t>& row = p_.scores[first];
+          for (std::size_t p = first_open(first); p < hosts_; ++p) {
+            if (in_child_[p] && live_.at(first, p)) values_.push_back(2 * weight_ * row[p] - share_[p]);
           }
           if (values_.size() < count) return false;
           std::nth_element(values_.begin(), values_.begin() + static_cast<std::ptrdiff_t>(count - 1), values_.end(),
@@ -400,12 +408,12 @@ class BranchAndBound {
     for (std::size_t p = 0; p < hosts_; ++p) {
       if (!eligible_[p]) continue;
       const std::size_t* list = near_.data() + p * (hosts_ - 1);
+      const std::int64_t* list_distance = near_distance_.data() + p * (hosts_ - 1);
       std::int64_t pairs = 0;
       std::size_t found = 0;
       for (std::size_t i = 0; i + 1 < hosts_ && found < m; ++i) {
-        const std::size_t q = list[i];
-        if (!eligible_[q]) continue;
-        pairs += dmin(p, q);
+        if (!eligible_[list[i]]) continue;
+        pairs += list_distance[i];
         ++found;
       }
       const std::int64_t share = 2 * acc_[p] + pairs;
@@ -437,8 +445,8 @@ class BranchAndBound {
     // Buffers per depth, sized once: the search allocates nothing per node.
     std::vector<Candidate>& candidates = candidates_[g];
     candidates.clear();
-    for (std::size_t p = 0; p < hosts_; ++p) {
-      if (!bounds_.taken(p) && open_to(g, p)) candidates.push_back({p, p_.scores[g][p], acc_[p]});
+    for (std::size_t p = first_open(g); p < hosts_; ++p) {
+      if (!bounds_.taken(p) && live_.at(g, p)) candidates.push_back({p, p_.scores[g][p], acc_[p]});
     }
     // Score, then distance, then position (the order the candidates were listed in).
     std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
@@ -504,6 +512,7 @@ class BranchAndBound {
   std::vector<Level> levels_;                       // per depth
   std::vector<std::int64_t> distance_;              // [a * hosts + b], position to position
   std::vector<std::size_t> near_;                   // per position: the others, nearest first
+  std::vector<std::int64_t> near_distance_;         // ... and their distances (the smaller way)
   std::vector<std::vector<std::pair<std::size_t, std::size_t>>> groups_at_;
   std::vector<std::int64_t> acc_;                   // per position: its distance from the cells chosen
   std::vector<std::size_t> twin_;                   // per position: the first position of its class

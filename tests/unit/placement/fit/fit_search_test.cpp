@@ -155,12 +155,17 @@ TEST(BestAssignment, TheBestSumOfScoresWinsOverTheGreedyChoice) {
   EXPECT_FALSE(best.capped);
 }
 
-// Equal scores everywhere: the distance decides. Node by node (candidates by score, then
-// distance to the cells chosen, then position; every candidate looked at is a node):
-//   g0@0 (1): g1@2 (2) -> first complete, distance 20; g1@1 (3): 30, cut.
-//   g0@1 (4): g1 nearest free is 2 at 12 < 20; g1@2 (5) -> distance 12, the best; g1@0 (6): 30, cut.
-//   g0@2 (7): g1 nearest free is 1 at 12, not below 12: cut.
-// Best {1, 2}, distance 12, 7 nodes.
+// Equal scores everywhere: the distance decides. Before the search, the floor (a value some
+// assignment reaches, found greedily): g0@0, g1@2 (distance 20), then moving g0 to 1 gives
+// distance 12; no move improves on {1, 2}: the floor is distance 12, which a subtree must be
+// able to reach (reaching it is enough until an assignment is found). No two positions are twins
+// (each has its own distances). Node by node (candidates by score, then distance to the cells
+// chosen, then position; every candidate looked at is a node):
+//   g0@0 (1): g1 can only add 30 (at 1) or 20 (at 2), more than 12: cut.
+//   g0@1 (2): g1@2 would add 12, which reaches the floor; g1@2 (3) -> distance 12, the first
+//             complete assignment; g1@0 (4): 30, cut.
+//   g0@2 (5): g1 would add 12 at best, not below the best's 12: cut.
+// Best {1, 2}, distance 12, 5 nodes.
 TEST(BestAssignment, AmongEqualScoresTheClosestCellsWin) {
   const HostTopology host = triangle_host();
   const std::vector<std::size_t> order = identity_order(3);
@@ -172,13 +177,15 @@ TEST(BestAssignment, AmongEqualScoresTheClosestCellsWin) {
   ASSERT_TRUE(best.best);
   EXPECT_EQ(best.best->positions, (std::vector<std::size_t>{1, 2}));
   EXPECT_EQ(best.best->distance, 12);
-  EXPECT_EQ(best.nodes, 7u);
+  EXPECT_EQ(best.nodes, 5u);
   EXPECT_FALSE(best.capped);
 }
 
-// The same with g0 and g1 of one shape: g1 takes only positions after g0's.
-//   g0@0 (1): g1@2 (2) -> 20; g1@1 (3): cut.   g0@1 (4): g1 may take 2 only; g1@2 (5) -> 12.
-//   g0@2 (6): nothing after 2 is left for g1: cut. 6 nodes, one fewer than above.
+// The same with g0 and g1 of one shape: g1 takes only positions after g0's. The floor is again
+// distance 12.
+//   g0@0 (1): g1 may take 1 (30) or 2 (20), neither reaches 12: cut.
+//   g0@1 (2): g1 may take 2 only; g1@2 (3) -> 12.
+//   g0@2 (4): nothing after 2 is left for g1: cut. 4 nodes, one fewer than above.
 TEST(BestAssignment, CellsOfOneShapeAreNotPermutedTwice) {
   const HostTopology host = triangle_host();
   const std::vector<std::size_t> order = identity_order(3);
@@ -189,11 +196,13 @@ TEST(BestAssignment, CellsOfOneShapeAreNotPermutedTwice) {
   const BestAssignment best = find_best_assignment({host, order, fits, scores, shape_group, demands});
   ASSERT_TRUE(best.best);
   EXPECT_EQ(best.best->positions, (std::vector<std::size_t>{1, 2}));
-  EXPECT_EQ(best.nodes, 6u);
+  EXPECT_EQ(best.nodes, 4u);
 }
 
-// With a cap of 2 nodes the search of AmongEqualScoresTheClosestCellsWin stops at its third
-// candidate (g1@1 under g0@0): it reports the best so far, {0, 2} at distance 20, and capped.
+// With a cap of 2 nodes the search of AmongEqualScoresTheClosestCellsWin goes on past node 2
+// until it holds an assignment (g1@2 under g0@1, node 3), then stops at its next candidate
+// (g1@0): it reports the best so far, {1, 2} at distance 12, and capped (the cap does not know
+// that nothing better is left).
 TEST(BestAssignment, AtTheNodeCapItReportsTheBestSoFarAndSaysCapped) {
   const HostTopology host = triangle_host();
   const std::vector<std::size_t> order = identity_order(3);
@@ -204,17 +213,18 @@ TEST(BestAssignment, AtTheNodeCapItReportsTheBestSoFarAndSaysCapped) {
   const AssignmentProblem problem{host, order, fits, scores, shape_group, demands};
   const BestAssignment capped = find_best_assignment(problem, {}, 2);
   ASSERT_TRUE(capped.best);
-  EXPECT_EQ(capped.best->positions, (std::vector<std::size_t>{0, 2}));
-  EXPECT_EQ(capped.best->distance, 20);
-  EXPECT_EQ(capped.nodes, 2u);
+  EXPECT_EQ(capped.best->positions, (std::vector<std::size_t>{1, 2}));
+  EXPECT_EQ(capped.best->distance, 12);
+  EXPECT_EQ(capped.nodes, 3u);
   EXPECT_TRUE(capped.capped);
-  // A cap of 1 is passed rather than stop with nothing: the cap waits for a first assignment,
-  // so the search still ends after g1@2 (node 2) with the same answer.
+  // A cap of 1 is passed the same way: the cap waits for a first assignment.
   const BestAssignment tiny = find_best_assignment(problem, {}, 1);
   ASSERT_TRUE(tiny.best);
-  EXPECT_EQ(tiny.best->positions, (std::vector<std::size_t>{0, 2}));
-  EXPECT_EQ(tiny.nodes, 2u);
+  EXPECT_EQ(tiny.best->positions, (std::vector<std::size_t>{1, 2}));
+  EXPECT_EQ(tiny.nodes, 3u);
   EXPECT_TRUE(tiny.capped);
+  // Without a cap the same search ends at node 5 (AmongEqualScoresTheClosestCellsWin), uncapped.
+  EXPECT_FALSE(find_best_assignment(problem, {}, kMaxSearchNodes).capped);
 }
 
 // fit_guest's runner-up is the best assignment with one pair of the winner forbidden in turn.

@@ -208,6 +208,27 @@ def _pairs(mapping: Optional[Mapping[str, Any]], what: str):
     return array, len(items), keep
 
 
+_OPTION_CACHE: Dict[Any, Any] = {}
+_OPTION_CACHE_SIZE = 64
+
+
+def _fit_pairs(options: Optional[Mapping[str, Any]]):
+    """_pairs for the options of the fit calls, converted once per distinct set: a scheduler asks
+    with the same few options millions of times (the converted arrays are only read)."""
+    options = options or {}
+    try:
+        key = tuple(options.items())
+        hit = _OPTION_CACHE.get(key)
+    except TypeError:  # an unhashable value: convert every time
+        return _pairs(options, "options")
+    if hit is None:
+        hit = _pairs(options, "options")
+        if len(_OPTION_CACHE) >= _OPTION_CACHE_SIZE:
+            _OPTION_CACHE.clear()
+        _OPTION_CACHE[key] = hit
+    return hit
+
+
 class Host:
     """A host model held by the library; reuse one for many placements (thread-safe)."""
 
@@ -288,7 +309,7 @@ class Host:
         out = ctypes.c_void_p()
         error = ctypes.c_void_p()
         if options:
-            opts, n_opts, keep = _pairs(options, "options")
+            opts, n_opts, keep = _fit_pairs(options)
             status = _np_fit(self._handle, request._handle, opts, n_opts, _byref(out), _byref(error))
             del keep
         else:
@@ -306,7 +327,7 @@ class Host:
         lib = self._lib
         out = ctypes.c_void_p()
         error = ctypes.c_void_p()
-        opts, n_opts, keep = _pairs(options, "options")
+        opts, n_opts, keep = _fit_pairs(options)
         status = lib.np_fit_claim(self._handle, request._handle, _text(guest_name, "guest_name"), opts, n_opts,
                                   ctypes.byref(out), ctypes.byref(error))
         del keep
@@ -385,7 +406,7 @@ def fit_hosts(hosts: Iterable[Host], request: Request,
     lib = _load()
     hosts = list(hosts)
     array = (ctypes.c_void_p * max(1, len(hosts)))(*[h._handle.value for h in hosts])
-    opts, n_opts, keep = _pairs(options, "options")
+    opts, n_opts, keep = _fit_pairs(options)
     out = ctypes.c_void_p()
     error = ctypes.c_void_p()
     status = lib.np_fit_hosts(array, len(hosts), request._handle, opts, n_opts, ctypes.byref(out),

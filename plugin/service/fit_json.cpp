@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "plugin/service/fit_json.h"
 
+#include "plugin/sources/json_fields.h"
+
 #include <cmath>
 #include <string>
 
@@ -9,54 +11,17 @@ namespace {
 
 using nlohmann::json;
 
-// The first problem found, with where it is; thrown only inside this file.
-struct Bad {
-  std::string message;
-};
+using json_fields::bad;
+using json_fields::BadField;
+using json_fields::cpus_of;
+using json_fields::field;
+using json_fields::unsigned_of;
 
-[[noreturn]] void bad(const std::string& where, const std::string& problem) { throw Bad{where + ": " + problem}; }
+std::uint64_t memory_of(const json& object, const std::string& where) { return json_fields::memory_of(object, where, true); }
 
-const json* field(const json& object, const char* name) {
-  auto it = object.find(name);
-  if (it == object.end() || it->is_null()) return nullptr;
-  return &*it;
-}
 
-std::uint64_t unsigned_of(const json& value, const std::string& where, std::uint64_t max) {
-  if (value.is_number_unsigned()) {
-    const auto v = value.get<std::uint64_t>();
-    if (v > max) bad(where, "is " + std::to_string(v) + ", above the limit " + std::to_string(max));
-    return v;
-  }
-  if (value.is_number_integer()) bad(where, "is negative");
-  if (value.is_number_float()) {
-    const double d = value.get<double>();
-    if (d >= 0 && d == std::floor(d) && d <= static_cast<double>(max)) return static_cast<std::uint64_t>(d);
-  }
-  bad(where, "must be a whole number from 0 to " + std::to_string(max));
-}
 
-CpuSet cpus_of(const json& value, const std::string& where) {
-  if (value.is_string()) {
-    auto parsed = parse_cpu_list(value.get<std::string>(), where);
-    if (!parsed) bad(where, parsed.error().message);
-    return *parsed;
-  }
-  if (!value.is_array()) bad(where, "must be a list of vCPU ids or a cpulist string such as \"0-3\"");
-  CpuSet set;
-  for (std::size_t i = 0; i < value.size(); ++i) {
-    set.insert(static_cast<std::uint32_t>(unsigned_of(value[i], where + "[" + std::to_string(i) + "]", kMaxCpuId)));
-  }
-  return set;
-}
 
-constexpr std::uint64_t kMaxKib = std::uint64_t{1} << 50;  // 1 EiB, as the host reader
-
-std::uint64_t memory_of(const json& object, const std::string& where) {
-  if (const json* kib = field(object, "memory_kib")) return unsigned_of(*kib, where + ".memory_kib", kMaxKib);
-  if (const json* mib = field(object, "memory_mib")) return unsigned_of(*mib, where + ".memory_mib", kMaxKib / 1024) * 1024;
-  bad(where, "has neither memory_mib nor memory_kib");
-}
 
 // A key=value map of strings; numbers and booleans (typed image properties) as Nova prints them.
 SpecMap spec_map(const json& object, const std::string& where) {
@@ -229,7 +194,7 @@ Result<FitRequest> fit_request_from_json(const nlohmann::json& request) {
     auto derived = derive_guest_topology(guest);
     if (!derived) return derived.error();
     return std::move(*derived);
-  } catch (const Bad& b) {
+  } catch (const BadField& b) {
     return make_error("InvalidRequestJson", b.message);
   }
 }

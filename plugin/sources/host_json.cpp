@@ -2,6 +2,7 @@
 #include "plugin/sources/host_json.h"
 
 #include "placement/lifecycle/default_placement.h"
+#include "plugin/sources/json_fields.h"
 #include "plugin/sources/pci_address.h"
 
 #include <algorithm>
@@ -14,26 +15,13 @@ namespace {
 
 using nlohmann::json;
 
-// The first problem found, with where it is; thrown only inside this file.
-struct Bad {
-  std::string message;
-};
+using json_fields::bad;
+using json_fields::BadField;
+using json_fields::cpus_of;
+using json_fields::field;
+using json_fields::memory_of;
+using json_fields::unsigned_of;
 
-[[noreturn]] void bad(const std::string& where, const std::string& problem) { throw Bad{where + ": " + problem}; }
-
-std::uint64_t unsigned_of(const json& value, const std::string& where, std::uint64_t max) {
-  if (value.is_number_unsigned()) {
-    auto v = value.get<std::uint64_t>();
-    if (v > max) bad(where, "is " + std::to_string(v) + ", above the limit " + std::to_string(max));
-    return v;
-  }
-  if (value.is_number_integer()) bad(where, "is negative");
-  if (value.is_number_float()) {
-    const double d = value.get<double>();
-    if (d >= 0 && d == std::floor(d) && d <= static_cast<double>(max)) return static_cast<std::uint64_t>(d);
-  }
-  bad(where, "must be a whole number from 0 to " + std::to_string(max));
-}
 
 double ratio_of(const json& value, const std::string& where) {
   if (!value.is_number()) bad(where, "must be a number");
@@ -42,34 +30,8 @@ double ratio_of(const json& value, const std::string& where) {
   return d;
 }
 
-CpuSet cpus_of(const json& value, const std::string& where) {
-  if (value.is_string()) {
-    auto parsed = parse_cpu_list(value.get<std::string>(), where);
-    if (!parsed) bad(where, parsed.error().message);
-    return *parsed;
-  }
-  if (!value.is_array()) bad(where, "must be a list of CPU ids or a cpulist string such as \"0-3,8\"");
-  CpuSet set;
-  for (std::size_t i = 0; i < value.size(); ++i) {
-    set.insert(static_cast<std::uint32_t>(unsigned_of(value[i], where + "[" + std::to_string(i) + "]", kMaxCpuId)));
-  }
-  return set;
-}
 
-const json* field(const json& object, const char* name) {
-  auto it = object.find(name);
-  if (it == object.end() || it->is_null()) return nullptr;
-  return &*it;
-}
 
-// memory_kib, or memory_mib converted; absent: 0 unless required.
-std::uint64_t memory_of(const json& object, const std::string& where, bool required) {
-  constexpr std::uint64_t kMaxKib = std::uint64_t{1} << 50;  // 1 EiB
-  if (const json* kib = field(object, "memory_kib")) return unsigned_of(*kib, where + ".memory_kib", kMaxKib);
-  if (const json* mib = field(object, "memory_mib")) return unsigned_of(*mib, where + ".memory_mib", kMaxKib / 1024) * 1024;
-  if (required) bad(where, "has neither memory_mib nor memory_kib");
-  return 0;
-}
 
 std::string string_of(const json& object, const char* name, const std::string& where) {
   const json* value = field(object, name);
@@ -223,7 +185,7 @@ json cpu_array(const CpuSet& set) { return set.ids(); }
 Result<HostTopology> host_from_json(const nlohmann::json& host, std::string_view what) {
   try {
     return parse(host, std::string(what));
-  } catch (const Bad& problem) {
+  } catch (const BadField& problem) {
     return make_error("InvalidHostJson", problem.message);
   } catch (const std::exception& e) {
     return make_error("InvalidHostJson", std::string(what) + ": " + e.what());

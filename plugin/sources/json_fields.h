@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// Reading the fields of numaplace's JSON documents (the host schema, the fast fit API's requests)
+// alike: each reader checks its value and, on the first problem, throws BadField with where it is
+// ("cells[1].cpus[3]: is negative"). The exception never leaves the adapter that reads: each
+// document's reader catches it and returns its own named error. Memory is memory_kib, or
+// memory_mib converted, at most 1 EiB; CPU ids at most kMaxCpuId, as a list or a cpulist string.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "placement/model/cpu_set.h"
+
+namespace numaplace::plugin::json_fields {
+
+struct BadField {
+  std::string message;
+};
+
+[[noreturn]] void bad(const std::string& where, const std::string& problem);
+
+// The member `name` of `object`, or null when it is absent or JSON null.
+const nlohmann::json* field(const nlohmann::json& object, const char* name);
+
+// A whole number from 0 to `max` (a float with no fraction is one).
+std::uint64_t unsigned_of(const nlohmann::json& value, const std::string& where, std::uint64_t max);
+
+// A list of CPU ids or a cpulist string ("0-3,8").
+CpuSet cpus_of(const nlohmann::json& value, const std::string& where);
+
+// KiB from memory_kib or memory_mib; neither: 0, or BadField when `required`.
+std::uint64_t memory_of(const nlohmann::json& object, const std::string& where, bool required);
+
+}  // namespace numaplace::plugin::json_fields

@@ -35,11 +35,7 @@ def outcome(nd, npnova, case):
         conf.set_override(name, value, group=group)
     try:
         try:
-            image = objects.ImageMeta.from_dict({"properties": dict(request.get("image", {}).get("properties", {}))})
-            fl = request["flavor"]
-            flavor = objects.Flavor(vcpus=fl["vcpus"], memory_mb=fl["memory_mib"],
-                                    extra_specs=dict(fl.get("extra_specs", {})), name="f", flavorid="f",
-                                    root_gb=0, ephemeral_gb=0, swap=0)
+            flavor, image = nd.flavor_and_image(objects, request)
             topology = npnova.numa_get_constraints(flavor, image)
             pci_policy = hardware.get_pci_numa_policy_constraint(flavor, image)
         except Exception as e:  # noqa: every error class is an answer

@@ -214,6 +214,15 @@ def mutation_free_fit(host_topology, pristine_topology, limits, pci_requests, pc
     return None
 
 
+def flavor_and_image(objects, request):
+    """Nova's Flavor and ImageMeta objects for a request of the neutral schema."""
+    image = objects.ImageMeta.from_dict({"properties": dict(request.get("image", {}).get("properties", {}))})
+    fl = request["flavor"]
+    flavor = objects.Flavor(vcpus=fl["vcpus"], memory_mb=fl["memory_mib"], extra_specs=dict(fl.get("extra_specs", {})),
+                            name="f", flavorid="f", root_gb=0, ephemeral_gb=0, swap=0)
+    return flavor, image
+
+
 def run_nova(case, quirks=True):
     """Nova's answer for one case, in the neutral schema; raises NovaTimeout."""
     n = nova()
@@ -225,11 +234,7 @@ def run_nova(case, quirks=True):
         conf.set_override(name, value, group=group)
     try:
         try:
-            image = objects.ImageMeta.from_dict({"properties": dict(req.get("image", {}).get("properties", {}))})
-            fl = req["flavor"]
-            flavor = objects.Flavor(vcpus=fl["vcpus"], memory_mb=fl["memory_mib"],
-                                    extra_specs=dict(fl.get("extra_specs", {})), name="f", flavorid="f",
-                                    root_gb=0, ephemeral_gb=0, swap=0)
+            flavor, image = flavor_and_image(objects, req)
             topo = hardware.numa_get_constraints(flavor, image)
             pci_policy = hardware.get_pci_numa_policy_constraint(flavor, image)
         except Exception as e:  # noqa: BLE001 - every error class is an answer

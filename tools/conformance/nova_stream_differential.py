@@ -54,10 +54,7 @@ def nova_topology(request):
     """The guest NUMA topology Nova derives from the request (None: none asked) and its PCI policy."""
     n = nd.nova()
     objects, hardware = n["objects"], n["hardware"]
-    image = objects.ImageMeta.from_dict({"properties": dict(request.get("image", {}).get("properties", {}))})
-    fl = request["flavor"]
-    flavor = objects.Flavor(vcpus=fl["vcpus"], memory_mb=fl["memory_mib"], extra_specs=dict(fl.get("extra_specs", {})),
-                            name="f", flavorid="f", root_gb=0, ephemeral_gb=0, swap=0)
+    flavor, image = nd.flavor_and_image(objects, request)
     return hardware.numa_get_constraints(flavor, image), hardware.get_pci_numa_policy_constraint(flavor, image)
 
 

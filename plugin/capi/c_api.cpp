@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The C ABI of plugin/capi/include/numaplace.h over the C++ core. Every entry point
-// catches everything (an exception never crosses the boundary) and turns core
-// Errors into np_error values; handles own plain C++ values and nothing global.
+// The C ABI of plugin/capi/include/numaplace.h over the C++ core: errors, hosts and np_place (the
+// fast fit API is c_api_fit.cpp, what both share handles.h). Every entry point catches everything
+// (an exception never crosses the boundary) and turns core Errors into np_error values; handles own
+// plain C++ values and nothing global.
 #include "numaplace.h"
 
 #include <unistd.h>
@@ -26,6 +27,7 @@
 #include "plugin/sources/libvirt_domains.h"
 #include "plugin/sources/libvirt_host.h"
 #include "plugin/capi/error_status.h"
+#include "plugin/capi/handles.h"
 #include "plugin/service/place_domain.h"
 #include "plugin/service/fit_json.h"
 #include "plugin/service/placement_json.h"
@@ -34,31 +36,8 @@
 #include "xml/xml_document.h"
 #include "placement/model/text_items.h"
 
-struct np_error {
-  np_status status = NP_ERR_INTERNAL;
-  std::string name;
-  std::string message;
-};
 
-struct np_host {
-  numaplace::HostTopology topology;             // usage as given by the source
-  std::vector<numaplace::GuestClaim> claims;    // added with np_host_add_claims and np_fit_claim
-  numaplace::HostTopology effective;            // topology with every claim applied (what np_fit sees)
-  std::vector<std::string> warnings;            // what the source left out, and why
-  mutable std::shared_mutex lock;
-};
-
-struct np_request {
-  numaplace::plugin::FitRequest topology;  // nullopt: the request asks for no NUMA topology
-  std::string topology_json;
-};
-
-struct np_result {
-  std::string xml;
-  std::string placement_json;
-  std::string explanation_json;
-  bool placed = false;
-};
+using namespace numaplace::capi;
 
 namespace {
 
@@ -66,49 +45,8 @@ using numaplace::Error;
 using numaplace::HostTopology;
 using numaplace::Result;
 
-// With the status given: only the exception guard uses it (out of memory, a bug), where no Error
-// may be built first; everything else goes through fail(out, error), whose status is the kind's.
-np_status fail(np_error** out, np_status status, std::string name, std::string message) {
-  if (out != nullptr) {
-    *out = nullptr;
-    try {
-      *out = new np_error{status, std::move(name), std::move(message)};
-    } catch (...) {
-      // Not even the error fits in memory: the status still says what happened.
-    }
-  }
-  return status;
-}
 
-np_status fail(np_error** out, const Error& error) {
-  return fail(out, numaplace::capi::status_for(error.kind), error.name, error.message);
-}
 
-np_status invalid_argument(np_error** out, const std::string& message) {
-  return fail(out, numaplace::make_error("InvalidArgument", message));
-}
-
-// Runs `body` with every exception turned into an error: the boundary's one guard.
-template <typename Body>
-np_status guarded(np_error** error, Body&& body) {
-  if (error != nullptr) *error = nullptr;
-  try {
-    return body();
-  } catch (const std::bad_alloc&) {
-    return fail(error, NP_ERR_NO_MEMORY, "OutOfMemory", "numaplace ran out of memory");
-  } catch (const std::exception& e) {
-    return fail(error, NP_ERR_INTERNAL, "InternalError", std::string("numaplace internal error: ") + e.what());
-  } catch (...) {
-    return fail(error, NP_ERR_INTERNAL, "InternalError", "numaplace internal error (unknown exception)");
-  }
-}
-
-// The host as np_fit sees it: its topology with every claim applied. Called under the host's
-// exclusive lock (or before the host is shared) after each change.
-void refresh(np_host& host) {
-  host.effective = host.topology;
-  numaplace::apply_claims(host.effective, host.claims);
-}
 
 np_status adopt_host(Result<HostTopology> loaded, np_host** host, np_error** error) {
   if (!loaded) return fail(error, loaded.error());
@@ -129,23 +67,6 @@ np_status make_host(np_host** host, np_error** error, Load&& load) {
   });
 }
 
-Result<numaplace::SpecMap> to_map(const np_pair* pairs, std::size_t count, const char* what) {
-  numaplace::SpecMap map;
-  if (count > 0 && pairs == nullptr) {
-    return numaplace::make_error("InvalidArgument", std::string(what) + " is NULL but its count is " + std::to_string(count));
-  }
-  for (std::size_t i = 0; i < count; ++i) {
-    if (pairs[i].key == nullptr || pairs[i].value == nullptr || pairs[i].key[0] == '\0') {
-      return numaplace::make_error("InvalidArgument", std::string(what) + "[" + std::to_string(i) +
-                                                          "] has a NULL or empty key, or a NULL value");
-    }
-    if (!map.emplace(pairs[i].key, pairs[i].value).second) {
-      return numaplace::make_error("InvalidArgument",
-                                   std::string(what) + " gives '" + pairs[i].key + "' twice; give it once");
-    }
-  }
-  return map;
-}
 
 // The placement options of np_place, by name (numaplace.h lists them). Unknown names and
 // bad values are named errors; nothing is guessed.
@@ -161,56 +82,6 @@ Result<bool> boolean_option(const std::string& key, const std::string& value) {
   return numaplace::make_error("InvalidArgument", "option " + key + " is '" + value + "'; use true or false");
 }
 
-// One option of the fit itself (strategy, cell_order, ratio_shape, ratio_weights) into `fit`;
-// false when `key` is none of them.
-struct FitOptionsGiven {
-  bool strategy = false;
-  bool ratio_shape = false;
-};
-
-Result<bool> fit_option(const std::string& key, const std::string& value, numaplace::FitOptions& fit,
-                        FitOptionsGiven& given) {
-  if (key == "cell_order") {
-    if (value == "pack") {
-      fit.pack_host_cells = true;
-    } else if (value != "spread") {
-      return numaplace::make_error("InvalidArgument", "option cell_order is '" + value + "'; use spread or pack");
-    }
-  } else if (key == "strategy") {
-    auto strategy = numaplace::strategy_from_name(value);
-    if (!strategy) return strategy.error();
-    fit.strategy = *strategy;
-    given.strategy = true;
-  } else if (key == "ratio_shape") {
-    auto shape = numaplace::parse_ratio_shape(value);
-    if (!shape) return shape.error();
-    fit.ratio_shape = std::move(*shape);
-    given.ratio_shape = true;
-  } else if (key == "ratio_weights") {
-    auto weights = numaplace::parse_resource_weights(value);
-    if (!weights) return weights.error();
-    fit.weights = *weights;
-  } else {
-    return false;
-  }
-  return true;
-}
-
-// The options that only go together: Nova's packing order is an order of Nova's first fit (as the
-// CLI's --pack: alone it means strategy nova), a ratio shape is the ratio strategy's.
-Result<numaplace::FitOptions> check_fit_options(numaplace::FitOptions fit, const FitOptionsGiven& given) {
-  if (fit.pack_host_cells) {
-    if (given.strategy && fit.strategy != numaplace::Strategy::Nova) {
-      return numaplace::make_error("InvalidArgument", "option cell_order=pack is Nova's packing order; it goes with "
-                                                      "strategy=nova, not strategy=" + numaplace::to_string(fit.strategy));
-    }
-    fit.strategy = numaplace::Strategy::Nova;
-  }
-  if (given.ratio_shape && fit.strategy != numaplace::Strategy::Ratio) {
-    return numaplace::make_error("InvalidArgument", "option ratio_shape goes with strategy=ratio");
-  }
-  return fit;
-}
 
 Result<PlacementOptions> placement_options(const numaplace::SpecMap& options) {
   PlacementOptions out;
@@ -255,86 +126,6 @@ Result<PlacementOptions> placement_options(const numaplace::SpecMap& options) {
   return out;
 }
 
-// The options of np_fit: the fit's own only.
-Result<numaplace::FitOptions> fit_options(const np_pair* options, std::size_t count) {
-  numaplace::FitOptions fit;
-  fit.strategy = numaplace::kDefaultStrategy;  // np_place's and the CLI's
-  if (count == 0) return fit;
-  auto map = to_map(options, count, "options");
-  if (!map) return map.error();
-  FitOptionsGiven given;
-  for (const auto& [key, value] : *map) {
-    auto handled = fit_option(key, value, fit, given);
-    if (!handled) return handled.error();
-    if (!*handled) {
-      return numaplace::make_error("InvalidArgument", "unknown fit option '" + key +
-                                                          "'; known: strategy, cell_order, ratio_shape, ratio_weights");
-    }
-  }
-  return check_fit_options(fit, given);
-}
-
-// The answer of one fit, as JSON text.
-std::string fit_answer(const numaplace::HostTopology& host, const np_request& request,
-                       const numaplace::FitOptions& options, numaplace::FitResult* kept = nullptr) {
-  if (!request.topology) return numaplace::plugin::no_topology_answer_text();
-  numaplace::FitResult result = numaplace::fit_guest(host, *request.topology, options);
-  std::string text = numaplace::plugin::fit_answer_text(result);
-  if (kept != nullptr) *kept = std::move(result);
-  return text;
-}
-
-// What a fitted guest holds, as a claim: per cell its pins, the pCPUs it holds without a vCPU
-// (the emulator's, isolate's siblings), its floating vCPUs and its memory (huge pages by size).
-numaplace::GuestClaim claim_of(const numaplace::Placement& placement, const std::string& name) {
-  numaplace::GuestClaim claim;
-  claim.name = name;
-  claim.placed_by_numaplace = true;
-  for (const auto& cell : placement.cells) {
-    numaplace::CellClaim held;
-    held.host_cell = cell.host_cell;
-    for (const auto& [vcpu, pcpu] : cell.pinning) held.pinned_cpus.insert(pcpu);
-    held.reserved_cpus = cell.cpuset_reserved.united(cell.isolated_cpus);
-    held.shared_vcpus = static_cast<double>(cell.guest_cpus.size() - cell.pinning.size());
-    // As a domain's claim reads it (xml/domain_claims.cpp): pages above 4 KiB by size, else memory.
-    if (cell.pagesize_kib > 4) {
-      const auto page = static_cast<std::uint64_t>(cell.pagesize_kib);
-      held.pages[page] += (cell.memory_kib + page - 1) / page;
-    } else {
-      held.memory_kib = cell.memory_kib;
-    }
-    claim.cells.push_back(std::move(held));
-  }
-  return claim;
-}
-
-np_status adopt_request(numaplace::Result<numaplace::plugin::FitRequest> read, np_request** request,
-                        np_error** error) {
-  if (!read) return fail(error, read.error());
-  auto made = std::make_unique<np_request>();
-  made->topology = std::move(*read);
-  made->topology_json = numaplace::plugin::guest_topology_json(made->topology).dump();
-  *request = made.release();
-  return NP_OK;
-}
-
-Result<numaplace::plugin::FitRequest> request_from_specs(unsigned int vcpus, unsigned long long memory_mib,
-                                                         const np_pair* specs, std::size_t spec_count,
-                                                         const np_pair* image_props, std::size_t image_prop_count) {
-  if (vcpus == 0) return numaplace::make_error("InvalidArgument", "vcpus is 0");
-  if (memory_mib == 0) return numaplace::make_error("InvalidArgument", "memory_mib is 0");
-  if (memory_mib > (1ULL << 40)) return numaplace::make_error("InvalidArgument", "memory_mib is above 2^40");
-  auto flavor = to_map(specs, spec_count, "specs");
-  if (!flavor) return flavor.error();
-  auto image = to_map(image_props, image_prop_count, "image_props");
-  if (!image) return image.error();
-  numaplace::GuestRequest guest;
-  guest.vcpus = vcpus;
-  guest.memory_kib = static_cast<std::uint64_t>(memory_mib) * 1024;
-  guest.flavor_specs = std::move(*flavor);
-  guest.image_props = std::move(*image);
-  return numaplace::derive_guest_topology(guest);
-}
 
 // An hwloc export given as text goes through a private temporary file: hwloc_source reads files.
 Result<HostTopology> load_hwloc_text(const char* text) {
@@ -389,12 +180,6 @@ Result<LibvirtLoad> load_libvirt(const std::string& uri, bool running_claims) {
   return out;
 }
 
-char* copy_string(const std::string& text) {
-  char* out = static_cast<char*>(std::malloc(text.size() + 1));
-  if (out == nullptr) throw std::bad_alloc();
-  std::memcpy(out, text.c_str(), text.size() + 1);
-  return out;
-}
 
 }  // namespace
 
@@ -586,127 +371,5 @@ const char* np_result_explanation_json(const np_result* result) {
 int np_result_placed(const np_result* result) { return result != nullptr && result->placed ? 1 : 0; }
 void np_result_free(np_result* result) { delete result; }
 
-np_status np_derive(unsigned int vcpus, unsigned long long memory_mib, const np_pair* specs, size_t spec_count,
-                    const np_pair* image_props, size_t image_prop_count, char** topology_json, np_error** error) {
-  return guarded(error, [&]() -> np_status {
-    if (topology_json == nullptr) return invalid_argument(error, "the char** out parameter is NULL");
-    *topology_json = nullptr;
-    auto derived = request_from_specs(vcpus, memory_mib, specs, spec_count, image_props, image_prop_count);
-    if (!derived) return fail(error, derived.error());
-    *topology_json = copy_string(numaplace::plugin::guest_topology_json(*derived).dump());
-    return NP_OK;
-  });
-}
-
-np_status np_request_from_json(const char* json, np_request** request, np_error** error) {
-  return guarded(error, [&]() -> np_status {
-    if (request == nullptr) return invalid_argument(error, "the np_request** out parameter is NULL");
-    *request = nullptr;
-    if (json == nullptr) return invalid_argument(error, "the request JSON is NULL");
-    return adopt_request(numaplace::plugin::fit_request_from_json_text(json), request, error);
-  });
-}
-
-np_status np_request_from_specs(unsigned int vcpus, unsigned long long memory_mib, const np_pair* specs,
-                                size_t spec_count, const np_pair* image_props, size_t image_prop_count,
-                                np_request** request, np_error** error) {
-  return guarded(error, [&]() -> np_status {
-    if (request == nullptr) return invalid_argument(error, "the np_request** out parameter is NULL");
-    *request = nullptr;
-    return adopt_request(request_from_specs(vcpus, memory_mib, specs, spec_count, image_props, image_prop_count),
-                         request, error);
-  });
-}
-
-const char* np_request_topology_json(const np_request* request) {
-  return request != nullptr ? request->topology_json.c_str() : "";
-}
-
-void np_request_free(np_request* request) { delete request; }
-
-np_status np_fit(const np_host* host, const np_request* request, const np_pair* options, size_t option_count,
-                 char** answer_json, np_error** error) {
-  return guarded(error, [&]() -> np_status {
-    if (answer_json == nullptr) return invalid_argument(error, "the char** out parameter is NULL");
-    *answer_json = nullptr;
-    if (host == nullptr) return invalid_argument(error, "the host is NULL");
-    if (request == nullptr) return invalid_argument(error, "the request is NULL");
-    auto fit = fit_options(options, option_count);
-    if (!fit) return fail(error, fit.error());
-    std::shared_lock read(host->lock);
-    *answer_json = copy_string(fit_answer(host->effective, *request, *fit));
-    return NP_OK;
-  });
-}
-
-np_status np_fit_hosts(const np_host* const* hosts, size_t host_count, const np_request* request,
-                       const np_pair* options, size_t option_count, char** answers_json, np_error** error) {
-  return guarded(error, [&]() -> np_status {
-    if (answers_json == nullptr) return invalid_argument(error, "the char** out parameter is NULL");
-    *answers_json = nullptr;
-    if (host_count > 0 && hosts == nullptr) return invalid_argument(error, "the host array is NULL");
-    if (request == nullptr) return invalid_argument(error, "the request is NULL");
-    for (std::size_t i = 0; i < host_count; ++i) {
-      if (hosts[i] == nullptr) return invalid_argument(error, "host " + std::to_string(i) + " is NULL");
-    }
-    auto fit = fit_options(options, option_count);
-    if (!fit) return fail(error, fit.error());
-    std::string out = "[";
-    for (std::size_t i = 0; i < host_count; ++i) {
-      std::shared_lock read(hosts[i]->lock);
-      if (i > 0) out += ',';
-      out += fit_answer(hosts[i]->effective, *request, *fit);
-    }
-    out += ']';
-    *answers_json = copy_string(out);
-    return NP_OK;
-  });
-}
-
-np_status np_fit_claim(np_host* host, const np_request* request, const char* guest_name, const np_pair* options,
-                       size_t option_count, char** answer_json, np_error** error) {
-  return guarded(error, [&]() -> np_status {
-    if (answer_json == nullptr) return invalid_argument(error, "the char** out parameter is NULL");
-    *answer_json = nullptr;
-    if (host == nullptr) return invalid_argument(error, "the host is NULL");
-    if (request == nullptr) return invalid_argument(error, "the request is NULL");
-    if (guest_name == nullptr || guest_name[0] == '\0') return invalid_argument(error, "the guest name is NULL or empty");
-    auto fit = fit_options(options, option_count);
-    if (!fit) return fail(error, fit.error());
-    std::unique_lock write(host->lock);
-    numaplace::FitResult result;
-    std::string answer = fit_answer(host->effective, *request, *fit, &result);
-    char* out = copy_string(answer);
-    if (result.placement) {
-      try {
-        numaplace::GuestClaim claim = claim_of(*result.placement, guest_name);
-        host->claims.push_back(claim);
-        numaplace::apply_claims(host->effective, {claim});
-      } catch (...) {
-        std::free(out);
-        throw;
-      }
-    }
-    *answer_json = out;
-    return NP_OK;
-  });
-}
-
-np_status np_host_release(np_host* host, const char* guest_name, np_error** error) {
-  return guarded(error, [&]() -> np_status {
-    if (host == nullptr) return invalid_argument(error, "the host is NULL");
-    if (guest_name == nullptr || guest_name[0] == '\0') return invalid_argument(error, "the guest name is NULL or empty");
-    std::unique_lock write(host->lock);
-    auto of_guest = [&](const numaplace::GuestClaim& claim) {
-      return numaplace::is_same_guest(guest_name, "", claim.name, claim.uuid);
-    };
-    if (std::none_of(host->claims.begin(), host->claims.end(), of_guest)) {
-      return invalid_argument(error, std::string("the host holds no claim of guest '") + guest_name + "'");
-    }
-    host->claims.erase(std::remove_if(host->claims.begin(), host->claims.end(), of_guest), host->claims.end());
-    refresh(*host);
-    return NP_OK;
-  });
-}
 
 }  // extern "C"

@@ -274,6 +274,35 @@ def _apply_answer(instance_topology, answer: Dict[str, Any]):
                                                                      None))
 
 
+def _affine_to(cell, physnet: Optional[str]) -> bool:
+    """Whether a host cell reports NUMA affinity for `physnet` (None: for tunneled networks)."""
+    metadata = _get(cell, "network_metadata", None)
+    if metadata is None:
+        return False
+    if physnet is None:
+        return bool(_get(metadata, "tunneled", False))
+    return physnet in (_get(metadata, "physnets", None) or ())
+
+
+def _network_affinity_holds(host_topology, chosen_ids, network_metadata) -> bool:
+    """Nova 26's NUMA affinity of networks (limits.network_metadata): a requested physnet, or a
+    tunneled network, that some host cell is affine to must be affine to one of the chosen cells.
+    numaplace's search does not take it into account yet, so it is checked on the cells chosen and
+    a host whose chosen cells break it is refused: never a placement away from the network, at
+    the price of refusing a host where another choice of cells would have held it (docs/nova.md)."""
+    if not network_metadata:
+        return True
+    wanted = list(_get(network_metadata, "physnets", None) or ())
+    if _get(network_metadata, "tunneled", False):
+        wanted.append(None)
+    chosen = [cell for cell in host_topology.cells if cell.id in chosen_ids]
+    for physnet in wanted:
+        if any(_affine_to(cell, physnet) for cell in host_topology.cells) and \
+                not any(_affine_to(cell, physnet) for cell in chosen):
+            return False
+    return True
+
+
 def numa_fit_instance_to_host(host_topology, instance_topology, limits=None, pci_requests=None, pci_stats=None):
     """Nova's numa_fit_instance_to_host: the InstanceNUMATopology fitted onto the host's cells
     (cell ids set to host cell ids, pinning, page size, reserved pCPUs), or None."""
@@ -290,6 +319,9 @@ def numa_fit_instance_to_host(host_topology, instance_topology, limits=None, pci
         _raise_as_nova(error)
     answer = host.fit(request, _nova_options())
     if answer["kind"] != "fit":
+        return None
+    network_metadata = _get(limits, "network_metadata", None) if limits is not None else None
+    if not _network_affinity_holds(host_topology, {c["host_cell"] for c in answer["cells"]}, network_metadata):
         return None
     return _apply_answer(instance_topology, answer)
 
@@ -341,7 +373,7 @@ def _make_filter():
                 limits = objects.NUMATopologyLimits(cpu_allocation_ratio=host_state.cpu_allocation_ratio,
                                                     ram_allocation_ratio=host_state.ram_allocation_ratio)
                 if "network_metadata" in spec_obj and spec_obj.network_metadata:
-                    limits.network_metadata = spec_obj.network_metadata  # kept for the claim; not fitted
+                    limits.network_metadata = spec_obj.network_metadata  # checked on the cells chosen
                 fitted = numa_fit_instance_to_host(host_topology, requested, limits=limits,
                                                    pci_requests=pci_requests, pci_stats=host_state.pci_stats)
                 if not fitted:

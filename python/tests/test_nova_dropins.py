@@ -69,6 +69,30 @@ class NovaDropInTest(unittest.TestCase):
         self.assertFalse(flt.host_passes(full, spec))
         self.assertNotIn("numa_topology", full.limits)
 
+    def test_network_affinity_is_checked_on_the_cells_chosen(self):
+        def networked(cell_id, cpus, physnets=(), tunneled=False, pinned=()):
+            c = cell(cell_id, cpus, pinned)
+            c.network_metadata = objects.NetworkMetadata(physnets=set(physnets), tunneled=tunneled)
+            return c
+
+        def limits(physnets=(), tunneled=False):
+            return objects.NUMATopologyLimits(cpu_allocation_ratio=16.0, ram_allocation_ratio=1.0,
+                                              network_metadata=objects.NetworkMetadata(physnets=set(physnets),
+                                                                                       tunneled=tunneled))
+
+        # Nova's order takes cell 0 (cell 1 has a pinned pCPU), where physnet "blue" is.
+        host = objects.NUMATopology(cells=[networked(0, [0, 1, 2, 3], physnets=["blue"]),
+                                           networked(1, [4, 5, 6, 7], physnets=["red"], tunneled=True, pinned=[4])])
+        blue = npnova.numa_fit_instance_to_host(host, dedicated_request(2), limits=limits(["blue"]))
+        self.assertEqual(blue.cells[0].id, 0)
+        # "red" and the tunnel are cell 1's: the cells chosen (cell 0) are not affine, so no fit; Nova
+        # would try cell 1 (the drop-in refuses rather than place the guest away from its network).
+        self.assertIsNone(npnova.numa_fit_instance_to_host(host, dedicated_request(2), limits=limits(["red"])))
+        self.assertIsNone(npnova.numa_fit_instance_to_host(host, dedicated_request(2), limits=limits(tunneled=True)))
+        # A physnet no cell is affine to asks for no affinity.
+        green = npnova.numa_fit_instance_to_host(host, dedicated_request(2), limits=limits(["green"]))
+        self.assertEqual(green.cells[0].id, 0)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -200,9 +200,11 @@ struct FitRun {
   std::vector<PciDemand> demands;
   std::vector<std::size_t> chosen;                 // host position by guest cell index, once found
   FitResult result;
+  std::optional<std::uint32_t> socket;             // the socket the choice was kept within, if any
+  FitMatrix socket_fits;                           // matrices.fits less the other sockets' cells
 
   AssignmentProblem problem() const {
-    return {host, order, matrices.fits, matrices.scores, matrices.shape_group, demands};
+    return {host, order, socket ? socket_fits : matrices.fits, matrices.scores, matrices.shape_group, demands};
   }
 };
 
@@ -353,8 +355,73 @@ std::optional<std::string> choose_first_fit(FitRun& run) {
   return std::nullopt;
 }
 
+// The sockets of the host's cells, ascending, when every cell names one and there are several.
+std::vector<std::uint32_t> sockets_of(const HostTopology& host) {
+  std::vector<std::uint32_t> sockets;
+  for (const HostCell& cell : host.cells) {
+    if (!cell.socket) return {};
+    if (std::find(sockets.begin(), sockets.end(), *cell.socket) == sockets.end()) sockets.push_back(*cell.socket);
+  }
+  std::sort(sockets.begin(), sockets.end());
+  return sockets.size() > 1 ? sockets : std::vector<std::uint32_t>{};
+}
+
+// Sub-NUMA clustering (SNC, NPS2/4) splits a socket into small cells: a guest of several cells
+// that the cells of one socket can hold gets one socket's cells, so that none of its memory is a
+// socket away. Each socket's cells are searched alone (the same objective, best_assignment.h) and
+// the best of them taken (score, then distance, then the socket whose cells come first in Nova's
+// order); only when no socket can hold the guest is the whole host searched. A guest with PCI
+// requests keeps the whole host: its devices' policy decides which cells count.
+void keep_within_one_socket(FitRun& run, std::size_t* nodes) {
+  if (run.guest.cells.size() < 2 || !run.demands.empty()) return;
+  const std::vector<std::uint32_t> sockets = sockets_of(run.host);
+  std::optional<ScoredAssignment> best;
+  std::optional<std::uint32_t> best_socket;
+  std::size_t best_first_position = 0;
+  FitMatrix masked;
+  for (std::uint32_t socket : sockets) {
+    const auto cells_here = std::count_if(run.host.cells.begin(), run.host.cells.end(),
+                                          [&](const HostCell& c) { return *c.socket == socket; });
+    if (static_cast<std::size_t>(cells_here) < run.guest.cells.size()) continue;
+    masked = run.matrices.fits;
+    std::size_t first_position = run.order.size();
+    for (std::size_t p = 0; p < run.order.size(); ++p) {
+      if (*run.host.cells[run.order[p]].socket == socket) {
+        first_position = std::min(first_position, p);
+        continue;
+      }
+      for (std::size_t g = 0; g < masked.rows(); ++g) masked.set(g, p, false);
+    }
+    const AssignmentProblem problem{run.host, run.order, masked, run.matrices.scores, run.matrices.shape_group,
+                                    run.demands};
+    BestAssignment found = find_best_assignment(problem);
+    *nodes += found.nodes;
+    if (!found.best) continue;
+    const ScoredAssignment& f = *found.best;
+    const bool better = !best || f.score > best->score || (f.score == best->score && f.distance < best->distance) ||
+                        (f.score == best->score && f.distance == best->distance && first_position < best_first_position);
+    if (better) {
+      best = f;
+      best_socket = socket;
+      best_first_position = first_position;
+      run.socket_fits = masked;
+    }
+  }
+  if (best) {
+    run.socket = best_socket;
+    run.chosen = best->positions;
+  }
+}
+
 // A scored strategy: the best-scoring assignment (best_assignment.h) into run.chosen, or why none fits.
 std::optional<std::string> choose_best_fit(FitRun& run) {
+  std::size_t socket_nodes = 0;
+  keep_within_one_socket(run, &socket_nodes);
+  if (run.socket) {
+    run.result.assignments_tried = socket_nodes;
+    if (run.explain != nullptr) run.explain->nodes = socket_nodes;
+    return std::nullopt;
+  }
   BestAssignment best = find_best_assignment(run.problem());
   run.result.assignments_tried = best.nodes;
   if (run.explain != nullptr) {
@@ -430,6 +497,11 @@ void explain_choice(const FitRun& run, FitExplanation& explain) {
     }
   }
   explain.verdict = verdict_for(run.options, explain.scoring, *explain.chosen, explain.runner_up, explain.host_order);
+  if (run.socket) {
+    explain.verdict = "kept within the cells of socket " + std::to_string(*run.socket) +
+                      " (one socket's cells first, for sub-NUMA clustered hosts; the runner-up is that socket's "
+                      "too): " + explain.verdict;
+  }
 }
 
 // The placement of the chosen assignment: scored strategies pin compactly, nova in Nova's order.
@@ -452,7 +524,7 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
   thread_local FitMatrices matrices;
   const Strategy pair_scoring = cell_scoring_strategy(options.strategy, host.cells.size());
   const bool scored = options.strategy != Strategy::Nova;
-  FitRun run{host, guest, options, pair_scoring, scored, nullptr, matrices, {}, {}, {}, {}, {}};
+  FitRun run{host, guest, options, pair_scoring, scored, nullptr, matrices, {}, {}, {}, {}, {}, {}, {}};
   begin_explanation(run);
   auto refuse = [&](std::string summary) {
     run.result.summary = std::move(summary);

@@ -66,10 +66,21 @@ Result<HostCell> read_cell(const xmlNode* node, std::map<std::uint32_t, std::uin
     }
   }
 
+  // The cell's socket: the socket_id its CPUs agree on (none when one lacks it or they differ).
+  std::optional<std::uint32_t> socket;
+  bool socket_agreed = true;
   if (const xmlNode* cpus = first_child(node, "cpus")) {
     for (const xmlNode* cpu : child_elements(cpus, "cpu")) {
       auto cpu_id = parse_id(attribute(cpu, "id"), where + " cpu id");
       if (!cpu_id) return cpu_id.error();
+      if (auto socket_text = attribute(cpu, "socket_id")) {
+        auto id = parse_id(socket_text, where + " cpu " + std::to_string(*cpu_id) + " socket_id");
+        if (!id) return id.error();
+        if (socket && *socket != *id) socket_agreed = false;
+        socket = *id;
+      } else {
+        socket_agreed = false;
+      }
       if (cell.cpus.contains(*cpu_id)) {
         return make_error("InvalidCapabilities", where + ": cpu " + std::to_string(*cpu_id) + " is listed twice");
       }
@@ -89,6 +100,7 @@ Result<HostCell> read_cell(const xmlNode* node, std::map<std::uint32_t, std::uin
   for (auto& group : cell.siblings) group = group.intersected(cell.cpus);
   std::sort(cell.siblings.begin(), cell.siblings.end(), [](const CpuSet& a, const CpuSet& b) { return a.first() < b.first(); });
   cell.siblings.erase(std::unique(cell.siblings.begin(), cell.siblings.end()), cell.siblings.end());
+  if (socket_agreed && socket) cell.socket = socket;
   cell.shared_cpus = cell.cpus;
   cell.dedicated_cpus = cell.cpus;
   return cell;

@@ -12,7 +12,10 @@
 #include <string>
 
 #include "placement/fit/fit.h"
+#include "plugin/sources/hwloc_source.h"
+#include "support/test_paths.h"
 #include "support/topology_builders.h"
+#include "xml/capabilities_reader.h"
 
 namespace numaplace {
 namespace {
@@ -71,6 +74,67 @@ TEST(SocketFirst, ATwoCellGuestGetsOneSocketsCellsWherePackWouldCrossSockets) {
   const FitResult spread_over = fit_guest(host, wide, pack);
   ASSERT_TRUE(spread_over.placement) << spread_over.summary;
   EXPECT_EQ(sockets_used(host, *spread_over.placement).size(), 2u);
+}
+
+// Capabilities with 2 sockets of 2 cells (socket_id on every <cpu>), and the hwloc export of 2
+// packages of 2 NUMA nodes: each cell knows its socket, and a 2-cell guest whose fullest cells are
+// in different sockets still gets one socket's cells.
+std::string snc_capabilities(bool one_cell_mixed) {
+  std::string xml = "<capabilities><host><cpu><arch>x86_64</arch></cpu><topology><cells num='4'>";
+  for (std::uint32_t i = 0; i < 4; ++i) {
+    xml += "<cell id='" + std::to_string(i) + "'><memory unit='KiB'>16777216</memory><distances>";
+    for (std::uint32_t j = 0; j < 4; ++j) {
+      xml += "<sibling id='" + std::to_string(j) + "' value='" + (i == j ? "10" : i / 2 == j / 2 ? "11" : "21") + "'/>";
+    }
+    xml += "</distances><cpus num='4'>";
+    for (std::uint32_t t = 0; t < 4; ++t) {
+      const std::uint32_t cpu = i * 4 + t;
+      const std::uint32_t socket = one_cell_mixed && i == 3 && t == 3 ? 0 : i / 2;
+      xml += "<cpu id='" + std::to_string(cpu) + "' socket_id='" + std::to_string(socket) + "' core_id='" +
+             std::to_string(t) + "' siblings='" + std::to_string(cpu) + "'/>";
+    }
+    xml += "</cpus></cell>";
+  }
+  return xml + "</cells></topology></host></capabilities>";
+}
+
+void expect_one_socket_for_a_two_cell_guest(HostTopology host, const std::string& what) {
+  // The first cell of each socket is the fullest.
+  std::set<std::uint32_t> seen;
+  for (auto& cell : host.cells) {
+    if (seen.insert(*cell.socket).second) cell.usage.memory_kib = cell.memory_kib / 2;
+  }
+  FitOptions pack;
+  pack.strategy = Strategy::Pack;
+  const FitResult fit = fit_guest(host, guest_of({{1, 1}, {1, 1}}, kGiBInKiB), pack);
+  ASSERT_TRUE(fit.placement) << what << ": " << fit.summary;
+  EXPECT_EQ(sockets_used(host, *fit.placement).size(), 1u) << what;
+}
+
+TEST(SocketFirst, CapabilitiesAndHwlocHostsKnowTheirSockets) {
+  auto caps = xml::read_capabilities(snc_capabilities(false), "snc capabilities");
+  ASSERT_TRUE(caps) << caps.error().message;
+  for (const auto& cell : caps->cells) {
+    ASSERT_TRUE(cell.socket) << "cell " << cell.id;
+    EXPECT_EQ(*cell.socket, cell.id / 2);
+  }
+  expect_one_socket_for_a_two_cell_guest(*caps, "capabilities");
+  // A cell whose CPUs name different sockets belongs to none.
+  auto mixed = xml::read_capabilities(snc_capabilities(true), "mixed capabilities");
+  ASSERT_TRUE(mixed);
+  EXPECT_FALSE(mixed->cells[3].socket);
+  EXPECT_TRUE(mixed->cells[2].socket);
+
+  auto hwloc = plugin::load_hwloc_xml(testing::shared_path("samples/hwloc/synth-2pkg-4numa-l3.xml"));
+  ASSERT_TRUE(hwloc) << hwloc.error().message;
+  ASSERT_EQ(hwloc->cells.size(), 4u);
+  std::set<std::uint32_t> sockets;
+  for (const auto& cell : hwloc->cells) {
+    ASSERT_TRUE(cell.socket);
+    sockets.insert(*cell.socket);
+  }
+  EXPECT_EQ(sockets.size(), 2u);
+  expect_one_socket_for_a_two_cell_guest(*hwloc, "hwloc");
 }
 
 // The cells of one socket alone, as a host (distances dropped: whether a guest fits does not

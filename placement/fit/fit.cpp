@@ -372,7 +372,7 @@ std::vector<std::uint32_t> sockets_of(const HostTopology& host) {
 // the best of them taken (score, then distance, then the socket whose cells come first in Nova's
 // order); only when no socket can hold the guest is the whole host searched. A guest with PCI
 // requests keeps the whole host: its devices' policy decides which cells count.
-void keep_within_one_socket(FitRun& run, std::size_t* nodes) {
+void keep_within_one_socket(FitRun& run, std::size_t* nodes, bool* capped) {
   if (run.guest.cells.size() < 2 || !run.demands.empty()) return;
   const std::vector<std::uint32_t> sockets = sockets_of(run.host);
   std::optional<ScoredAssignment> best;
@@ -396,6 +396,7 @@ void keep_within_one_socket(FitRun& run, std::size_t* nodes) {
                                     run.demands};
     BestAssignment found = find_best_assignment(problem);
     *nodes += found.nodes;
+    *capped = *capped || found.capped;
     if (!found.best) continue;
     const ScoredAssignment& f = *found.best;
     const bool better = !best || f.score > best->score || (f.score == best->score && f.distance < best->distance) ||
@@ -416,10 +417,14 @@ void keep_within_one_socket(FitRun& run, std::size_t* nodes) {
 // A scored strategy: the best-scoring assignment (best_assignment.h) into run.chosen, or why none fits.
 std::optional<std::string> choose_best_fit(FitRun& run) {
   std::size_t socket_nodes = 0;
-  keep_within_one_socket(run, &socket_nodes);
+  bool socket_capped = false;
+  keep_within_one_socket(run, &socket_nodes, &socket_capped);
   if (run.socket) {
     run.result.assignments_tried = socket_nodes;
-    if (run.explain != nullptr) run.explain->nodes = socket_nodes;
+    if (run.explain != nullptr) {
+      run.explain->nodes = socket_nodes;
+      run.explain->capped = socket_capped;
+    }
     return std::nullopt;
   }
   BestAssignment best = find_best_assignment(run.problem());

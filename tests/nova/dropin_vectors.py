@@ -29,10 +29,7 @@ def outcome(nd, npnova, case):
     n = nd.nova()
     objects, hardware, conf = n["objects"], n["hardware"], n["conf"]
     request = case["request"]
-    overrides = case.get("config") or {}
-    for key, value in overrides.items():
-        group, name = key.split(".", 1)
-        conf.set_override(name, value, group=group)
+    overrides = nd.apply_case_config(conf, case)
     try:
         try:
             flavor, image = nd.flavor_and_image(objects, request)
@@ -65,9 +62,7 @@ def outcome(nd, npnova, case):
                           "pinned": bool(pinning)})
         return {"kind": "fit", "cells": cells}
     finally:
-        for key in overrides:
-            group, name = key.split(".", 1)
-            conf.clear_override(name, group=group)
+        nd.clear_case_config(conf, overrides)
 
 
 def wanted(case):

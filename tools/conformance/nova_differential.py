@@ -214,6 +214,21 @@ def mutation_free_fit(host_topology, pristine_topology, limits, pci_requests, pc
     return None
 
 
+def apply_case_config(conf, case):
+    """Sets the case's Nova configuration ("group.name": value) and returns it for clear_case_config."""
+    overrides = case.get("config") or {}
+    for key, value in overrides.items():
+        group, name = key.split(".", 1)
+        conf.set_override(name, value, group=group)
+    return overrides
+
+
+def clear_case_config(conf, overrides):
+    for key in overrides:
+        group, name = key.split(".", 1)
+        conf.clear_override(name, group=group)
+
+
 def flavor_and_image(objects, request):
     """Nova's Flavor and ImageMeta objects for a request of the neutral schema."""
     image = objects.ImageMeta.from_dict({"properties": dict(request.get("image", {}).get("properties", {}))})
@@ -228,10 +243,7 @@ def run_nova(case, quirks=True):
     n = nova()
     objects, hardware, conf = n["objects"], n["hardware"], n["conf"]
     req = case["request"]
-    overrides = case.get("config") or {}
-    for key, value in overrides.items():
-        group, name = key.split(".", 1)
-        conf.set_override(name, value, group=group)
+    overrides = apply_case_config(conf, case)
     try:
         try:
             flavor, image = flavor_and_image(objects, req)
@@ -299,9 +311,7 @@ def run_nova(case, quirks=True):
             expect["nova_quirks"] = sorted(set(q))
         return expect
     finally:
-        for key in overrides:
-            group, name = key.split(".", 1)
-            conf.clear_override(name, group=group)
+        clear_case_config(conf, overrides)
 
 
 def run_nova_capped(case, seconds=5.0, quirks=True):

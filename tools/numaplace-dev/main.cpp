@@ -14,7 +14,7 @@ int main(int argc, char** argv) {
   CLI::App app{
       "numaplace-dev checks numaplace against reference answers: the conformance suites (vectors\n"
       "produced by running Nova 26, the Kubernetes TopologyManager and scheduler scoring, and the\n"
-      "Resource Comparison design) and the replay of Nova's admission streams. A build-tree tool of the\n"
+      "Resource Comparison design) the replay of Nova's admission streams and fleets. A build-tree tool of the\n"
       "project (build/numaplace-dev); it is not installed.",
       "numaplace-dev"};
   app.require_subcommand(1);
@@ -24,8 +24,9 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  numaplace-dev conformance nova-fit tests/data/conformance/nova/edge.jsonl\n"
       "  numaplace-dev replay tests/data/conformance/nova/streams.jsonl --strategy pack\n"
+      "  numaplace-dev fleet tests/data/conformance/nova/fleet-16.json\n"
       "Exit codes: see each command's --help.");
   using namespace numaplace::cli;
-  std::vector<Command> commands{register_conformance(app), register_replay(app)};
+  std::vector<Command> commands{register_conformance(app), register_replay(app), register_fleet(app)};
   return parse_and_run(app, commands, argc, argv);
 }

@@ -16,6 +16,7 @@
 #include "numaplace/command.h"
 #include "numaplace/host_source.h"
 #include "numaplace/json_output.h"
+#include "numaplace/rank_flags.h"
 #include "placement/lifecycle/host_ranking.h"
 #include "plugin/sources/host_json.h"
 #include "xml/capabilities_reader.h"
@@ -35,8 +36,7 @@ struct RankCliOptions {
   std::string domain_path;
   std::uint32_t vcpus = 0;
   std::uint64_t memory_mib = 0;
-  StrategyCliOptions cells;    // the cell strategy on each host, as place's flags
-  std::string host_strategy;   // LeastAllocated, MostAllocated, RequestedToCapacityRatio; empty: from --strategy
+  RankStrategyFlags strategies;  // the cells' strategy on each host (place's flags) and the hosts' scoring
   bool explain = false;
   bool json = false;
   std::size_t top = 0;
@@ -154,53 +154,6 @@ Result<NamedHosts> load_hosts(const std::vector<std::string>& sources) {
   return out;
 }
 
-bool is_host_scoring_name(const std::string& name) {
-  return name == "LeastAllocated" || name == "MostAllocated" || name == "RequestedToCapacityRatio";
-}
-
-// How hosts are compared: --host-strategy, or a host-scoring name given to --strategy (rank's flag
-// before it chose cells too), else the host counterpart of the cell strategy: pack packs hosts
-// (MostAllocated), ratio scores them by the same shape, every other strategy spreads them
-// (LeastAllocated, as Nova's RAM weigher does by default). --ratio-weights weigh both.
-Result<scoring::ScoringConfig> scoring_config(const RankCliOptions& o, Strategy cell_strategy) {
-  std::string name = !o.host_strategy.empty() ? o.host_strategy
-                     : is_host_scoring_name(o.cells.strategy) ? o.cells.strategy
-                     : cell_strategy == Strategy::Pack        ? "MostAllocated"
-                     : cell_strategy == Strategy::Ratio       ? "RequestedToCapacityRatio"
-                                                              : "LeastAllocated";
-  auto strategy = scoring::scoring_strategy_from_name(name);
-  if (!strategy) return strategy.error();
-  scoring::ScoringConfig config;
-  config.strategy = *strategy;
-  if (!o.cells.ratio_weights.empty()) {
-    auto weights = parse_resource_weights(o.cells.ratio_weights);
-    if (!weights) return weights.error();
-    // score_node leaves a resource out by not listing it (a weight of 0 in --ratio-weights).
-    if (weights->cpu > 0) config.resources.push_back({"cpu", weights->cpu});
-    if (weights->memory > 0) config.resources.push_back({"memory", weights->memory});
-  }
-  if (config.strategy == scoring::ScoringStrategy::RequestedToCapacityRatio) {
-    auto shape = parse_ratio_shape(o.cells.ratio_shape.empty() ? "0:0,100:10" : o.cells.ratio_shape);
-    if (!shape) return shape.error();
-    config.shape = std::move(*shape);
-  } else if (!o.cells.ratio_shape.empty() && cell_strategy != Strategy::Ratio) {
-    return make_error("InvalidArgument", "--ratio-shape goes with --strategy ratio or --host-strategy "
-                                         "RequestedToCapacityRatio");
-  }
-  return config;
-}
-
-// The cell strategy, as place reads its flags; a host-scoring name given to --strategy leaves the
-// default, and a --ratio-shape meant only for the hosts is not the cells'.
-Result<FitOptions> cell_options(const RankCliOptions& o) {
-  StrategyCliOptions cells = o.cells;
-  if (is_host_scoring_name(cells.strategy)) cells.strategy.clear();
-  if (cells.strategy != "ratio") cells.ratio_shape.clear();
-  FitOptions fit;
-  if (auto applied = apply_strategy_options(cells, fit); !applied) return applied.error();
-  return fit;
-}
-
 Result<GuestRequest> guest_request(const RankCliOptions& o) {
   GuestRequest request;
   auto flavor = parse_pairs(o.specs, "--spec");
@@ -246,16 +199,12 @@ std::string indented(std::string text) {
 int run_rank(const RankCliOptions& o) {
   auto request = guest_request(o);
   if (!request) return report(request.error(), o.json);
-  auto fit = cell_options(o);
-  if (!fit) return report(fit.error(), o.json);
-  auto config = scoring_config(o, fit->strategy);
-  if (!config) return report(config.error(), o.json);
+  auto strategies = rank_options_from_flags(o.strategies);
+  if (!strategies) return report(strategies.error(), o.json);
   auto hosts = load_hosts(o.hosts);
   if (!hosts) return report(hosts.error(), o.json);
 
-  RankOptions options;
-  options.fit = *fit;
-  options.scoring = *config;
+  RankOptions options = *strategies;
   options.explain = o.explain;
   auto ranked = rank_hosts(hosts->hosts, *request, options);
   if (!ranked) return report(ranked.error(), o.json);
@@ -279,8 +228,8 @@ int run_rank(const RankCliOptions& o) {
         refused.push_back(entry);
       }
     }
-    std::cout << nlohmann::json{{"strategy", to_string(fit->strategy)},
-                                {"host_strategy", scoring::to_string(config->strategy)},
+    std::cout << nlohmann::json{{"strategy", to_string(options.fit.strategy)},
+                                {"host_strategy", scoring::to_string(options.scoring.strategy)},
                                 {"hosts", hosts->hosts.size()},
                                 {"fitting", fitting},
                                 {"ranked", fit_list},
@@ -348,17 +297,17 @@ Command register_rank(CLI::App& app) {
   vcpus->needs(memory);
   memory->needs(vcpus);
   domain->excludes(vcpus)->excludes(memory);
-  add_strategy_options(rank, options->cells, {"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"},
+  add_strategy_options(rank, options->strategies.cells, {"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"},
                        "; on each host's cells, as place; hosts are then scored by its counterpart (pack: "
                        "MostAllocated, ratio: RequestedToCapacityRatio, else LeastAllocated) unless --host-strategy "
                        "says otherwise; a host-scoring name here sets only that");
-  rank->add_option("--host-strategy", options->host_strategy,
+  rank->add_option("--host-strategy", options->strategies.host_strategy,
                    "how fitting hosts are scored: LeastAllocated (spread), MostAllocated (pack), "
                    "RequestedToCapacityRatio (ratio, by --ratio-shape)")
       ->check(CLI::IsMember({"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"}));
   // The flags' names before rank shared place's; kept so that scripts keep working.
-  rank->add_option("--shape", options->cells.ratio_shape, "the old name of --ratio-shape")->group("");
-  rank->add_flag("--pack-cells", options->cells.nova_pack, "the old name of --pack")->group("");
+  rank->add_option("--shape", options->strategies.cells.ratio_shape, "the old name of --ratio-shape")->group("");
+  rank->add_flag("--pack-cells", options->strategies.cells.nova_pack, "the old name of --pack")->group("");
   rank->add_flag("--explain", options->explain, "say why each refused host was refused, per guest and host cell");
   rank->add_flag("--json", options->json, "print the ranking as JSON");
   rank->add_option("--top", options->top, "show only the best N hosts");

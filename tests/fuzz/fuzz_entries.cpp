@@ -13,6 +13,8 @@
 #include "placement/model/cpu_set.h"
 #include "placement/fit/fit.h"
 #include "placement/request/guest_topology.h"
+#include "plugin/service/fit_json.h"
+#include "plugin/sources/host_json.h"
 #include "plugin/sources/hwloc_source.h"
 #include "plugin/service/place_domain.h"
 #include "plugin/service/qemu_hook.h"
@@ -218,6 +220,49 @@ Outcome hook_stdin(std::string_view data) {
   return std::nullopt;
 }
 
+namespace {
+
+// An answer text of the fit API must be a JSON object saying which kind of answer it is.
+void check_answer_text(const std::string& text) {
+  const auto answer = nlohmann::json::parse(text, nullptr, false);
+  if (answer.is_discarded() || !answer.is_object() || !answer.contains("kind")) {
+    invariant_broken("a fit answer that is not a JSON object with a kind: " + text);
+  }
+}
+
+}  // namespace
+
+Outcome fit_request_json(std::string_view data) {
+  auto request = plugin::fit_request_from_json_text(data);
+  if (!request) return request.error();
+  if (!request->has_value()) return std::nullopt;
+  const nlohmann::json written = plugin::guest_topology_json(*request);
+  auto again = plugin::fit_request_from_json(nlohmann::json{{"topology", written}});
+  if (!again) invariant_broken("a topology written as JSON does not read back: " + again.error().message);
+  if (plugin::guest_topology_json(*again) != written) {
+    invariant_broken("a topology read back differs: " + written.dump() + " -> " + plugin::guest_topology_json(*again).dump());
+  }
+  check_answer_text(plugin::fit_answer_text(fit_guest(fixed_host(), **request)));
+  return std::nullopt;
+}
+
+Outcome fit_host_json(std::string_view data) {
+  auto host = plugin::host_from_json_text(data);
+  if (!host) return host.error();
+  const nlohmann::json written = plugin::host_to_json(*host);
+  auto again = plugin::host_from_json(written);
+  if (!again) invariant_broken("a host written as JSON does not read back: " + again.error().message);
+  if (plugin::host_to_json(*again) != written) invariant_broken("a host read back differs: " + written.dump());
+  GuestTopology guest;
+  GuestCell cell;
+  cell.id = 0;
+  cell.cpus = CpuSet{0};
+  cell.memory_kib = 1024 * 1024;
+  guest.cells.push_back(cell);
+  check_answer_text(plugin::fit_answer_text(fit_guest(*host, guest)));
+  return std::nullopt;
+}
+
 Outcome run(std::string_view harness, std::string_view data) {
   if (harness == "cpulist") return cpulist(data);
   if (harness == "specs") return specs(data);
@@ -227,6 +272,8 @@ Outcome run(std::string_view harness, std::string_view data) {
   if (harness == "hwloc") return hwloc_xml(data);
   if (harness == "json") return json_vector(data);
   if (harness == "hook") return hook_stdin(data);
+  if (harness == "fitrequest") return fit_request_json(data);
+  if (harness == "fithost") return fit_host_json(data);
   return make_error("UnknownHarness", "no fuzz entry named '" + std::string(harness) + "'");
 }
 

@@ -43,7 +43,18 @@ Outcome json_vector(std::string_view data);
 // parses as a domain.
 Outcome hook_stdin(std::string_view data);
 
-// Dispatch by harness name ("cpulist", "specs", "capabilities", "nodedev", "domain", "hwloc", "json", "hook").
+// The fast fit API's request reader (fit_request_from_json_text: the flavor/image form and the
+// topology form). An accepted request with a topology is fitted on the fixed 2-cell host and the
+// answer text must be a JSON object with a "kind"; its topology, written as JSON, must read back
+// in the topology form to the same JSON.
+Outcome fit_request_json(std::string_view data);
+// np_host_from_json's reader (plugin::host_from_json_text). An accepted host must write back
+// (host_to_json) to JSON that reads to the same host JSON again, and a 1-cell guest of 1 vCPU and
+// 1 GiB is fitted on it, its answer text a JSON object with a "kind".
+Outcome fit_host_json(std::string_view data);
+
+// Dispatch by harness name ("cpulist", "specs", "capabilities", "nodedev", "domain", "hwloc", "json", "hook",
+// "fitrequest", "fithost").
 // Returns an Error named "UnknownHarness" for any other name.
 Outcome run(std::string_view harness, std::string_view data);
 

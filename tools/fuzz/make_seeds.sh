@@ -11,6 +11,9 @@
 #   json          a sample of lines of every conformance .jsonl file (one vector a file; NAME.jsonl.xz
 #                 is read as NAME.jsonl when that is not there)
 #   hook          "OP SUBOP" + a domain (each domain seed under restore/migrate/prepare begin)
+#   fitrequest    the requests of the nova vectors (the fit API's flavor/image form), and their
+#                 expected guest topologies in its topology form
+#   fithost       the hosts of the nova vectors (the fit API's host JSON)
 # Usage: make_seeds.sh OUT_DIR [DATA_DIR]   (DATA_DIR: tests/data's layout; default tests/data itself)
 set -euo pipefail
 SOURCE=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,7 +21,7 @@ OUT=$1
 SHARED=$(readlink -f "${2:-$SOURCE/tests/data}")
 [ -d "$SHARED/corpus" ] || { echo "make_seeds.sh: no corpus under $SHARED" >&2; exit 1; }
 rm -rf "$OUT"
-mkdir -p "$OUT"/{cpulist,specs,capabilities,nodedev,domain,hwloc,json,hook}
+mkdir -p "$OUT"/{cpulist,specs,capabilities,nodedev,domain,hwloc,json,hook,fitrequest,fithost}
 
 copy_all() {  # dest files...
   local dest=$1 f; shift
@@ -29,7 +32,7 @@ copy_all capabilities "$SHARED"/corpus/*/capabilities/* "$SHARED"/samples/libvir
 copy_all nodedev "$SHARED"/corpus/*/nodedev/* "$SHARED"/samples/libvirt/nodedev-* "$SHARED"/samples/libvirt/testdriver-node-*
 copy_all domain "$SHARED"/corpus/*/domains/* "$SHARED"/samples/libvirt/domain-* "$SOURCE"/examples/*.xml
 copy_all hwloc "$SHARED"/samples/hwloc/*
-for entry in cpulist specs capabilities nodedev domain hwloc json hook; do
+for entry in cpulist specs capabilities nodedev domain hwloc json hook fitrequest fithost; do
   if [ -d "$SOURCE/tests/fuzz/seeds/$entry" ]; then cp "$SOURCE/tests/fuzz/seeds/$entry"/* "$OUT/$entry/"; fi
 done
 
@@ -63,6 +66,13 @@ for path in sorted(vectors, key=lambda p: p[:-3] if p.endswith(".xz") else p):
             continue
         vector = json.loads(line)
         request = vector.get("request", {})
+        if isinstance(request, dict) and request:
+            put("fitrequest", json.dumps(request))
+        topology = (vector.get("expect") or {}).get("guest_topology")
+        if isinstance(topology, dict):
+            put("fitrequest", json.dumps({"topology": topology}))
+        if isinstance(vector.get("host"), dict):
+            put("fithost", json.dumps(vector["host"]))
         flavor = request.get("flavor", {})
         image = (request.get("image") or {}).get("properties", {})
         def v(x): return x if isinstance(x, str) else json.dumps(x)
@@ -79,6 +89,6 @@ for f in "$OUT"/domain/*; do
   { printf '%s\n' "${ops[i % 3]}"; cat "$f"; } >"$OUT/hook/$(basename "$f")"
   i=$((i + 1))
 done
-for entry in cpulist specs capabilities nodedev domain hwloc json hook; do
+for entry in cpulist specs capabilities nodedev domain hwloc json hook fitrequest fithost; do
   printf '%s %s\n' "$entry" "$(find "$OUT/$entry" -type f | wc -l)"
 done

@@ -60,7 +60,7 @@ if(NUMAPLACE_PYTHON3 AND NOT NUMAPLACE_SANITIZE)
                    PYTHONPATH=${PROJECT_BINARY_DIR}/python PYTHONDONTWRITEBYTECODE=1
                    ${NUMAPLACE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/nova/filter_cache.py)
   set_tests_properties(nova.filter-cache PROPERTIES LABELS nova SKIP_RETURN_CODE 77 TIMEOUT 300)
-  # A seeded random differential of the drop-ins against Nova itself (at most about 45 s of drawing).
+  # A seeded random differential of the drop-ins against Nova itself (at most about 30 s of drawing).
   add_test(NAME nova.dropin-differential
            COMMAND ${CMAKE_COMMAND} -E env NUMAPLACE_LIBRARY=$<TARGET_FILE:numaplace>
                    PYTHONPATH=${PROJECT_BINARY_DIR}/python PYTHONDONTWRITEBYTECODE=1

@@ -22,7 +22,10 @@ Agreement, as tests/nova/dropin_vectors.py checks it against the recorded vector
     every pin on a pCPU of the chosen cell's pcpuset that was not pinned already, each pCPU once,
     every dedicated vCPU pinned. Which pCPU a vCPU gets is not compared: Nova takes them in Python
     set order (docs/DESIGN-NOTES.md).
-Where Nova is inconsistent, the answer must be expect_fixed's. A case Nova does not answer within
+Where Nova is inconsistent, the answer must be expect_fixed's. The filters are compared too:
+each case's host as a HostState and its request as a RequestSpec, through Nova's NUMATopologyFilter
+and NUMAPlaceFilter (host_passes): the same verdict (where Nova's fit is inconsistent: whether its
+mutation-free re-run fits). A case Nova does not answer within
 --timeout seconds (its permutation walk on many cells) is not compared and is counted.
 
 Known differences are listed in KNOWN_DIFFERENCES below, each with its reason; a case that differs
@@ -31,7 +34,7 @@ other difference fails the run. Exit 0: no unexpected difference; 1: some (print
 as JSON, to add to tests/conformance/nova-differential.jsonl once fixed); 77: no Nova.
 
   NUMAPLACE_LIBRARY=build/libnumaplace.so PYTHONPATH=build/python NUMAPLACE_SHARED_DIR=build/test-data \\
-    /usr/bin/python3 tests/nova/dropin_differential.py [--count 400] [--seed 26] [--stress 0.3] [--budget 45]
+    /usr/bin/python3 tests/nova/dropin_differential.py [--count 400] [--seed 26] [--stress 0.3] [--budget 30]
 """
 import argparse
 import json
@@ -50,15 +53,54 @@ sys.path.insert(0, HERE)
 KNOWN_DIFFERENCES = []
 
 
+def filter_verdicts(nd, npnova, case, want):
+    """Nova's NUMATopologyFilter and NUMAPlaceFilter on the case as a scheduler sees it: a HostState
+    with the case's host (its own objects for each filter), a RequestSpec with Nova's own topology
+    and PCI requests. None where the filters are not asked (a request Nova refuses at the API, a
+    host without allocation ratios). Returns (Nova's verdict, numaplace's, the verdict wanted):
+    wanted is Nova's own, or where Nova's fit is inconsistent whether its mutation-free re-run fits."""
+    from nova.scheduler import host_manager
+    from nova.scheduler.filters import numa_topology_filter
+    n = nd.nova()
+    objects, hardware, conf = n["objects"], n["hardware"], n["conf"]
+    ratio = case["host"].get("allocation_ratio")
+    if want["kind"] == "invalid" or ratio is None:
+        return None
+    overrides = nd.apply_case_config(conf, case)
+    try:
+        flavor, image = nd.flavor_and_image(objects, case["request"])
+        policy = hardware.get_pci_numa_policy_constraint(flavor, image)
+
+        def run(flt):
+            topology = nd.build_host(case["host"])
+            state = host_manager.HostState("h", "n", "c")
+            state.numa_topology = topology
+            state.pci_stats = nd.build_pci_stats(case["host"], topology)
+            state.cpu_allocation_ratio, state.ram_allocation_ratio = ratio["cpu"], ratio["ram"]
+            spec = objects.RequestSpec(
+                flavor=flavor, image=image, numa_topology=hardware.numa_get_constraints(flavor, image),
+                pci_requests=objects.InstancePCIRequests(requests=nd.build_pci_requests(case["request"], policy)),
+                instance_uuid="4f6c5ab0-5c4e-4e4a-9a43-2f1a1f5d0003")
+            return flt.host_passes(state, spec)
+
+        nova_verdict = run(numa_topology_filter.NUMATopologyFilter())
+        ours = run(npnova.NUMAPlaceFilter())
+    finally:
+        nd.clear_case_config(conf, overrides)
+    wanted = nova_verdict if not case["expect"].get("nova_quirks") else want["kind"] in ("fit", "no_topology")
+    return nova_verdict, ours, wanted
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--count", type=int, default=400, help="cases to draw")
     ap.add_argument("--seed", type=int, default=26)
     ap.add_argument("--stress", type=float, default=0.3, help="share of cases on small, tight hosts")
     ap.add_argument("--timeout", type=float, default=2.0, help="seconds Nova gets per case")
-    ap.add_argument("--budget", type=float, default=45.0,
+    ap.add_argument("--budget", type=float, default=30.0,
                     help="stop drawing after this many seconds (the cases done so far are the run)")
     ap.add_argument("--min-cases", type=int, default=150, help="fewer compared cases than this fails the run")
+    ap.add_argument("--no-filter", action="store_true", help="leave out the filters' comparison")
     args = ap.parse_args()
     try:
         import nova_differential as nd
@@ -74,7 +116,7 @@ def main():
     corpus = nd.load_corpus()
     started = time.monotonic()
     kinds, quirks = {}, 0
-    compared = timed_out = 0
+    compared = timed_out = filtered = 0
     expected, unexpected = [], []
     for i in range(args.count):
         if time.monotonic() - started > args.budget:
@@ -90,6 +132,13 @@ def main():
         got = dropin_vectors.outcome(nd, npnova, case)
         compared += 1
         kinds[want["kind"]] = kinds.get(want["kind"], 0) + 1
+        if not args.no_filter:
+            verdicts = filter_verdicts(nd, npnova, case, want)
+            if verdicts is not None:
+                filtered += 1
+                if verdicts[1] != verdicts[2]:
+                    got = dict(got, filter=verdicts[1])
+                    want = dict(want, filter=verdicts[2])
         if got == want:
             continue
         known = [name for name, _, applies in KNOWN_DIFFERENCES if applies(case, want, got)]
@@ -102,6 +151,7 @@ def main():
         print(f"  case: {json.dumps(case)}")
     print(f"{compared} random cases compared in {seconds:.1f} s (seed {args.seed}, stress {args.stress}): "
           + ", ".join(f"{k} {v}" for k, v in sorted(kinds.items()))
+          + f"; {filtered} of them through both filters too"
           + f"; {quirks} where Nova's own answer is inconsistent (compared with its mutation-free re-run); "
           f"{timed_out} not answered by Nova within {args.timeout} s; "
           f"{len(expected)} known differences, {len(unexpected)} unexpected")

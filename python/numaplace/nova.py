@@ -23,8 +23,12 @@ pci_stats become a host in the nova-fit JSON schema (np_host_from_json); the ins
 becomes the request's "topology" form (np_request_from_json); numaplace fits it (np_fit) and the
 answer is written onto the instance cells as Nova writes it: the host cell id, the chosen page
 size where one was asked, the pinning of the dedicated vCPUs and the emulator's reserved pCPUs.
-Every call builds both again from the objects (they change between calls); a scheduler that
-keeps hosts should hold numaplace.Host values and call Host.fit, which is the fast path.
+numa_fit_instance_to_host builds both again from the objects on every call (they change between
+calls; the same JSON text reuses the library's host or request). NUMAPlaceFilter keeps a
+numaplace host per host_state while the fields it is made of are unchanged (host_inputs,
+compared with their copies on every pass, so a change made in place is seen) and its answers
+per request, and reads the spec once per filter_all (docs/nova.md). A scheduler of its own should
+hold numaplace.Host values and call Host.fit, which is the fast path.
 """
 
 import collections

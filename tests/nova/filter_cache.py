@@ -16,7 +16,6 @@ the host's inputs (numaplace.nova.host_inputs) are unchanged. Checked here:
     cache's own check (_inputs_unchanged) says so.
 Exit 77 without Nova.
 """
-import copy
 import json
 import os
 import random

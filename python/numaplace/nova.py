@@ -23,13 +23,22 @@ pci_stats become a host in the nova-fit JSON schema (np_host_from_json); the ins
 becomes the request's "topology" form (np_request_from_json); numaplace fits it (np_fit) and the
 answer is written onto the instance cells as Nova writes it: the host cell id, the chosen page
 size where one was asked, the pinning of the dedicated vCPUs and the emulator's reserved pCPUs.
-Every call builds both again from the objects (they change between calls); a scheduler that
-keeps hosts should hold numaplace.Host values and call Host.fit, which is the fast path.
+numa_fit_instance_to_host builds both again from the objects on every call (they change between
+calls; the same JSON text reuses the library's host or request). NUMAPlaceFilter keeps a
+numaplace host per host_state while the fields it is made of are unchanged (host_inputs,
+compared with their copies on every pass, so a change made in place is seen) and its answers
+per request, and reads the spec once per filter_all (docs/nova.md). A scheduler of its own should
+hold numaplace.Host values and call Host.fit, which is the fast path.
 """
 
 import collections
+import contextlib
+import gc
+import itertools
 import json
+import operator
 import threading
+import weakref
 from typing import Any, Dict, List, Optional
 
 import numaplace
@@ -139,50 +148,125 @@ def numa_get_constraints(flavor, image_meta):
 
 # ---- numa_fit_instance_to_host ----
 
-def _pci_devices(pci_stats) -> List[Dict[str, Any]]:
-    """PciDeviceStats pools as free devices: `count` of each (vendor, product, NUMA node)."""
-    devices = []
-    for i, pool in enumerate(getattr(pci_stats, "pools", None) or []):
-        for j in range(int(pool.get("count", 0))):
-            devices.append({"address": f"pool{i}-{j}", "numa_node": pool.get("numa_node"),
-                            "vendor_id": pool.get("vendor_id", ""), "product_id": pool.get("product_id", ""),
-                            "allocated": False})
-    return devices
+def _read(obj, name: str):
+    """A field's value as attribute access gives it (lazy-load or error when unset), read directly
+    when set (the common case: oslo.versionedobjects keeps a set field as _obj_NAME)."""
+    try:
+        return getattr(obj, "_obj_" + name)
+    except AttributeError:
+        return getattr(obj, name)
 
 
-def host_json(host_topology, limits=None, pci_stats=None) -> Dict[str, Any]:
-    """A Nova NUMATopology (with its limits and PCI pools) in the nova-fit host schema
-    (shared_cpuset / dedicated_cpuset only where they are not all the cell's CPUs)."""
-    cells = []
+# The fields of a host cell (and of its page pools) the nova-fit host JSON is made of, in the order
+# host_inputs keeps them; read by attrgetter as oslo.versionedobjects holds set fields (_obj_NAME).
+_CELL_FIELDS = ("id", "cpuset", "pcpuset", "siblings", "memory", "cpu_usage", "pinned_cpus", "memory_usage",
+                "socket")
+_PAGE_FIELDS = ("size_kb", "total", "used", "reserved")
+_POOL_FIELDS = ("vendor_id", "product_id", "numa_node", "count")
+_cell_fields = operator.attrgetter(*("_obj_" + name for name in _CELL_FIELDS))
+_page_fields = operator.attrgetter(*("_obj_" + name for name in _PAGE_FIELDS))
+_cell_pages = operator.attrgetter("_obj_mempages")
+_pool_fields = operator.itemgetter(*_POOL_FIELDS)
+
+
+def host_inputs(host_topology, limits=None, pci_stats=None) -> tuple:
+    """Everything of a Nova host that its nova-fit JSON (host_json) is made of, copied: per cell
+    its _CELL_FIELDS (sets as frozensets, the siblings as a new list of frozensets, an unset field
+    as its default; id and memory as attribute access gives them); the cells' page pools'
+    _PAGE_FIELDS, one list over all cells, with each cell's number of pools; the two allocation
+    ratios (None without limits); the PCI pools' _POOL_FIELDS. host_json_from_inputs is a
+    function of this alone, so equal inputs are the same numaplace host; a change made in place to
+    any of these fields (a CPU added to the pinned set, a page pool's `used`, a PCI pool's count)
+    makes them differ. The filter's host cache relies on that (_inputs_unchanged)."""
+    cells, pages, page_counts = [], [], []
     for cell in host_topology.cells:
-        shared = set(_get(cell, "cpuset", set()) or set())
-        dedicated = set(_get(cell, "pcpuset", set()) or set())
+        cells.append((
+            _read(cell, "id"),
+            frozenset(_get(cell, "cpuset", None) or ()),
+            frozenset(_get(cell, "pcpuset", None) or ()),
+            [frozenset(s) for s in (_get(cell, "siblings", None) or ())],
+            _read(cell, "memory"),
+            _get(cell, "cpu_usage", 0) or 0,
+            frozenset(_get(cell, "pinned_cpus", None) or ()),
+            _get(cell, "memory_usage", 0) or 0,
+            _get(cell, "socket", None)))
+        cell_pages = _get(cell, "mempages", None) or ()
+        page_counts.append(len(cell_pages))
+        pages.extend((_read(p, "size_kb"), _read(p, "total"), _get(p, "used", 0) or 0, _get(p, "reserved", 0) or 0)
+                     for p in cell_pages)
+    ratios = None if limits is None else (float(limits.cpu_allocation_ratio), float(limits.ram_allocation_ratio))
+    return cells, pages, page_counts, ratios, _pci_inputs(pci_stats)
+
+
+def _pci_inputs(pci_stats):
+    if pci_stats is None:
+        return None
+    pools = getattr(pci_stats, "pools", None) or ()
+    try:
+        return list(map(_pool_fields, pools))
+    except KeyError:  # a pool without one of the fields: as the drop-in reads them
+        return [(pool.get("vendor_id", ""), pool.get("product_id", ""), pool.get("numa_node"), pool.get("count", 0))
+                for pool in pools]
+
+
+def _inputs_unchanged(inputs: tuple, host_topology, ratios, pci_stats) -> bool:
+    """Whether host_inputs(host_topology, ratios, pci_stats) would equal `inputs`, read without
+    copying: the fields as they are (attrgetter, itemgetter) compared with their copies (a set with
+    its frozenset, the siblings list with its list of frozensets), so the comparison runs in C and
+    nothing is copied when nothing changed. Exact: True only where every field equals the copy
+    host_inputs would make of it; where a field is unset, the whole host_inputs is compared."""
+    cells_then, pages_then, page_counts_then, ratios_then, pools_then = inputs
+    if ratios != ratios_then or _pci_inputs(pci_stats) != pools_then:
+        return False
+    try:
+        cells = host_topology._obj_cells
+        if list(map(_cell_fields, cells)) != cells_then:
+            return False
+        pages = list(map(_cell_pages, cells))
+        return (list(map(len, pages)) == page_counts_then and
+                list(map(_page_fields, itertools.chain.from_iterable(pages))) == pages_then)
+    except (AttributeError, TypeError):  # a field unset (or not Nova's objects): the whole comparison
+        return host_inputs(host_topology, _Ratios(*ratios), pci_stats) == inputs
+
+
+def host_json_from_inputs(inputs: tuple) -> Dict[str, Any]:
+    """The nova-fit host JSON of host_inputs' value (shared_cpuset / dedicated_cpuset only where
+    they are not all the cell's CPUs; each PCI pool as `count` free devices)."""
+    cell_inputs, page_inputs, page_counts, ratios, pools = inputs
+    cells = []
+    start = 0
+    for (cell_id, shared, dedicated, siblings, memory, cpu_usage, pinned, memory_usage, socket), count in \
+            zip(cell_inputs, page_counts):
+        pages = page_inputs[start:start + count]
+        start += count
         cpus = shared | dedicated
-        out = {"id": cell.id, "cpus": sorted(cpus),
-               "siblings": [sorted(s) for s in (_get(cell, "siblings", []) or [])],
-               "memory_mib": int(cell.memory),
-               "usage": {"shared_cpus": float(_get(cell, "cpu_usage", 0) or 0),
-                         "pinned_cpus": sorted(_get(cell, "pinned_cpus", set()) or set()),
-                         "memory_mib": int(_get(cell, "memory_usage", 0) or 0)}}
+        out = {"id": cell_id, "cpus": sorted(cpus), "siblings": [sorted(s) for s in siblings],
+               "memory_mib": int(memory),
+               "usage": {"shared_cpus": float(cpu_usage), "pinned_cpus": sorted(pinned),
+                         "memory_mib": int(memory_usage)}}
         if shared != cpus:
             out["shared_cpuset"] = sorted(shared)
         if dedicated != cpus:
             out["dedicated_cpuset"] = sorted(dedicated)
-        pages = _get(cell, "mempages", None) or []
         if pages:
-            out["pages"] = [{"size_kib": p.size_kb, "total": p.total, "used": _get(p, "used", 0) or 0,
-                             "reserved": _get(p, "reserved", 0) or 0} for p in pages]
-        socket = _get(cell, "socket", None)
+            out["pages"] = [{"size_kib": size, "total": total, "used": used, "reserved": reserved}
+                            for size, total, used, reserved in pages]
         if socket is not None:
             out["socket"] = socket
         cells.append(out)
-    host = {"cells": cells, "pci": _pci_devices(pci_stats) if pci_stats is not None else []}
-    if limits is None:
-        host["allocation_ratio"] = None
-    else:
-        host["allocation_ratio"] = {"cpu": float(limits.cpu_allocation_ratio),
-                                    "ram": float(limits.ram_allocation_ratio)}
+    devices = []
+    for i, (vendor, product, node, count) in enumerate(pools or ()):
+        for j in range(int(count)):
+            devices.append({"address": f"pool{i}-{j}", "numa_node": node, "vendor_id": vendor,
+                            "product_id": product, "allocated": False})
+    host = {"cells": cells, "pci": devices}
+    host["allocation_ratio"] = None if ratios is None else {"cpu": ratios[0], "ram": ratios[1]}
     return host
+
+
+def host_json(host_topology, limits=None, pci_stats=None) -> Dict[str, Any]:
+    """A Nova NUMATopology (with its limits and PCI pools) in the nova-fit host schema."""
+    return host_json_from_inputs(host_inputs(host_topology, limits, pci_stats))
 
 
 def _pci_requests(pci_requests) -> List[Dict[str, Any]]:
@@ -338,49 +422,187 @@ def _base_weigher():
     return weights.BaseHostWeigher
 
 
+class _Pass:
+    """What one filter pass (one spec_obj over many hosts) asks, read from the spec once: the
+    requested topology, the SMT pre-check, the network metadata, Nova's fit options and the
+    numaplace requests (with and without the PCI requests: Nova passes them only to hosts that
+    have pci_stats), made on first use so that a request Nova would refuse raises where Nova's fit
+    would, at the first host that has a topology."""
+
+    def __init__(self, spec_obj):
+        extra_specs = spec_obj.flavor.extra_specs
+        image_props = spec_obj.image.properties
+        self.requested = spec_obj.numa_topology
+        # dedicated + require needs a host with SMT, checked before the fit as Nova does
+        self.needs_threads = (
+            "dedicated" in (extra_specs.get("hw:cpu_policy"), image_props.get("hw_cpu_policy")) and
+            "require" in (extra_specs.get("hw:cpu_thread_policy"), image_props.get("hw_cpu_thread_policy")))
+        pci_requests = spec_obj.pci_requests
+        self.pci_requests = pci_requests.requests if pci_requests else pci_requests
+        self.network_metadata = spec_obj.network_metadata if "network_metadata" in spec_obj else None
+        self.options = _nova_options()
+        self.cells = len(self.requested.cells) if self.requested else 0
+        self._requests: Dict[bool, Any] = {}
+
+    def request(self, with_pci: bool):
+        """(the numaplace.Request, the key of its answers: its JSON text and the options)."""
+        made = self._requests.get(with_pci)
+        if made is None:
+            text = json.dumps(request_json(self.requested, self.pci_requests if with_pci else None))
+            try:
+                request = _cached(_requests, text, lambda t: numaplace.Request(document=json.loads(t)))
+            except numaplace.Error as error:
+                _raise_as_nova(error)
+            made = self._requests[with_pci] = (request, (text, tuple(sorted(self.options.items()))))
+        return made
+
+
+# The filter's numaplace host per host_state: [host_inputs, numaplace.Host, answers]. A hit needs the
+# inputs read now to equal the ones the host was made from, so a host changed in place (or given a
+# new topology, ratios or PCI pools) is made again, never answered from the old one. `answers` keeps
+# the host cells of the last few requests' answers (None: no fit) by the request's JSON text and the
+# options: np_fit on an unchanged host (the filter never claims on it) gives the same answer, and
+# Nova asks the same request of all its hosts again for each instance of a multi-instance boot.
+# Host states that take no weak reference are kept by id in a bounded map (the inputs check keeps
+# that sound too).
+_filter_hosts: "weakref.WeakKeyDictionary[Any, list]" = weakref.WeakKeyDictionary()
+_filter_hosts_by_id: "collections.OrderedDict[int, list]" = collections.OrderedDict()
+_ANSWERS_KEPT = 8
+
+
+def _filter_host(host_state, host_topology, ratios, pci_stats) -> list:
+    with _cache_lock:
+        try:
+            found = _filter_hosts.get(host_state)
+            weak = True
+        except TypeError:
+            found = _filter_hosts_by_id.get(id(host_state))
+            weak = False
+    if found is not None and _inputs_unchanged(found[0], host_topology, ratios, pci_stats):
+        return found
+    inputs = host_inputs(host_topology, _Ratios(*ratios), pci_stats)
+    entry = [inputs, numaplace.Host(host_json_from_inputs(inputs)), {}]
+    with _cache_lock:
+        if weak:
+            _filter_hosts[host_state] = entry
+        else:
+            _filter_hosts_by_id[id(host_state)] = entry
+            _filter_hosts_by_id.move_to_end(id(host_state))
+            while len(_filter_hosts_by_id) > _CACHE_SIZE:
+                _filter_hosts_by_id.popitem(last=False)
+    return entry
+
+
+@contextlib.contextmanager
+def _gc_paused():
+    """Python's cyclic garbage collector held off while hosts are converted. Converting a host
+    makes many small containers that outlive the call (the cache's copies), and each batch of them
+    starts a collection over every object of the process, Nova's host states included: with 1,000
+    hosts that was 5 to 10 times the conversion itself (measured: tools/bench/nova_filter.py).
+    Reference counting still frees everything; cycles wait until the pass is over. Left alone when
+    the collector is already off (the application's choice, or another thread's pass)."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
+
+
+class _Ratios:
+    """The two ratios NUMATopologyLimits carries, for host_inputs (no oslo object per host)."""
+    __slots__ = ("cpu_allocation_ratio", "ram_allocation_ratio")
+
+    def __init__(self, cpu, ram):
+        self.cpu_allocation_ratio = cpu
+        self.ram_allocation_ratio = ram
+
+
 def _make_filter():
     base = _base_filter()
 
     class NUMAPlaceFilter(base):
-        """NUMATopologyFilter with numaplace's fit: host_passes reads the same host_state fields
-        (numa_topology, cpu/ram_allocation_ratio, pci_stats) and sets host_state.limits
-        ['numa_topology'] when the guest fits, as NUMATopologyFilter does."""
+        """NUMATopologyFilter with numaplace's fit: reads the same host_state fields
+        (numa_topology, cpu/ram_allocation_ratio, pci_stats), makes the same SMT pre-check and sets
+        host_state.limits['numa_topology'] when the guest fits, as NUMATopologyFilter does.
+        filter_all reads the spec once for all hosts; each host_state's numaplace host is kept
+        while its inputs (host_inputs) stay equal. Nothing is written onto spec_obj, so it is not
+        cloned per host as Nova's filter clones it."""
 
         RUN_ON_REBUILD = False
 
-        def _satisfies_cpu_policy(self, host_state, extra_specs, image_props):
-            # dedicated + require needs a host with SMT, checked before the fit as Nova does
-            host_topology = host_state.numa_topology
-            if not host_topology:
-                return True
-            if "dedicated" not in (extra_specs.get("hw:cpu_policy"), image_props.get("hw_cpu_policy")):
-                return True
-            if "require" not in (extra_specs.get("hw:cpu_thread_policy"), image_props.get("hw_cpu_thread_policy")):
-                return True
-            return bool(host_topology.has_threads)
+        def filter_all(self, filter_obj_list, spec_obj):
+            from nova.scheduler import utils
+            hosts = list(filter_obj_list)
+            if not self.RUN_ON_REBUILD and utils.request_is_rebuild(spec_obj):
+                return iter(hosts)
+            verdicts = self._verdicts(hosts, _Pass(spec_obj))
+            return iter([host for host, passes in zip(hosts, verdicts) if passes])
 
         def host_passes(self, host_state, spec_obj):
+            return self._verdicts([host_state], _Pass(spec_obj))[0]
+
+        def _verdicts(self, hosts, plan):
+            """Whether each host passes, as NUMATopologyFilter.host_passes decides: the checks that
+            need no fit first, then one np_fit_hosts call per request (with or without PCI) over
+            the hosts left, then the network affinity and the limits of the hosts that fit."""
             objects, _, _ = _nova_modules()
-            spec_obj = spec_obj.obj_clone()  # the fit writes onto the instance cells
-            requested = spec_obj.numa_topology
-            host_topology = host_state.numa_topology
-            pci_requests = spec_obj.pci_requests
-            if pci_requests:
-                pci_requests = pci_requests.requests
-            if not self._satisfies_cpu_policy(host_state, spec_obj.flavor.extra_specs, spec_obj.image.properties):
-                return False
-            if requested and host_topology:
-                limits = objects.NUMATopologyLimits(cpu_allocation_ratio=host_state.cpu_allocation_ratio,
-                                                    ram_allocation_ratio=host_state.ram_allocation_ratio)
-                if "network_metadata" in spec_obj and spec_obj.network_metadata:
-                    limits.network_metadata = spec_obj.network_metadata  # checked on the cells chosen
-                fitted = numa_fit_instance_to_host(host_topology, requested, limits=limits,
-                                                   pci_requests=pci_requests, pci_stats=host_state.pci_stats)
-                if not fitted:
-                    return False
-                host_state.limits["numa_topology"] = limits
-                return True
-            return not requested
+            verdicts = [False] * len(hosts)
+            pending: Dict[bool, list] = {}
+            with _gc_paused():
+                self._prepare(hosts, plan, verdicts, pending)
+                for with_pci, waiting in pending.items():
+                    request, key = plan.request(with_pci)
+                    unanswered = [entry for _, entry in waiting if key not in entry[2]]
+                    if unanswered:
+                        answers = numaplace.fit_hosts([entry[1] for entry in unanswered], request, plan.options)
+                        for entry, answer in zip(unanswered, answers):
+                            if len(entry[2]) >= _ANSWERS_KEPT:
+                                entry[2].clear()
+                            entry[2][key] = (frozenset(c["host_cell"] for c in answer["cells"])
+                                             if answer["kind"] == "fit" else None)
+                    for i, entry in waiting:
+                        chosen = entry[2][key]
+                        if chosen is None:
+                            continue
+                        host_state = hosts[i]
+                        if plan.network_metadata and not _network_affinity_holds(
+                                host_state.numa_topology, chosen, plan.network_metadata):
+                            continue
+                        limits = objects.NUMATopologyLimits(cpu_allocation_ratio=host_state.cpu_allocation_ratio,
+                                                            ram_allocation_ratio=host_state.ram_allocation_ratio)
+                        if plan.network_metadata:
+                            limits.network_metadata = plan.network_metadata
+                        host_state.limits["numa_topology"] = limits
+                        verdicts[i] = True
+            return verdicts
+
+        def _prepare(self, hosts, plan, verdicts, pending):
+            """The checks that need no fit, and each remaining host's numaplace host (converted only
+            when its inputs changed), grouped by request into `pending`."""
+            objects, _, _ = _nova_modules()
+            for i, host_state in enumerate(hosts):
+                host_topology = host_state.numa_topology
+                if plan.needs_threads and host_topology and not host_topology.has_threads:
+                    continue
+                if not plan.requested:
+                    verdicts[i] = True
+                    continue
+                if not host_topology or len(host_topology.cells) < plan.cells:
+                    continue
+                cpu_ratio, ram_ratio = host_state.cpu_allocation_ratio, host_state.ram_allocation_ratio
+                try:
+                    ratios = (float(cpu_ratio), float(ram_ratio))
+                except (TypeError, ValueError):  # what Nova's filter would raise for them
+                    objects.NUMATopologyLimits(cpu_allocation_ratio=cpu_ratio, ram_allocation_ratio=ram_ratio)
+                    raise
+                pci_stats = host_state.pci_stats
+                with_pci = bool(plan.pci_requests and pci_stats)
+                plan.request(with_pci)  # a request Nova refuses raises here, at the first host with a topology
+                pending.setdefault(with_pci, []).append(
+                    (i, _filter_host(host_state, host_topology, ratios, pci_stats)))
 
     return NUMAPlaceFilter
 

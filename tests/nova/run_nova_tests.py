@@ -110,6 +110,8 @@ def substitute(counter):
     npnova.numa_fit_instance_to_host = fit  # the filter calls it through the module
     hardware.numa_fit_instance_to_host = fit
     hardware.numa_get_constraints = counted(npnova.numa_get_constraints)
+    # the filter fits through its own host cache (np_fit_hosts), not numa_fit_instance_to_host
+    npnova.NUMAPlaceFilter._verdicts = counted(npnova.NUMAPlaceFilter._verdicts)
     numa_topology_filter.NUMATopologyFilter = npnova.NUMAPlaceFilter
 
 

@@ -1,0 +1,255 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""NUMAPlaceFilter's host cache never answers from a stale host (ctest nova.filter-cache).
+
+The filter keeps a numaplace host per host_state and its answers per request, used again while
+the host's inputs (numaplace.nova.host_inputs) are unchanged. Checked here:
+  - directed: a guest that fits exactly is refused once one more pCPU is pinned by set.add (the
+    set changed in place, no attribute assigned), passes again when it is discarded; the same for
+    memory usage, a page pool's `used`, a PCI pool's count, a cell dropped from the cells list,
+    and the allocation ratio; a host state given a new but equal topology keeps its cached host;
+  - property: random hosts (tools/conformance/nova_differential.py's random_host, as Nova objects)
+    changed in place at random (every field host_inputs reads, sets and lists mutated without
+    assignment as well as fields assigned), after each change the filter's verdict for random
+    requests equals a reference made apart from the cache: a new numaplace.Host read from
+    host_json of the host as it is now and np_fit on it; and whenever host_json changed, the
+    cache's own check (_inputs_unchanged) says so.
+Exit 77 without Nova.
+"""
+import json
+import os
+import random
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "tools", "conformance"))
+
+try:
+    import nova_differential as nd
+    NOVA = nd.nova()
+    from nova.scheduler import host_manager
+except (ImportError, SystemExit):
+    NOVA = None
+
+import numaplace
+from numaplace import nova as npnova
+
+
+def host_state(topology, cpu_ratio=4.0, ram_ratio=1.0, pools=None):
+    objects = NOVA["objects"]
+    state = host_manager.HostState("h", "n", "c")
+    state.numa_topology = topology
+    state.cpu_allocation_ratio, state.ram_allocation_ratio = cpu_ratio, ram_ratio
+    plist = objects.PciDevicePoolList(objects=[
+        objects.PciDevicePool(vendor_id=v, product_id=p, numa_node=n, count=c, tags={"dev_type": "type-PCI"})
+        for v, p, n, c in (pools or [])])
+    state.pci_stats = NOVA["pci_stats"].PciDeviceStats(topology, stats=plist)
+    return state
+
+
+def small_host(pinned=()):
+    """Two cells of 4 CPUs (2 cores x 2 threads), 4 GiB of 4 KiB pages each, some pCPUs pinned."""
+    objects = NOVA["objects"]
+    cells = []
+    for c in range(2):
+        cpus = set(range(4 * c, 4 * c + 4))
+        cells.append(objects.NUMACell(
+            id=c, cpuset=set(cpus), pcpuset=set(cpus), memory=4096, cpu_usage=0, memory_usage=0,
+            pinned_cpus={p for p in pinned if p in cpus}, siblings=[{4 * c, 4 * c + 1}, {4 * c + 2, 4 * c + 3}],
+            mempages=[objects.NUMAPagesTopology(size_kb=4, total=4096 * 256, used=0, reserved=0)],
+            network_metadata=objects.NetworkMetadata(physnets=set(), tunneled=False), socket=0))
+    return objects.NUMATopology(cells=cells)
+
+
+def spec(vcpus, memory_mib, extra_specs, pci=None):
+    objects, hardware = NOVA["objects"], NOVA["hardware"]
+    flavor = objects.Flavor(vcpus=vcpus, memory_mb=memory_mib, extra_specs=dict(extra_specs), name="f", flavorid="f",
+                            root_gb=0, ephemeral_gb=0, swap=0)
+    image = objects.ImageMeta.from_dict({"properties": {}})
+    requests = [objects.InstancePCIRequest(count=c, spec=[{"vendor_id": v, "product_id": p}], alias_name="a",
+                                           numa_policy="legacy") for v, p, c in (pci or [])]
+    return objects.RequestSpec(flavor=flavor, image=image, numa_topology=hardware.numa_get_constraints(flavor, image),
+                               pci_requests=objects.InstancePCIRequests(requests=requests),
+                               instance_uuid="4f6c5ab0-5c4e-4e4a-9a43-2f1a1f5d0002")
+
+
+def reference(state, spec_obj):
+    """Whether the guest fits, from a numaplace host read now from the host as it is (no cache)."""
+    limits = NOVA["objects"].NUMATopologyLimits(cpu_allocation_ratio=state.cpu_allocation_ratio,
+                                               ram_allocation_ratio=state.ram_allocation_ratio)
+    if not spec_obj.numa_topology:
+        return True
+    if len(state.numa_topology.cells) < len(spec_obj.numa_topology.cells):
+        return False
+    requests = spec_obj.pci_requests.requests if spec_obj.pci_requests else None
+    host = numaplace.Host(json.dumps(npnova.host_json(state.numa_topology, limits, state.pci_stats)))
+    request = numaplace.Request(document=npnova.request_json(spec_obj.numa_topology,
+                                                             requests if requests and state.pci_stats else None))
+    return host.fit(request, {"strategy": "nova"})["kind"] == "fit"
+
+
+@unittest.skipUnless(NOVA, "python3-nova is not installed")
+class DirectedInvalidation(unittest.TestCase):
+    def setUp(self):
+        self.flt = npnova.NUMAPlaceFilter()
+
+    def passes(self, state, spec_obj):
+        return [h for h in self.flt.filter_all([state], spec_obj)] == [state]
+
+    def test_a_pcpu_pinned_in_place_refuses_then_frees(self):
+        state = host_state(small_host(pinned={0, 1, 4, 5}))
+        guest = spec(4, 2048, {"hw:numa_nodes": "2", "hw:cpu_policy": "dedicated"})  # 2 pCPUs per cell: exactly
+        self.assertTrue(self.passes(state, guest))
+        state.numa_topology.cells[1].pinned_cpus.add(6)  # in place: no attribute assigned
+        self.assertFalse(self.passes(state, guest))
+        self.assertFalse(reference(state, guest))
+        state.numa_topology.cells[1].pinned_cpus.discard(6)
+        self.assertTrue(self.passes(state, guest))
+
+    def test_usage_pages_cells_ratio_and_pci_changes_are_seen(self):
+        state = host_state(small_host(), pools=[("8086", "154d", 0, 1)])
+        guest = spec(4, 8192, {"hw:numa_nodes": "2"})  # 4 GiB per cell: all of each cell's memory
+        self.assertTrue(self.passes(state, guest))
+        state.numa_topology.cells[0].memory_usage = 1
+        self.assertFalse(self.passes(state, guest))
+        state.numa_topology.cells[0].memory_usage = 0
+        self.assertTrue(self.passes(state, guest))
+        small = spec(4, 8192, {"hw:numa_nodes": "2", "hw:mem_page_size": "small"})  # all 4 KiB pages of each cell
+        self.assertTrue(self.passes(state, small))
+        state.numa_topology.cells[1].mempages[0].used = 1  # a page pool changed in place
+        self.assertFalse(self.passes(state, small))
+        self.assertFalse(reference(state, small))
+        state.numa_topology.cells[1].mempages[0].used = 0
+        self.assertTrue(self.passes(state, small))
+        dropped = state.numa_topology.cells.pop()  # the cells list changed in place
+        self.assertFalse(self.passes(state, guest))
+        state.numa_topology.cells.append(dropped)
+        self.assertTrue(self.passes(state, guest))
+        floating = spec(8, 1024, {"hw:numa_nodes": "2"})  # 4 vCPUs per cell of 4 CPUs: needs ratio >= 1
+        state.numa_topology.cells[0].cpu_usage = 4
+        self.assertTrue(self.passes(state, floating))   # 8 of 16 at ratio 4
+        state.cpu_allocation_ratio = 1.0
+        self.assertFalse(self.passes(state, floating))
+        state.cpu_allocation_ratio = 4.0
+        with_nic = spec(2, 1024, {"hw:numa_nodes": "1", "hw:pci_numa_affinity_policy": "required"},
+                        pci=[("8086", "154d", 1)])
+        self.assertTrue(self.passes(state, with_nic))
+        state.pci_stats.pools[0]["count"] = 0  # a PCI pool drained in place
+        self.assertFalse(self.passes(state, with_nic))
+        self.assertFalse(reference(state, with_nic))
+
+    def test_an_equal_new_topology_keeps_the_cached_host(self):
+        state = host_state(small_host(pinned={0}))
+        guest = spec(2, 1024, {"hw:numa_nodes": "1"})
+        self.assertTrue(self.passes(state, guest))
+        cached = npnova._filter_hosts[state][1]
+        state.numa_topology = small_host(pinned={0})  # what HostState.update does with an unchanged host
+        self.assertTrue(self.passes(state, guest))
+        self.assertIs(npnova._filter_hosts[state][1], cached)
+        state.numa_topology = small_host(pinned={0, 1})
+        self.assertTrue(self.passes(state, guest))
+        self.assertIsNot(npnova._filter_hosts[state][1], cached)
+
+
+def mutate(rng, state):
+    """One random change in place (or assignment) to a field host_inputs reads; returns its name."""
+    topology = state.numa_topology
+    cell = rng.choice(topology.cells)
+    kind = rng.choice(["pin_add", "pin_assign", "pin_clear", "cpu_usage", "memory_usage", "page_used",
+                       "page_reserved", "cpuset", "pcpuset", "siblings", "memory", "socket", "cells",
+                       "ratio", "pci", "nothing"])
+    cpus = sorted(cell.cpuset | cell.pcpuset)
+    if kind == "pin_add" and cpus:
+        cell.pinned_cpus.add(rng.choice(sorted(cell.pcpuset) or cpus))
+    elif kind == "pin_assign":
+        cell.pinned_cpus = {c for c in cell.pcpuset if rng.random() < 0.5}
+    elif kind == "pin_clear":
+        cell.pinned_cpus.clear()
+    elif kind == "cpu_usage":
+        cell.cpu_usage = rng.randint(0, 4 * len(cpus) + 1)
+    elif kind == "memory_usage":
+        cell.memory_usage = rng.randint(0, cell.memory)
+    elif kind == "page_used" and cell.mempages:
+        page = rng.choice(cell.mempages)
+        page.used = rng.randint(0, page.total)
+    elif kind == "page_reserved" and cell.mempages:
+        page = rng.choice(cell.mempages)
+        page.reserved = rng.randint(0, page.total)
+    elif kind == "cpuset" and cell.cpuset:
+        cell.cpuset.discard(rng.choice(sorted(cell.cpuset)))
+    elif kind == "pcpuset" and cell.pcpuset:
+        cell.pcpuset.discard(rng.choice(sorted(cell.pcpuset)))
+    elif kind == "siblings" and cell.siblings:
+        core = rng.choice(cell.siblings)
+        if len(core) > 1:
+            core.discard(max(core))
+    elif kind == "memory":
+        cell.memory = max(256, cell.memory // 2)
+    elif kind == "socket":
+        cell.socket = (cell.socket or 0) + 1
+    elif kind == "cells" and len(topology.cells) > 1:
+        topology.cells.pop()
+    elif kind == "ratio":
+        state.ram_allocation_ratio = rng.choice([0.5, 1.0, 1.5])
+    elif kind == "pci" and state.pci_stats.pools:
+        state.pci_stats.pools[0]["count"] = max(0, state.pci_stats.pools[0]["count"] - 1)
+    else:
+        kind = "nothing"
+    return kind
+
+
+@unittest.skipUnless(NOVA, "python3-nova is not installed")
+class RandomInvalidation(unittest.TestCase):
+    def test_verdicts_follow_the_host_through_random_changes(self):
+        rng = random.Random(21)
+        flt = npnova.NUMAPlaceFilter()
+        steps = changed_seen = 0
+        for _ in range(60):
+            while True:
+                host = nd.random_host(rng)
+                if len(host["cells"]) >= 2:
+                    break
+            topology = nd.build_host(host)
+            state = host_state(topology, host["allocation_ratio"]["cpu"], host["allocation_ratio"]["ram"])
+            state.pci_stats = nd.build_pci_stats(host, topology)
+            for _ in range(12):
+                request = nd.random_request(rng, len(host["cells"]))
+                request["flavor"]["extra_specs"].pop("hw:pci_numa_affinity_policy", None)
+                try:
+                    guest = spec(request["flavor"]["vcpus"], request["flavor"]["memory_mib"],
+                                 request["flavor"]["extra_specs"])
+                except Exception:  # noqa: a request Nova refuses asks nothing of the cache
+                    continue
+                before = json.dumps(npnova.host_json(topology, _limits(state), state.pci_stats))
+                self.assertEqual(flt.host_passes(state, guest), reference(state, guest), msg=before)
+                ratios = (float(state.cpu_allocation_ratio), float(state.ram_allocation_ratio))
+                entry = npnova._filter_host(state, topology, ratios, state.pci_stats)  # the host as it is now
+                kind = mutate(rng, state)
+                topology = state.numa_topology
+                after = json.dumps(npnova.host_json(topology, _limits(state), state.pci_stats))
+                if after != before:
+                    changed_seen += 1
+                    self.assertFalse(npnova._inputs_unchanged(
+                        entry[0], topology, (float(state.cpu_allocation_ratio), float(state.ram_allocation_ratio)),
+                        state.pci_stats), msg=f"{kind} changed the host but the cache did not see it")
+                elif kind == "nothing":
+                    self.assertTrue(npnova._inputs_unchanged(
+                        entry[0], topology, (float(state.cpu_allocation_ratio), float(state.ram_allocation_ratio)),
+                        state.pci_stats))
+                self.assertEqual(flt.host_passes(state, guest), reference(state, guest), msg=f"after {kind}")
+                steps += 1
+        self.assertGreater(steps, 400)
+        self.assertGreater(changed_seen, 200)
+
+
+def _limits(state):
+    return NOVA["objects"].NUMATopologyLimits(cpu_allocation_ratio=state.cpu_allocation_ratio,
+                                             ram_allocation_ratio=state.ram_allocation_ratio)
+
+
+if __name__ == "__main__":
+    if NOVA is None:
+        print("SKIP: Nova cannot be imported")
+        sys.exit(77)
+    unittest.main(verbosity=1)

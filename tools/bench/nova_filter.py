@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""Nova's NUMATopologyFilter and numaplace.nova.NUMAPlaceFilter side by side, in one Python process,
+over the same 1,000 hosts for one request: both filters' filter_all over Nova's own HostState
+objects, the hosts each passes compared (any disagreement is printed and the exit status is 1),
+and the seconds per pass of each with the ratio, for
+
+  - the first pass (numaplace's host cache cold: every host converted and read by the library),
+  - the steady state over the same, unchanged hosts (median of --rounds passes): the same request
+    again (as Nova asks it again for each instance of a multi-instance boot; numaplace's answers
+    are kept per host and request), and a new request each pass (8 vCPUs with 512 MiB more
+    memory each time: no answer kept, every host fitted again),
+  - a pass after --changed of the hosts had their usage changed in place (those hosts converted
+    again; the rest from the cache),
+
+for a shared and a dedicated guest of 8 vCPUs and 8 GiB over hw:numa_nodes=2. The time is the
+process's CPU time (time.process_time) by default, which other work on the machine disturbs far
+less than the wall clock; --clock wall for the wall clock.
+
+  NUMAPLACE_LIBRARY=build/libnumaplace.so PYTHONPATH=build/python \\
+    /usr/bin/python3 tools/bench/nova_filter.py [--hosts 1000] [--rounds 3] [--seed 1] [--changed 0.1]
+
+The hosts are tools/conformance/nova_differential.py's random hosts (random_host, with the one-cell
+draws drawn again: 2 to 16 cells, SMT or not, shared and dedicated CPU sets, huge page pools, PCI
+pools, random usage and allocation ratios), made into Nova's objects by its build_host and
+build_pci_stats and set on nova.scheduler.host_manager.HostState. Nova's filter runs unpatched
+(nova.virt.hardware is Nova's own). Needs Debian's python3-nova (run with /usr/bin/python3);
+exit 77 without it. Goal (issue 21): numaplace >= 20x faster.
+"""
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "conformance"))
+
+
+CPU_TIME = False
+
+
+def make_hosts(nd, count, seed):
+    from nova.scheduler import host_manager
+    rng = random.Random(seed)
+    states = []
+    cells = []
+    while len(states) < count:
+        host = nd.random_host(rng)
+        if len(host["cells"]) < 2:
+            continue
+        topology = nd.build_host(host)
+        state = host_manager.HostState(f"host{len(states)}", f"node{len(states)}", "cell1")
+        state.numa_topology = topology
+        state.pci_stats = nd.build_pci_stats(host, topology)
+        state.cpu_allocation_ratio = host["allocation_ratio"]["cpu"]
+        state.ram_allocation_ratio = host["allocation_ratio"]["ram"]
+        states.append(state)
+        cells.append(len(host["cells"]))
+    return states, cells
+
+
+def make_spec(nova, dedicated, memory_mib=8192):
+    objects, hardware = nova["objects"], nova["hardware"]
+    specs = {"hw:numa_nodes": "2"}
+    if dedicated:
+        specs["hw:cpu_policy"] = "dedicated"
+    flavor = objects.Flavor(vcpus=8, memory_mb=memory_mib, extra_specs=specs, name="f", flavorid="f", root_gb=0,
+                            ephemeral_gb=0, swap=0)
+    image = objects.ImageMeta.from_dict({"properties": {}})
+    return objects.RequestSpec(flavor=flavor, image=image, numa_topology=hardware.numa_get_constraints(flavor, image),
+                               pci_requests=objects.InstancePCIRequests(requests=[]),
+                               instance_uuid="4f6c5ab0-5c4e-4e4a-9a43-2f1a1f5d0001")
+
+
+def one_pass(flt, hosts, spec):
+    for host in hosts:
+        host.limits.pop("numa_topology", None)
+    clock = time.process_time if CPU_TIME else time.perf_counter
+    start = clock()
+    passed = list(flt.filter_all(hosts, spec))
+    seconds = clock() - start
+    return seconds, {h.host for h in passed}, {h.host: h.limits.get("numa_topology") for h in passed}
+
+
+def compare(what, hosts, nova_passed, ours_passed, nova_limits, ours_limits):
+    bad = 0
+    for host in hosts:
+        a, b = host.host in nova_passed, host.host in ours_passed
+        if a != b:
+            bad += 1
+            print(f"DISAGREE {what}: {host.host} ({len(host.numa_topology.cells)} cells): "
+                  f"Nova {'passes' if a else 'refuses'} it, numaplace {'passes' if b else 'refuses'} it")
+        elif a:
+            x, y = nova_limits[host.host], ours_limits[host.host]
+            if (x.cpu_allocation_ratio, x.ram_allocation_ratio) != (y.cpu_allocation_ratio, y.ram_allocation_ratio):
+                bad += 1
+                print(f"DISAGREE {what}: {host.host}: limits {x} (Nova) against {y} (numaplace)")
+    return bad
+
+
+def change_in_place(rng, hosts, share):
+    """Usage changed in place on `share` of the hosts, as a claim would: a free pCPU pinned, or
+    memory and floating vCPU load added, on one cell (the objects kept, their fields set)."""
+    changed = rng.sample(hosts, int(len(hosts) * share))
+    for state in changed:
+        cell = rng.choice(state.numa_topology.cells)
+        free = sorted(cell.pcpuset - cell.pinned_cpus)
+        if free and rng.random() < 0.5:
+            cell.pinned_cpus = cell.pinned_cpus | {rng.choice(free)}
+        else:
+            cell.memory_usage = cell.memory_usage + rng.choice([1024, 4096, 16384])
+            cell.cpu_usage = cell.cpu_usage + rng.choice([1, 4, 8])
+    return len(changed)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--hosts", type=int, default=1000)
+    ap.add_argument("--rounds", type=int, default=3, help="steady-state passes of each filter (median)")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--changed", type=float, default=0.1, help="share of hosts changed before the last pass")
+    ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
+                    help="the process's CPU time (default: steady on a loaded machine) or wall-clock time")
+    args = ap.parse_args()
+    global CPU_TIME
+    CPU_TIME = args.clock == "cpu"
+    try:
+        import nova_differential as nd
+        nova = nd.nova()
+        from nova.scheduler.filters import numa_topology_filter
+    except (ImportError, SystemExit) as exc:
+        print(f"SKIP: Nova cannot be imported ({exc})")
+        return 77
+    import numaplace
+    from numaplace import nova as npnova
+    numaplace.library_version()  # the library loaded before the clock starts
+
+    hosts, cells = make_hosts(nd, args.hosts, args.seed)
+    print(f"{len(hosts)} hosts of {min(cells)} to {max(cells)} cells (mean {statistics.mean(cells):.1f}), "
+          f"seed {args.seed}; Nova {nova_version()}; {args.clock} time per pass")
+    bad = 0
+    rng = random.Random(args.seed + 1)
+    for dedicated in (False, True):
+        name = "dedicated" if dedicated else "shared"
+        spec = make_spec(nova, dedicated)
+        theirs, ours = numa_topology_filter.NUMATopologyFilter(), npnova.NUMAPlaceFilter()
+        rows = []
+        # the first pass: numaplace's cache is empty for this guest's hosts only on the first guest;
+        # for the second guest the hosts are cached, so the cold figure is taken again on fresh
+        # host states (the same topologies, new HostState objects: nothing cached for them)
+        if dedicated:
+            hosts = [rebuilt(h) for h in hosts]
+        nova_s, nova_p, nova_l = one_pass(theirs, hosts, spec)
+        ours_s, ours_p, ours_l = one_pass(ours, hosts, spec)
+        bad += compare(f"{name}, first pass", hosts, nova_p, ours_p, nova_l, ours_l)
+        rows.append(("first pass (numaplace cache cold)", nova_s, ours_s, len(nova_p)))
+        for fresh in (False, True):
+            nova_t, ours_t = [], []
+            for k in range(args.rounds):
+                # a new request: the same guest with 512 MiB more memory each pass (its answers uncached)
+                asked = make_spec(nova, dedicated, 8192 + 512 * (k + 1)) if fresh else spec
+                nova_s, nova_p, nova_l = one_pass(theirs, hosts, asked)
+                ours_s, ours_p, ours_l = one_pass(ours, hosts, asked)
+                nova_t.append(nova_s)
+                ours_t.append(ours_s)
+                bad += compare(f"{name}, steady state", hosts, nova_p, ours_p, nova_l, ours_l)
+            what = "a new request each pass" if fresh else "the same request again"
+            rows.append((f"{what} (median of {args.rounds})", statistics.median(nova_t),
+                         statistics.median(ours_t), len(nova_p)))
+        n_changed = change_in_place(rng, hosts, args.changed)
+        nova_s, nova_p, nova_l = one_pass(theirs, hosts, spec)
+        ours_s, ours_p, ours_l = one_pass(ours, hosts, spec)
+        bad += compare(f"{name}, after changes", hosts, nova_p, ours_p, nova_l, ours_l)
+        rows.append((f"after {n_changed} hosts changed in place", nova_s, ours_s, len(nova_p)))
+        print(f"\n{name} guest (8 vCPUs, 8 GiB, hw:numa_nodes=2{', hw:cpu_policy=dedicated' if dedicated else ''}):")
+        print(f"  {'pass':<40} {'hosts passed':>12} {'Nova ms':>10} {'numaplace ms':>13} {'ratio':>7}")
+        for what, nova_s, ours_s, n in rows:
+            print(f"  {what:<40} {n:>12} {nova_s * 1e3:>10.1f} {ours_s * 1e3:>13.1f} {nova_s / ours_s:>6.1f}x")
+    if bad:
+        print(f"\nFAIL: {bad} disagreements between NUMATopologyFilter and NUMAPlaceFilter")
+        return 1
+    print("\nBoth filters passed the same hosts with the same limits in every pass.")
+    return 0
+
+
+def rebuilt(state):
+    """A new HostState holding the same topology (copied), PCI pools and ratios."""
+    from nova.scheduler import host_manager
+    from nova.pci import stats as pci_stats
+    fresh = host_manager.HostState(state.host, state.nodename, "cell1")
+    fresh.numa_topology = state.numa_topology.obj_clone()
+    fresh.pci_stats = pci_stats.PciDeviceStats(fresh.numa_topology, stats=state.pci_stats.to_device_pools_obj())
+    fresh.cpu_allocation_ratio = state.cpu_allocation_ratio
+    fresh.ram_allocation_ratio = state.ram_allocation_ratio
+    return fresh
+
+
+def nova_version():
+    try:
+        from nova import version
+        return version.version_string()
+    except Exception:  # noqa: only for the banner
+        return "(version unknown)"
+
+
+if __name__ == "__main__":
+    sys.exit(main())

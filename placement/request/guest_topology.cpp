@@ -272,6 +272,7 @@ Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& r
   topology.realtime_cpus = cpu->realtime_vcpus;
   topology.locked_memory = locked;
   topology.pci_requests = request.pci;
+  topology.networks = request.networks;
   const std::uint64_t vcpus = request.vcpus;
   const std::uint64_t memory_kib = request.memory_kib;
   auto finish = [&](GuestCell cell) {

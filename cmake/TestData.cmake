@@ -2,7 +2,7 @@
 # The data the tests and benchmarks read: tests/data/ of this tree (conformance/ vectors, corpus/,
 # samples/; where each file comes from: tests/data/PROVENANCE). Laid out at configure time as
 # NUMAPLACE_TEST_DATA_DIR (build/test-data/): every file of tests/data linked there, and each
-# NAME.xz decompressed there as NAME (the two largest vector files are kept compressed in git).
+# NAME.xz decompressed there as NAME (the larger vector files are kept compressed in git).
 # -DNUMAPLACE_SHARED_DIR=PATH tests with another directory of the same layout instead (for
 # example a newer copy of the vectors).
 set(NUMAPLACE_SHARED_DIR "" CACHE PATH

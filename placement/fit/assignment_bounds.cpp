@@ -7,8 +7,10 @@
 namespace numaplace {
 
 AssignmentBounds::AssignmentBounds(const HostTopology& host, const std::vector<std::size_t>& order,
-                                   const FitMatrix& fits, const std::vector<PciDemand>& demands)
-    : host_(host), order_(order), fits_(fits), demands_(demands), guests_(fits.rows()), hosts_(order.size()),
+                                   const FitMatrix& fits, const std::vector<PciDemand>& demands,
+                                   const std::vector<NetworkDemand>& networks)
+    : host_(host), order_(order), fits_(fits), demands_(demands), networks_(networks), guests_(fits.rows()),
+      hosts_(order.size()),
       taken_(hosts_, false), chosen_(guests_, 0), chosen_cells_(host.cells.size(), false) {
   // Per demand, positions by devices on their cell, most first: best_matching's greedy order.
   for (const auto& d : demands_) {
@@ -18,6 +20,14 @@ AssignmentBounds::AssignmentBounds(const HostTopology& host, const std::vector<s
       return d.per_cell[order_[a]] > d.per_cell[order_[b]];
     });
     weight_order_.push_back(std::move(by_devices));
+  }
+  for (const auto& d : networks_) {
+    std::vector<std::size_t> providing_first(hosts_);
+    std::iota(providing_first.begin(), providing_first.end(), 0);
+    std::stable_sort(providing_first.begin(), providing_first.end(), [&](std::size_t a, std::size_t b) {
+      return d.per_cell[order_[a]] > d.per_cell[order_[b]];
+    });
+    network_order_.push_back(std::move(providing_first));
   }
 }
 
@@ -30,7 +40,7 @@ bool AssignmentBounds::feasible(std::size_t next) {
     if (d.policy == PciNumaPolicy::Preferred) continue;  // any device will do; checked up front
     bounded = true;
     std::uint32_t reach = 0;
-    if (!best_matching(next, &weight_order_[r], &d, &reach)) return false;
+    if (!best_matching(next, &weight_order_[r], &d.per_cell, &reach)) return false;
     std::uint32_t local = reach;
     for (std::size_t p = 0; p < hosts_; ++p) local += taken_[p] ? d.per_cell[order_[p]] : 0;
     bool ok = local >= d.request.count;
@@ -38,6 +48,21 @@ bool AssignmentBounds::feasible(std::size_t next) {
     if (!ok && d.policy == PciNumaPolicy::Socket) ok = socket_bound(next, d) >= d.request.count;
     if (!ok) {
       last_pci_shortfall_ = &d;
+      last_network_shortfall_ = nullptr;
+      return false;
+    }
+  }
+  for (std::size_t r = 0; r < networks_.size(); ++r) {
+    const NetworkDemand& d = networks_[r];
+    bool met = false;
+    for (std::size_t p = 0; p < hosts_ && !met; ++p) met = taken_[p] && d.per_cell[order_[p]];
+    if (met) continue;
+    bounded = true;
+    std::uint32_t reach = 0;
+    if (!best_matching(next, &network_order_[r], &d.per_cell, &reach)) return false;
+    if (reach == 0) {
+      last_network_shortfall_ = &d;
+      last_pci_shortfall_ = nullptr;
       return false;
     }
   }
@@ -68,10 +93,20 @@ void AssignmentBounds::release(std::size_t p) {
   chosen_cells_[order_[p]] = false;
 }
 
-bool AssignmentBounds::leaf_ok() { return pci_demands_satisfied(host_, demands_, chosen_cells_, &last_pci_shortfall_); }
+bool AssignmentBounds::leaf_ok() {
+  if (!pci_demands_satisfied(host_, demands_, chosen_cells_, &last_pci_shortfall_)) {
+    last_network_shortfall_ = nullptr;
+    return false;
+  }
+  if (!network_demands_met(networks_, chosen_cells_, &last_network_shortfall_)) {
+    last_pci_shortfall_ = nullptr;
+    return false;
+  }
+  return true;
+}
 
 bool AssignmentBounds::best_matching(std::size_t next, const std::vector<std::size_t>* position_order,
-                                     const PciDemand* d, std::uint32_t* reach) {
+                                     const std::vector<std::uint32_t>* weights, std::uint32_t* reach) {
   const std::size_t remaining = guests_ - next;
   match_of_guest_.assign(guests_, kNone);
   std::size_t matched = 0;
@@ -81,7 +116,7 @@ bool AssignmentBounds::best_matching(std::size_t next, const std::vector<std::si
     visited_.assign(guests_, false);
     if (augment_from_position(p, next)) {
       ++matched;
-      if (d) weight += d->per_cell[order_[p]];
+      if (weights) weight += (*weights)[order_[p]];
     }
   };
   if (position_order) {

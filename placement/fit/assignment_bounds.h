@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Nova's ordered search over (guest cell -> host cell position) assignments, and the
 // sound pruning both searches share: a partial assignment is dropped only when no
-// completion can succeed (no complete matching, or no completion reaching the PCI devices).
+// completion can succeed (no complete matching, or no completion reaching the PCI devices or
+// a host cell close to each of the guest's networks, network_demands.h).
 // best_assignment.h drives the same bounds with its own order.
 #pragma once
 
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "placement/fit/fit_matrix.h"
+#include "placement/fit/network_demands.h"
 #include "placement/fit/pci_pools.h"
 #include "placement/model/host_topology.h"
 
@@ -22,12 +24,15 @@ class AssignmentBounds {
   // outlive the object, and a caller may mask entries of `fits` between calls (best_assignment.h
   // does, to break symmetry between like guest cells).
   AssignmentBounds(const HostTopology& host, const std::vector<std::size_t>& order,
-                   const FitMatrix& fits, const std::vector<PciDemand>& demands);
+                   const FitMatrix& fits, const std::vector<PciDemand>& demands,
+                   const std::vector<NetworkDemand>& networks = no_network_demands());
 
   // False only when no completion of guest cells 0..next-1 as taken can succeed: no complete
   // matching of the rest onto free positions (Kuhn's augmenting paths), or, per PCI request, the
   // most devices a complete matching can cover (greedy max-weight matching, exact on this
-  // transversal matroid) fall short. At next == rows it checks the PCI policies exactly.
+  // transversal matroid) fall short, or, per network demand not yet met by the cells taken, no
+  // complete matching reaches a cell providing it (the same greedy, weight 1 on those cells).
+  // At next == rows it checks the PCI policies and the network demands exactly.
   bool feasible(std::size_t next);
 
   // Nova's ordered search from guest cell `g`: true once every guest cell holds a position
@@ -39,6 +44,8 @@ class AssignmentBounds {
   std::size_t tried() const { return tried_; }                        // positions run() took
   // The demand the last failed check fell short on, or null (a failure of the matching alone).
   const PciDemand* last_pci_shortfall() const { return last_pci_shortfall_; }
+  // The network demand the last failed check fell short on, or null.
+  const NetworkDemand* last_network_shortfall() const { return last_network_shortfall_; }
 
   // Guest cell g takes the host cell at position p / gives position p back.
   void take(std::size_t g, std::size_t p);
@@ -46,15 +53,16 @@ class AssignmentBounds {
   bool taken(std::size_t p) const { return taken_[p]; }
 
  private:
-  // At a complete assignment: the PCI policies, checked exactly.
+  // At a complete assignment: the PCI policies and the network demands, checked exactly.
   bool leaf_ok();
 
   // Matches guest cells next.. onto free positions, trying positions in `position_order`
   // (most devices first) so that the matched positions carry the most devices any
   // complete matching can (the greedy is exact on this transversal matroid).
   // False when no complete matching exists; *reach = devices on the matched positions.
-  bool best_matching(std::size_t next, const std::vector<std::size_t>* position_order, const PciDemand* d,
-                     std::uint32_t* reach);
+  // `weights`: per host cell index (a demand's per_cell), or null.
+  bool best_matching(std::size_t next, const std::vector<std::size_t>* position_order,
+                     const std::vector<std::uint32_t>* weights, std::uint32_t* reach);
 
   // Kuhn's augmenting path starting at an unmatched host position.
   bool augment_from_position(std::size_t p, std::size_t next);
@@ -67,17 +75,20 @@ class AssignmentBounds {
   const std::vector<std::size_t>& order_;
   const FitMatrix& fits_;
   const std::vector<PciDemand>& demands_;
+  const std::vector<NetworkDemand>& networks_;
   const std::size_t guests_;
   const std::size_t hosts_;
   std::vector<bool> taken_;
   std::vector<std::size_t> chosen_;
   std::vector<bool> chosen_cells_;
   std::vector<std::vector<std::size_t>> weight_order_;
+  std::vector<std::vector<std::size_t>> network_order_;  // per network demand: providing positions first
   std::vector<std::size_t> match_of_guest_;
   std::vector<bool> visited_;
   std::vector<std::uint32_t> sockets_;  // socket_bound's buffer, reused
   std::size_t tried_ = 0;
   const PciDemand* last_pci_shortfall_ = nullptr;
+  const NetworkDemand* last_network_shortfall_ = nullptr;
 };
 
 }  // namespace numaplace

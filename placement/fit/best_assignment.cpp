@@ -15,7 +15,7 @@ namespace {
 // a strictly better assignment; everything below only leaves out subtrees that cannot hold a
 // strictly better one, so the answer is the first best assignment in that order, exactly:
 //  - twin positions: two positions whose swap changes nothing (same fit and score for every
-//    guest cell, same distance to every other position, no PCI demand) are interchangeable;
+//    guest cell, same distance to every other position, no PCI or network demand) are interchangeable;
 //    at one level only the first of each class is tried (a later twin's subtree mirrors, at
 //    equal value, an assignment of the earlier twin's subtree, which is searched first);
 //  - score: per shape group still to place, the sum of its best scores over the positions its
@@ -26,8 +26,8 @@ namespace {
 //    open distances (computed once per level, adjusted per child in O(1) a position); per
 //    shape group the best of those; when the values could overflow, the distance part alone
 //    where the score bound ties;
-//  - matching and PCI: AssignmentBounds::feasible, or, with one shape group left and no PCI
-//    demand, the count of positions the group may still take.
+//  - matching, PCI and networks: AssignmentBounds::feasible, or, with one shape group left and
+//    no PCI or network demand, the count of positions the group may still take.
 class BranchAndBound {
  public:
   BranchAndBound(const AssignmentProblem& problem, FitMatrix live_fits, std::size_t max_nodes)
@@ -35,7 +35,7 @@ class BranchAndBound {
         live_(std::move(live_fits)),
         guests_(live_.rows()),
         hosts_(problem.order.size()),
-        bounds_(problem.host, problem.order, live_, problem.demands),
+        bounds_(problem.host, problem.order, live_, problem.demands, problem.networks),
         chosen_(guests_, 0),
         candidates_(guests_),
         saved_(guests_, FitMatrix(guests_, hosts_)),
@@ -81,16 +81,16 @@ class BranchAndBound {
         }
       }
     }
-    find_twins(symmetric && p_.demands.empty());
+    find_twins(symmetric && unconstrained());
     after_.assign(guests_, 0);
-    // AssignmentBounds::feasible runs below the root unless one shape group and no PCI demand.
-    mask_matrix_ = !p_.demands.empty() ||
+    // AssignmentBounds::feasible runs below the root unless one shape group and no PCI or network demand.
+    mask_matrix_ = !unconstrained() ||
                    std::any_of(p_.shape_group.begin(), p_.shape_group.end(), [](std::size_t s) { return s != 0; });
     share_.assign(hosts_, 0);
     cuts_.assign(guests_, 0);
     eligible_.assign(hosts_, 0);
     choose_weight();
-    if (combined_ && symmetric && p_.demands.empty()) seed_floor();
+    if (combined_ && symmetric && unconstrained()) seed_floor();
   }
 
   BestAssignment run() {
@@ -99,12 +99,17 @@ class BranchAndBound {
     out.best = best_;
     out.nodes = nodes_;
     out.capped = capped_;
-    if (!best_) out.pci_shortfall = bounds_.last_pci_shortfall();
+    if (!best_) {
+      out.pci_shortfall = bounds_.last_pci_shortfall();
+      out.network_shortfall = bounds_.last_network_shortfall();
+    }
     return out;
   }
 
  private:
   std::int64_t dist(std::size_t a, std::size_t b) const { return distance_[a * hosts_ + b]; }
+  // No PCI or network demand: whether an assignment is valid depends on its pairs alone.
+  bool unconstrained() const { return p_.demands.empty() && p_.networks.empty(); }
   // Whether guest cell g (not yet placed) may take position p: it fits, is not forbidden, and p
   // comes after every position its shape group took so far.
   bool open_to(std::size_t g, std::size_t p) const { return p >= after_[p_.shape_group[g]] && live_.at(g, p); }
@@ -178,7 +183,7 @@ class BranchAndBound {
   // A value some valid assignment reaches, found fast, as the floor: each guest cell in turn
   // takes its best position by value (score x weight less the distance to the cells before),
   // then single moves of one guest cell to a free position it fits are made while one raises
-  // the value. Without PCI demands and on symmetric distances only (where an assignment's
+  // the value. Without PCI or network demands and on symmetric distances only (where an assignment's
   // value does not depend on the order of its cells, so sorting each shape group's positions
   // into the search's increasing order keeps it).
   void seed_floor() {
@@ -368,7 +373,7 @@ class BranchAndBound {
         if (distance + (twice + 1) / 2 >= best_->distance) return false;
       }
     }
-    if (groups_at_[next].size() == 1 && p_.demands.empty()) return true;  // the count above is the matching
+    if (groups_at_[next].size() == 1 && unconstrained()) return true;  // the count above is the matching
     return bounds_.feasible(next);
   }
 

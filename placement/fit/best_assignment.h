@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The best assignment of guest cells to distinct host cells under a scored strategy,
 // by depth-first branch and bound over the fit matrix (AssignmentBounds' matching and PCI
-// bounds, a bound on score and distance together, interchangeable host positions tried once
+// bounds, network affinity's bounds, a bound on score and distance together, interchangeable host positions tried once
 // per level, a floor value found greedily before the search). Guest cells of one shape take
 // positions in increasing order, so no permutation of like cells is visited twice. Exact: it
 // leaves out only subtrees that cannot hold a strictly better assignment, so below the node
@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "placement/fit/fit_matrix.h"
+#include "placement/fit/network_demands.h"
 #include "placement/fit/pci_pools.h"
 #include "placement/model/host_topology.h"
 
@@ -42,6 +43,7 @@ struct AssignmentProblem {
   const std::vector<std::vector<std::int64_t>>& scores;  // [guest cell][position], for fitting pairs
   const std::vector<std::size_t>& shape_group;           // per guest cell: first guest cell of its shape
   const std::vector<PciDemand>& demands;
+  const std::vector<NetworkDemand>& networks = no_network_demands();  // host cells the chosen set must reach
 };
 
 // The search's answer: the best assignment when any fits, and how far it looked.
@@ -50,6 +52,7 @@ struct BestAssignment {
   std::size_t nodes = 0;
   bool capped = false;  // stopped at max_nodes: `best` is the best found so far
   const PciDemand* pci_shortfall = nullptr;  // when nothing fits for want of PCI devices
+  const NetworkDemand* network_shortfall = nullptr;  // ... or for want of a cell close to a network
 };
 
 // Maximises the sum of the pairs' scores; among equal sums minimises the sum of distances

@@ -9,6 +9,7 @@
 #include "placement/fit/cell_fit.h"
 #include "placement/fit/cell_score.h"
 #include "placement/fit/fit_matrix.h"
+#include "placement/fit/network_demands.h"
 #include "placement/fit/pci_pools.h"
 
 namespace numaplace {
@@ -128,6 +129,13 @@ std::string pci_shortfall_text(const HostTopology& host, const PciDemand& d) {
   return text + ", without NUMA node: " + std::to_string(d.without_node);
 }
 
+// Why no assignment fits: the PCI request or the network demand the search last fell short on, if any.
+std::string no_assignment_text(const HostTopology& host, const PciDemand* pci, const NetworkDemand* network) {
+  if (pci != nullptr) return pci_shortfall_text(host, *pci);
+  if (network != nullptr) return network_shortfall_text(host, *network);
+  return "no assignment of guest cells to distinct host cells fits";
+}
+
 AssignmentOutline outline(const HostTopology& host, const GuestTopology& guest, const std::vector<std::size_t>& order,
                           const std::vector<std::size_t>& positions, const std::vector<std::vector<std::int64_t>>& scores) {
   AssignmentOutline out;
@@ -198,13 +206,15 @@ struct FitRun {
   std::optional<scoring::UtilizationShape> shape;  // Strategy::Ratio only
   std::vector<std::size_t> order;                  // host cell indexes by position (Nova's order)
   std::vector<PciDemand> demands;
+  std::vector<NetworkDemand> networks;             // network affinity: host cells the chosen set must reach
   std::vector<std::size_t> chosen;                 // host position by guest cell index, once found
   FitResult result;
   std::optional<std::uint32_t> socket;             // the socket the choice was kept within, if any
   FitMatrix socket_fits;                           // matrices.fits less the other sockets' cells
 
   AssignmentProblem problem() const {
-    return {host, order, socket ? socket_fits : matrices.fits, matrices.scores, matrices.shape_group, demands};
+    return {host,    order, socket ? socket_fits : matrices.fits, matrices.scores, matrices.shape_group, demands,
+            networks};
   }
 };
 
@@ -343,14 +353,11 @@ std::optional<std::string> refuse_pci_totals(const FitRun& run) {
 
 // Nova: the first assignment over Nova's order (Nova's first permutation) into run.chosen, or why none fits.
 std::optional<std::string> choose_first_fit(FitRun& run) {
-  AssignmentBounds search(run.host, run.order, run.matrices.fits, run.demands);
+  AssignmentBounds search(run.host, run.order, run.matrices.fits, run.demands, run.networks);
   const bool found = search.feasible(0) && search.run(0);
   run.result.assignments_tried = search.tried();
   if (run.explain != nullptr) run.explain->nodes = search.tried();
-  if (!found) {
-    const PciDemand* d = search.last_pci_shortfall();
-    return d ? pci_shortfall_text(run.host, *d) : "no assignment of guest cells to distinct host cells fits";
-  }
+  if (!found) return no_assignment_text(run.host, search.last_pci_shortfall(), search.last_network_shortfall());
   run.chosen = search.chosen();
   return std::nullopt;
 }
@@ -392,8 +399,8 @@ void keep_within_one_socket(FitRun& run, std::size_t* nodes, bool* capped) {
       }
       for (std::size_t g = 0; g < masked.rows(); ++g) masked.set(g, p, false);
     }
-    const AssignmentProblem problem{run.host, run.order, masked, run.matrices.scores, run.matrices.shape_group,
-                                    run.demands};
+    const AssignmentProblem problem{run.host,        run.order,   masked, run.matrices.scores, run.matrices.shape_group,
+                                    run.demands, run.networks};
     BestAssignment found = find_best_assignment(problem);
     *nodes += found.nodes;
     *capped = *capped || found.capped;
@@ -433,10 +440,7 @@ std::optional<std::string> choose_best_fit(FitRun& run) {
     run.explain->nodes = best.nodes;
     run.explain->capped = best.capped;
   }
-  if (!best.best) {
-    return best.pci_shortfall ? pci_shortfall_text(run.host, *best.pci_shortfall)
-                              : "no assignment of guest cells to distinct host cells fits";
-  }
+  if (!best.best) return no_assignment_text(run.host, best.pci_shortfall, best.network_shortfall);
   run.chosen = best.best->positions;
   return std::nullopt;
 }
@@ -459,6 +463,16 @@ void bring_memory_cells_close(FitRun& run) {
     for (std::size_t c : cpu_positions) sum += position_distance(run.host, run.order, c, p);
     return sum;
   };
+  // A move must keep the network demands met (the chosen set changes by one cell).
+  std::vector<bool> chosen_cells(run.host.cells.size(), false);
+  for (std::size_t p : run.chosen) chosen_cells[run.order[p]] = true;
+  const auto keeps_networks = [&](std::size_t from, std::size_t to) {
+    if (run.networks.empty()) return true;
+    std::vector<bool> moved_cells = chosen_cells;
+    moved_cells[run.order[from]] = false;
+    moved_cells[run.order[to]] = true;
+    return network_demands_met(run.networks, moved_cells);
+  };
   for (bool moved = true; moved;) {
     moved = false;
     for (std::size_t g = 0; g < cells.size(); ++g) {
@@ -466,11 +480,13 @@ void bring_memory_cells_close(FitRun& run) {
       std::size_t best = run.chosen[g];
       for (std::size_t p = 0; p < run.host.cells.size(); ++p) {
         const bool taken = std::find(run.chosen.begin(), run.chosen.end(), p) != run.chosen.end();
-        if (taken || !run.matrices.fits.at(g, p)) continue;
+        if (taken || !run.matrices.fits.at(g, p) || !keeps_networks(run.chosen[g], p)) continue;
         const std::int64_t d = distance(p), nearest = distance(best);
         if (d < nearest || (d == nearest && run.matrices.scores[g][p] > run.matrices.scores[g][best])) best = p;
       }
       moved = moved || best != run.chosen[g];
+      chosen_cells[run.order[run.chosen[g]]] = false;
+      chosen_cells[run.order[best]] = true;
       run.chosen[g] = best;
     }
   }
@@ -493,6 +509,22 @@ std::optional<ScoredAssignment> runner_up_of(const FitRun& run, bool* capped) {
   return second;
 }
 
+// What the network affinity required of the chosen host cells, for the explanation.
+std::string network_affinity_note(const FitRun& run) {
+  std::string text = "network affinity: the host cells taken include one close to each of the guest's networks the "
+                     "host places (";
+  for (std::size_t r = 0; r < run.networks.size(); ++r) {
+    const NetworkDemand& d = run.networks[r];
+    text += (r ? "; " : "") + d.what + ": host cell";
+    std::string ids;
+    for (std::size_t i = 0; i < run.host.cells.size(); ++i) {
+      if (d.per_cell[i]) ids += (ids.empty() ? " " : ", ") + std::to_string(run.host.cells[i].id);
+    }
+    text += ids;
+  }
+  return text + ")";
+}
+
 // Puts the chosen assignment, the runner-up (scored strategies) and the verdict into the explanation.
 void explain_choice(const FitRun& run, FitExplanation& explain) {
   explain.chosen = outline(run.host, run.guest, run.order, run.chosen, run.matrices.scores);
@@ -502,6 +534,7 @@ void explain_choice(const FitRun& run, FitExplanation& explain) {
     }
   }
   explain.verdict = verdict_for(run.options, explain.scoring, *explain.chosen, explain.runner_up, explain.host_order);
+  if (!run.networks.empty()) explain.verdict += "; " + network_affinity_note(run);
   if (run.socket) {
     explain.verdict = "kept within the cells of socket " + std::to_string(*run.socket) +
                       " (one socket's cells first, for sub-NUMA clustered hosts; the runner-up is that socket's "
@@ -529,7 +562,7 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
   thread_local FitMatrices matrices;
   const Strategy pair_scoring = cell_scoring_strategy(options.strategy, host.cells.size());
   const bool scored = options.strategy != Strategy::Nova;
-  FitRun run{host, guest, options, pair_scoring, scored, nullptr, matrices, {}, {}, {}, {}, {}, {}, {}};
+  FitRun run{host, guest, options, pair_scoring, scored, nullptr, matrices, {}, {}, {}, {}, {}, {}, {}, {}};
   begin_explanation(run);
   auto refuse = [&](std::string summary) {
     run.result.summary = std::move(summary);
@@ -541,6 +574,7 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
   assess_pairs(run);
   if (run.explain != nullptr) explain_pairs(run, *run.explain);
   run.demands = pci_demands(host, guest);
+  run.networks = network_demands(host, guest.networks);
   if (auto why = refuse_pci_totals(run)) return refuse(std::move(*why));
   if (auto why = run.scored ? choose_best_fit(run) : choose_first_fit(run)) return refuse(std::move(*why));
   if (run.scored) bring_memory_cells_close(run);

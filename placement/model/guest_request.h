@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "placement/model/network_affinity.h"
+
 namespace numaplace {
 
 using SpecMap = std::map<std::string, std::string>;
@@ -31,6 +33,7 @@ struct GuestRequest {
   SpecMap flavor_specs;   // hw:* keys
   SpecMap image_props;    // hw_* keys
   std::vector<PciRequest> pci;
+  NetworkAffinity networks;  // physnets / tunneled networks of the guest's ports (Nova's limits.network_metadata)
 };
 
 }  // namespace numaplace

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 // The host as the placement core sees it: NUMA cells with their CPUs, thread
-// siblings, memory, huge pages, distances, PCI devices, and what running guests
+// siblings, memory, huge pages, distances, network affinity, PCI devices, and what running guests
 // already use in each cell. Plain values; every source (capabilities XML, hwloc,
 // JSON vectors) fills the same structure. Memory is in KiB throughout.
 // Accounting says how pinned and floating use meet: on a real host (Exclusive) a pCPU
@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "placement/model/cpu_set.h"
+#include "placement/model/network_affinity.h"
 
 namespace numaplace {
 
@@ -44,6 +45,7 @@ struct HostCell {
   // empty when the source does not say (or one cache spans the whole cell).
   std::vector<CpuSet> cache_domains;
   std::vector<std::uint32_t> distances;  // by host cell index, as the source reported
+  NetworkAffinity network;      // physnets and tunneled networks close to the cell (host JSON only)
   CellUsage usage;
 
   std::uint64_t free_memory_kib() const { return memory_kib > usage.memory_kib ? memory_kib - usage.memory_kib : 0; }

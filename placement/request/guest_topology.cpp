@@ -12,6 +12,7 @@
 #include "placement/request/image_properties.h"
 #include "placement/request/page_size.h"
 #include "placement/request/spec_values.h"
+#include "placement/request/vpmem.h"
 
 namespace numaplace {
 namespace {
@@ -225,9 +226,11 @@ Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& r
   const bool cell_page_requested =
       std::any_of(cell_pages.begin(), cell_pages.end(), [](const auto& entry) { return entry.second.requested; });
 
-  // 5. No count, no page size, no pinning: the guest floats (the PCI policy is still checked).
+  // 5. No count, no page size, no pinning, no vPMEM (hw:pmem): the guest floats (the PCI policy
+  // is still checked).
   const bool pinned = cpu->cpu_policy == CpuPolicy::Dedicated || cpu->cpu_policy == CpuPolicy::Mixed;
-  if (!nodes && !page->requested && !cell_page_requested && !pinned) {
+  const bool vpmem = !vpmem_labels(flavor).empty();
+  if (!nodes && !page->requested && !cell_page_requested && !pinned && !vpmem) {
     auto pci = pci_numa_policy(flavor, *image);
     if (!pci) return pci.error();
     return std::optional<GuestTopology>{};
@@ -272,6 +275,7 @@ Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& r
   topology.realtime_cpus = cpu->realtime_vcpus;
   topology.locked_memory = locked;
   topology.pci_requests = request.pci;
+  topology.networks = request.networks;
   const std::uint64_t vcpus = request.vcpus;
   const std::uint64_t memory_kib = request.memory_kib;
   auto finish = [&](GuestCell cell) {

@@ -7,7 +7,7 @@
 // the cell maps, then the PCI NUMA affinity policy.
 // derive_guest_topology returns std::nullopt when the request asks for no NUMA
 // topology at all (Nova's "no_topology": no node count, no page size, no
-// dedicated or mixed CPU policy; the guest may float).
+// dedicated or mixed CPU policy, no vPMEM label in hw:pmem (vpmem.h); the guest may float).
 #pragma once
 
 #include <cstdint>
@@ -51,6 +51,9 @@ struct GuestTopology {
   CpuSet realtime_cpus;                 // hw:cpu_realtime: vCPUs with a realtime scheduler
   bool locked_memory = false;           // hw:locked_memory
   std::vector<PciRequest> pci_requests;  // devices the guest asks for, placed with pci_numa_policy
+  // The networks the guest's ports use; the chosen host cells must be close to them where the
+  // host says which cells are (network_demands.h). Empty: no network affinity asked.
+  NetworkAffinity networks;
 };
 
 Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& request);

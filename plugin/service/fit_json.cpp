@@ -72,6 +72,12 @@ std::vector<PciRequest> pci_of(const json& request) {
   return out;
 }
 
+// The request's network_metadata (Nova's limits.network_metadata); absent or null: none.
+NetworkAffinity networks_of(const json& request) {
+  const json* networks = field(request, "network_metadata");
+  return networks ? json_fields::network_of(*networks, "request.network_metadata") : NetworkAffinity{};
+}
+
 // A policy by its Nova name; null or absent: unset.
 template <typename Policy>
 Policy policy_of(const json& topology, const char* name, std::initializer_list<Policy> known) {
@@ -166,6 +172,7 @@ GuestRequest guest_request_of(const json& request) {
     if (const json* props = field(*image, "properties")) out.image_props = spec_map(*props, "request.image.properties");
   }
   out.pci = pci_of(request);
+  out.networks = networks_of(request);
   return out;
 }
 
@@ -182,12 +189,14 @@ Result<FitRequest> fit_request_from_json(const nlohmann::json& request) {
     if (has_topology) {
       if (request.contains("image")) bad("request.image", "goes with flavor, not with topology");
       std::vector<PciRequest> pci = pci_of(request);
+      NetworkAffinity networks = networks_of(request);  // checked even when there is no topology
       if (request["topology"].is_null()) {
         if (!pci.empty()) bad("request.pci", "a guest without a topology has no NUMA view of its devices");
         return FitRequest{};
       }
       GuestTopology topology = topology_of(request["topology"]);
       topology.pci_requests = std::move(pci);
+      topology.networks = std::move(networks);
       return FitRequest{std::move(topology)};
     }
     GuestRequest guest = guest_request_of(request);
@@ -223,7 +232,9 @@ json guest_topology_json(const FitRequest& topology) {
           {"emulator_threads_policy", policy_json(to_string(topology->emulator_threads_policy))},
           {"pci_numa_affinity_policy", policy_json(to_string(topology->pci_numa_policy))},
           {"realtime_cpus", topology->realtime_cpus.ids()},
-          {"locked_memory", topology->locked_memory}};
+          {"locked_memory", topology->locked_memory},
+          {"network_metadata",
+           {{"physnets", topology->networks.physnets}, {"tunneled", topology->networks.tunneled}}}};
 }
 
 namespace {

@@ -5,20 +5,24 @@
 // A request is one of two forms:
 //   {"flavor": {"vcpus": 4, "memory_mib": 4096, "extra_specs": {"hw:numa_nodes": "2", ...}},
 //    "image": {"properties": {"hw_numa_nodes": "2", ...}},            (optional)
-//    "pci": [{"count", "vendor_id", "product_id", "alias_numa_policy"}]}  (optional)
+//    "pci": [{"count", "vendor_id", "product_id", "alias_numa_policy"}],  (optional)
+//    "network_metadata": {"physnets": [NAME, ...], "tunneled": BOOL}}   (optional; Nova's
+//        limits.network_metadata: the chosen host cells must be close to these networks where the
+//        host's cells say which are, placement/fit/network_demands.h)
 //     -> Nova's numa_get_constraints (derive_guest_topology): its errors keep Nova's class names;
 //   {"topology": {"cells": [{"id", "cpus", "pcpus", "memory_mib" | "memory_kib",
 //                            "pagesize": null | -1 small | -2 large | -3 any | KiB}],
 //                 "cpu_policy", "cpu_thread_policy", "emulator_threads_policy",
 //                 "pci_numa_affinity_policy", "realtime_cpus"} | null,
-//    "pci": [...]}
+//    "pci": [...], "network_metadata": {...}}   (with a null topology network_metadata is checked
+//        and has no effect: a guest without NUMA cells has no affinity to place, as in Nova)
 //     -> that topology as given (an InstanceNUMATopology maps onto it field by field); null: no
 //        topology. A cell's "cpus" are all its vCPUs, "pcpus" the dedicated subset (Nova 26's
 //        cpuset | pcpuset and pcpuset).
 // Every field is checked; a bad one is "InvalidRequestJson" naming where it is.
 //
 // The guest topology is written as the nova-fit vectors write it (SCHEMA.md, expect.guest_topology),
-// plus "memory_kib" per cell, "realtime_cpus" and "locked_memory"; null when the request asks for no
+// plus "memory_kib" per cell, "realtime_cpus", "locked_memory" and "network_metadata"; null when the request asks for no
 // topology. A fit answer:
 //   {"kind": "fit", "cells": [{"guest_cell", "host_cell", "guest_cpus", "host_cpus", "memory_kib",
 //        "pagesize_kib" (null: none requested), "pinning": {"VCPU": PCPU} | null,

@@ -91,6 +91,7 @@ HostCell cell_of(const json& c, const std::string& where) {
     std::sort(cell.pages.begin(), cell.pages.end(),
               [](const PagePool& a, const PagePool& b) { return a.size_kib < b.size_kib; });
   }
+  if (const json* network = field(c, "network_metadata")) cell.network = json_fields::network_of(*network, where + ".network_metadata");
   if (const json* socket = field(c, "socket")) cell.socket = static_cast<std::uint32_t>(unsigned_of(*socket, where + ".socket", 65535));
   if (const json* distances = field(c, "distances")) {
     if (!distances->is_array()) bad(where + ".distances", "must be a list");
@@ -228,6 +229,7 @@ nlohmann::json host_to_json(const HostTopology& host) {
              {"memory_kib", strict_memory_room_kib(host, cell)},
              {"pages", free_pages}}}};
     if (cell.socket) c["socket"] = *cell.socket;
+    if (!cell.network.empty()) c["network_metadata"] = {{"physnets", cell.network.physnets}, {"tunneled", cell.network.tunneled}};
     if (!cell.cache_domains.empty()) {
       json domains = json::array();
       for (const auto& domain : cell.cache_domains) domains.push_back(cpu_array(domain));

@@ -8,6 +8,7 @@
 //               "pages": [{"size_kib": 2048, "total": 512, "used": 0, "reserved": 0}],
 //               "shared_cpuset": [...], "dedicated_cpuset": [...], "socket": 0,
 //               "distances": [10, 21],
+//               "network_metadata": {"physnets": ["physnet1"], "tunneled": false},  (Nova's; optional)
 //               "usage": {"shared_cpus": 1.5, "pinned_cpus": [2,3] | "2-3",
 //                         "memory_mib": 1024 | "memory_kib": ...}}],
 //    "pci": [{"address", "numa_node", "vendor_id", "product_id", "allocated"}],

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "plugin/sources/json_fields.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace numaplace::plugin::json_fields {
@@ -41,6 +42,39 @@ CpuSet cpus_of(const json& value, const std::string& where) {
     set.insert(static_cast<std::uint32_t>(unsigned_of(value[i], where + "[" + std::to_string(i) + "]", kMaxCpuId)));
   }
   return set;
+}
+
+NetworkAffinity network_of(const json& value, const std::string& where) {
+  constexpr std::size_t kMaxPhysnets = 4096;
+  constexpr std::size_t kMaxName = 255;
+  if (!value.is_object()) bad(where, "must be {\"physnets\": [NAME, ...], \"tunneled\": true | false}");
+  for (const auto& [key, member] : value.items()) {
+    if (key != "physnets" && key != "tunneled") bad(where + "." + key, "is not a field (physnets, tunneled)");
+  }
+  NetworkAffinity out;
+  if (const json* physnets = field(value, "physnets")) {
+    if (!physnets->is_array()) bad(where + ".physnets", "must be a list of physnet names");
+    if (physnets->size() > kMaxPhysnets) bad(where + ".physnets", "has more than " + std::to_string(kMaxPhysnets) + " names");
+    for (std::size_t i = 0; i < physnets->size(); ++i) {
+      const std::string at = where + ".physnets[" + std::to_string(i) + "]";
+      const json& name = (*physnets)[i];
+      if (!name.is_string()) bad(at, "must be a string");
+      const std::string text = name.get<std::string>();
+      if (text.empty()) bad(at, "must not be empty");
+      if (text.size() > kMaxName) bad(at, "is longer than " + std::to_string(kMaxName) + " bytes");
+      if (std::any_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+        bad(at, "holds a control character");
+      }
+      out.physnets.push_back(text);
+    }
+    std::sort(out.physnets.begin(), out.physnets.end());
+    out.physnets.erase(std::unique(out.physnets.begin(), out.physnets.end()), out.physnets.end());
+  }
+  if (const json* tunneled = field(value, "tunneled")) {
+    if (!tunneled->is_boolean()) bad(where + ".tunneled", "must be true or false");
+    out.tunneled = tunneled->get<bool>();
+  }
+  return out;
 }
 
 std::uint64_t memory_of(const json& object, const std::string& where, bool required) {

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "placement/model/cpu_set.h"
+#include "placement/model/network_affinity.h"
 
 namespace numaplace::plugin::json_fields {
 
@@ -29,6 +30,11 @@ std::uint64_t unsigned_of(const nlohmann::json& value, const std::string& where,
 
 // A list of CPU ids or a cpulist string ("0-3,8").
 CpuSet cpus_of(const nlohmann::json& value, const std::string& where);
+
+// Nova's NetworkMetadata: {"physnets": ["physnet1", ...], "tunneled": true | false}, both
+// optional; physnets are non-empty strings of at most 255 bytes without control characters, at
+// most 4096 of them, kept sorted without repeats (Nova holds a set).
+NetworkAffinity network_of(const nlohmann::json& value, const std::string& where);
 
 // KiB from memory_kib or memory_mib; neither: 0, or BadField when `required`.
 std::uint64_t memory_of(const nlohmann::json& object, const std::string& where, bool required);

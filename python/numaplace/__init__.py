@@ -352,14 +352,28 @@ class Request:
     on many hosts. Either vcpus, memory_mib, flavor (extra specs) and image (properties), derived
     with Nova's numa_get_constraints (errors by Nova's class names, e.g. .name ==
     "ImageNUMATopologyAsymmetric"); or `document`, a dict in the request schema of numaplace.h
-    (its "flavor" form, or its "topology" form, an instance topology taken as given)."""
+    (its "flavor" form, or its "topology" form, an instance topology taken as given).
+    `network_metadata` ({"physnets": [...], "tunneled": bool}, Nova's limits.network_metadata):
+    the networks of the guest's ports, so that the chosen host cells are close to them where the
+    host's cells say which are; with `document` it goes into the document (which must not have one)."""
 
     def __init__(self, vcpus: Optional[int] = None, memory_mib: Optional[int] = None,
                  flavor: Optional[Mapping[str, Any]] = None, image: Optional[Mapping[str, Any]] = None,
-                 document: Optional[Mapping[str, Any]] = None):
+                 document: Optional[Mapping[str, Any]] = None,
+                 network_metadata: Optional[Mapping[str, Any]] = None):
         self._lib = lib = _load()
         self._handle = ctypes.c_void_p()
         error = ctypes.c_void_p()
+        if network_metadata is not None:
+            if document is None:
+                if not isinstance(vcpus, int) or not isinstance(memory_mib, int) or vcpus <= 0 or memory_mib <= 0:
+                    raise Error("InvalidArgument", "vcpus and memory_mib must be positive integers", 1)
+                document = {"flavor": {"vcpus": vcpus, "memory_mib": memory_mib, "extra_specs": dict(flavor or {})},
+                            "image": {"properties": dict(image or {})}}
+                vcpus = memory_mib = flavor = image = None
+            elif not isinstance(document, Mapping) or "network_metadata" in document:
+                raise Error("InvalidArgument", "give network_metadata either in document or as the argument", 1)
+            document = dict(document, network_metadata=network_metadata)
         if document is not None:
             if vcpus is not None or memory_mib is not None or flavor or image:
                 raise Error("InvalidArgument", "give either document or vcpus/memory_mib/flavor/image", 1)

@@ -218,6 +218,34 @@ class FitApiTest(unittest.TestCase):
             host.release("a")
         self.assertEqual(caught.exception.name, "InvalidArgument")
 
+    def test_network_affinity_moves_the_guest_to_the_cell_of_its_physnet(self):
+        cells = [dict(c) for c in TWO_CELLS["cells"]]
+        cells[1]["network_metadata"] = {"physnets": ["physnet1"], "tunneled": False}
+        host = numaplace.Host(dict(TWO_CELLS, cells=cells))
+        self.assertEqual(host.to_dict()["cells"][1]["network_metadata"], {"physnets": ["physnet1"], "tunneled": False})
+        flavor = {"hw:cpu_policy": "dedicated"}
+        plain = numaplace.Request(vcpus=2, memory_mib=1024, flavor=flavor)
+        self.assertEqual(host.fit(plain)["cells"][0]["host_cell"], 0)
+        near = numaplace.Request(vcpus=2, memory_mib=1024, flavor=flavor, network_metadata={"physnets": ["physnet1"]})
+        self.assertEqual(near.topology["network_metadata"], {"physnets": ["physnet1"], "tunneled": False})
+        self.assertEqual(host.fit(near)["cells"][0]["host_cell"], 1)
+        self.assertEqual([a["cells"][0]["host_cell"] for a in numaplace.fit_hosts([host], near)], [1])
+        document = numaplace.Request(document={"flavor": {"vcpus": 2, "memory_mib": 1024, "extra_specs": flavor},
+                                               "network_metadata": {"physnets": ["physnet1"]}})
+        self.assertEqual(host.fit(document)["cells"][0]["host_cell"], 1)
+        # Cell 1 full: a named no_fit, not a guest away from its network.
+        filler = numaplace.Request(vcpus=4, memory_mib=1024, flavor=flavor, network_metadata={"physnets": ["physnet1"]})
+        self.assertEqual(host.fit_claim(filler, "filler")["cells"][0]["host_cell"], 1)
+        refused = host.fit(near)
+        self.assertEqual(refused["kind"], "no_fit")
+        self.assertIn("network affinity", refused["summary"])
+        with self.assertRaises(numaplace.Error) as caught:
+            numaplace.Request(vcpus=2, memory_mib=1024, network_metadata={"physnets": [""]})
+        self.assertEqual(caught.exception.name, "InvalidRequestJson")
+        with self.assertRaises(numaplace.Error) as caught:
+            numaplace.Request(document={"flavor": {"vcpus": 1, "memory_mib": 512}, "network_metadata": {}},
+                              network_metadata={"tunneled": True})
+        self.assertEqual(caught.exception.name, "InvalidArgument")
 
 class NovaModuleTest(unittest.TestCase):
     def test_imports_without_nova(self):

@@ -73,6 +73,12 @@ def _alarm(signum, frame):
     raise NovaTimeout()
 
 
+def network_metadata(where):
+    """Nova's NetworkMetadata from a host cell's or a request's "network_metadata" (absent: none)."""
+    nm = where.get("network_metadata") or {}
+    return nova()["objects"].NetworkMetadata(physnets=set(nm.get("physnets", [])), tunneled=nm.get("tunneled", False))
+
+
 def build_host(host):
     n = nova()
     objects = n["objects"]
@@ -93,7 +99,7 @@ def build_host(host):
             siblings=[set(s) for s in c["siblings"]],
             mempages=[objects.NUMAPagesTopology(size_kb=p["size_kib"], total=p["total"], used=p["used"],
                                                 reserved=p.get("reserved", 0)) for p in c.get("pages", [])],
-            network_metadata=objects.NetworkMetadata(physnets=set(), tunneled=False),
+            network_metadata=network_metadata(c),
             socket=c.get("socket"),
         ))
     return objects.NUMATopology(cells=cells)
@@ -210,6 +216,9 @@ def mutation_free_fit(host_topology, pristine_topology, limits, pci_requests, pc
             continue
         if pci_requests and pci_stats and not pci_stats.support_requests(pci_requests, chosen):
             continue
+        networks = limits.network_metadata if limits is not None and "network_metadata" in limits else None
+        if networks and not nova()["hardware"]._numa_cells_support_network_metadata(host_topology, list(perm), networks):
+            continue
         return objects.InstanceNUMATopology(cells=[copy.deepcopy(c) for c in chosen])
     return None
 
@@ -259,6 +268,10 @@ def run_nova(case, quirks=True):
         ar = case["host"].get("allocation_ratio")
         limits = None if ar is None else objects.NUMATopologyLimits(cpu_allocation_ratio=ar["cpu"],
                                                                    ram_allocation_ratio=ar["ram"])
+        if "network_metadata" in req:
+            if limits is None:  # Nova reads the ratios from the same limits object
+                raise ValueError("a case with network_metadata needs an allocation_ratio")
+            limits.network_metadata = network_metadata(req)
         pci_requests = build_pci_requests(req, pci_policy)
         stats = build_pci_stats(case["host"], host)
         fitted = hardware.numa_fit_instance_to_host(host, topo, limits, pci_requests or None, stats)
@@ -795,6 +808,36 @@ def stress_request(rng, ncells, host=None):
 
 
 STRESS = 0.0
+NETWORK = 0.0
+PMEM = 0.0
+PMEM_VALUES = ["SMALL", "SMALL,LARGE", "LARGE, SMALL ,", " ", ",", "", " , ,", "4GB,4GB"]
+PHYSNETS = ["physnet0", "physnet1", "physnet2", "physnet3"]
+
+
+def add_networks(rng, case):
+    """Network NUMA affinity on the case: physnets and tunneled networks on some host cells (some
+    cells without network_metadata at all), and on the request, sometimes a physnet no cell names."""
+    host, req = case["host"], case["request"]
+    if host.get("allocation_ratio") is None:
+        host["allocation_ratio"] = {"cpu": 16.0, "ram": 1.5}
+    known = PHYSNETS[:rng.randint(1, len(PHYSNETS))]
+    for cell in host["cells"]:
+        if rng.random() < 0.2:
+            cell.pop("network_metadata", None)
+            continue
+        cell["network_metadata"] = {"physnets": sorted(p for p in known if rng.random() < 0.3),
+                                    "tunneled": rng.random() < 0.3}
+    asked = [p for p in PHYSNETS + ["physnet-none"] if rng.random() < 0.3]
+    req["network_metadata"] = {"physnets": sorted(asked), "tunneled": rng.random() < 0.4}
+    if rng.random() < 0.5 and len(host["cells"]) > 1:
+        # fewer guest cells than host cells, so the host cells chosen matter
+        es = req["flavor"].setdefault("extra_specs", {})
+        if not any(k.startswith("hw:numa_cpus") for k in es):
+            es["hw:numa_nodes"] = str(rng.randint(1, max(1, len(host["cells"]) // 2)))
+            vc, mem = req["flavor"]["vcpus"], req["flavor"]["memory_mib"]
+            n = int(es["hw:numa_nodes"])
+            if vc % n or mem % n:
+                es["hw:numa_nodes"] = "1"
 
 
 def gen_case(rng, corpus, idx, prefix):
@@ -821,6 +864,15 @@ def gen_case(rng, corpus, idx, prefix):
         host = mutate_host(rng, base["host"])
         req = mutate_request(rng, base["request"], len(host["cells"]))
     case = {"id": f"{prefix}-{idx:06d}", "host": host, "request": req}
+    if rng.random() < NETWORK:
+        add_networks(rng, case)
+    if rng.random() < PMEM:
+        # vPMEM labels (hw:pmem, flavor only): a topology for guests that would otherwise float
+        es = req["flavor"].setdefault("extra_specs", {})
+        es["hw:pmem"] = rng.choice(PMEM_VALUES)
+        if rng.random() < 0.6:
+            for key in [k for k in es if k.startswith(("hw:numa_", "hw:cpu_", "hw:mem_page_size"))]:
+                es.pop(key)
     if rng.random() < 0.05:
         case["config"] = {"compute.packing_host_numa_cells_allocation_strategy": True}
     return case
@@ -874,9 +926,17 @@ def main():
     ap.add_argument("--dropped", help="write the cases Nova did not finish within --timeout here (no expect)")
     ap.add_argument("--stress", type=float, default=0.0,
                     help="fraction of cases drawn from small, tight hosts (fitter corner cases)")
+    ap.add_argument("--network", type=float, default=0.0,
+                    help="fraction of cases given network NUMA affinity (host cells' and request's network_metadata)")
+    ap.add_argument("--network-effective", action="store_true",
+                    help="write only the cases whose answer the request's network_metadata changes")
+    ap.add_argument("--pmem", type=float, default=0.0,
+                    help="fraction of cases whose flavor asks for vPMEM (hw:pmem), most without other NUMA keys")
     args = ap.parse_args()
-    global STRESS
+    global STRESS, NETWORK, PMEM
+    PMEM = args.pmem
     STRESS = args.stress
+    NETWORK = args.network
     nova()
     if args.validate is not None:
         sys.exit(0 if validate(args.validate, args.seed) else 1)
@@ -900,6 +960,12 @@ def main():
                 if drop_file:
                     drop_file.write(json.dumps(case) + "\n")
                 continue
+            if args.network_effective:
+                # keep only cases whose answer the network affinity changed
+                plain = copy.deepcopy(case)
+                plain["request"].pop("network_metadata", None)
+                if run_nova_capped(plain, args.timeout) == expect:
+                    continue
             case["expect"] = expect
             kinds[expect["kind"]] = kinds.get(expect["kind"], 0) + 1
             if expect.get("nova_quirks"):

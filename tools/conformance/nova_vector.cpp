@@ -2,6 +2,8 @@
 #include "conformance/nova_vector.h"
 #include "conformance/json_number.h"
 
+#include <algorithm>
+
 namespace numaplace::conformance {
 namespace {
 
@@ -18,6 +20,18 @@ SpecMap spec_map(const nlohmann::json& object) {
     map[key] = value.is_string() ? value.get<std::string>() : value.dump();
   }
   return map;
+}
+
+// Nova's NetworkMetadata as the vectors write it: {"physnets": [...], "tunneled": bool}, absent: none.
+NetworkAffinity network_affinity(const nlohmann::json& object) {
+  NetworkAffinity out;
+  if (!object.contains("network_metadata") || !object["network_metadata"].is_object()) return out;
+  const auto& m = object["network_metadata"];
+  for (const auto& name : m.value("physnets", nlohmann::json::array())) out.physnets.push_back(name.get<std::string>());
+  std::sort(out.physnets.begin(), out.physnets.end());
+  out.physnets.erase(std::unique(out.physnets.begin(), out.physnets.end()), out.physnets.end());
+  out.tunneled = m.value("tunneled", false);
+  return out;
 }
 
 }  // namespace
@@ -48,6 +62,7 @@ HostTopology host_from_nova_json(const nlohmann::json& host) {
     std::sort(cell.pages.begin(), cell.pages.end(),
               [](const PagePool& a, const PagePool& b) { return a.size_kib < b.size_kib; });
     if (c.contains("socket") && !c["socket"].is_null()) cell.socket = whole<std::uint32_t>(c["socket"]);
+    cell.network = network_affinity(c);
     for (const auto& d : c.value("distances", nlohmann::json::array())) cell.distances.push_back(whole<std::uint32_t>(d));
     if (c.contains("usage")) {
       const auto& u = c["usage"];
@@ -89,6 +104,7 @@ GuestRequest request_from_nova_json(const nlohmann::json& request) {
                            : std::string(),
                        std::string()});
   }
+  out.networks = network_affinity(request);
   return out;
 }
 

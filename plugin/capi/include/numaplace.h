@@ -83,7 +83,7 @@ NP_EXPORT np_status np_host_from_hwloc_xml(const char* xml, np_host** host, np_e
 NP_EXPORT np_status np_host_from_hwloc_file(const char* path, np_host** host, np_error** error);
 /* The machine this process runs on, through hwloc. */
 NP_EXPORT np_status np_host_from_this_machine(np_host** host, np_error** error);
-/* JSON text in the nova-fit host schema (cells, usage, pci, allocation_ratio; see
+/* JSON text in the nova-fit host schema (cells, usage, network_metadata, pci, allocation_ratio; see
  * docs/library.md, "The JSON host schema"); usage in it counts as already claimed. */
 NP_EXPORT np_status np_host_from_json(const char* json, np_host** host, np_error** error);
 /* A live libvirt host ("qemu:///system", "test:///default"): capabilities, PCI
@@ -165,7 +165,8 @@ NP_EXPORT void np_result_free(np_result* result);
  * an image's properties ask for, as JSON ("null" when they ask for none):
  *   {"cells": [{"id", "cpus", "pcpus", "memory_kib", "memory_mib", "pagesize"}], "cpu_policy",
  *    "cpu_thread_policy", "emulator_threads_policy", "pci_numa_affinity_policy",
- *    "realtime_cpus", "locked_memory"}   (policies null when unset)
+ *    "realtime_cpus", "locked_memory", "network_metadata": {"physnets", "tunneled"}}
+ *   (policies null when unset; np_derive's network_metadata is always empty)
  * A bad request is the error Nova raises, by Nova's class name ("ImageNUMATopologyAsymmetric",
  * "InvalidNUMANodesNumber", ...; "ValueError" and "Invalid" where Nova raises those). The caller
  * frees the text with np_string_free. */
@@ -175,11 +176,15 @@ NP_EXPORT np_status np_derive(unsigned int vcpus, unsigned long long memory_mib,
 
 /* A request, read and interpreted once. `json` is either
  *   {"flavor": {"vcpus", "memory_mib", "extra_specs": {...}}, "image": {"properties": {...}},
- *    "pci": [{"count", "vendor_id", "product_id", "alias_numa_policy"}]}   (derived as np_derive)
+ *    "pci": [{"count", "vendor_id", "product_id", "alias_numa_policy"}],
+ *    "network_metadata": {"physnets": ["physnet1", ...], "tunneled": true | false}}
+ *   (derived as np_derive; network_metadata, optional, is Nova's limits.network_metadata: the fit
+ *   then takes host cells close to those networks where the host's cells name them)
  * or an instance topology taken as given (what Nova's InstanceNUMATopology holds):
  *   {"topology": {"cells": [{"id", "cpus" (every vCPU), "pcpus" (the dedicated ones),
  *                 "memory_mib" | "memory_kib", "pagesize"}], "cpu_policy", "cpu_thread_policy",
- *                 "emulator_threads_policy", "pci_numa_affinity_policy"} | null, "pci": [...]}
+ *                 "emulator_threads_policy", "pci_numa_affinity_policy"} | null, "pci": [...],
+ *    "network_metadata": {...}}
  * A malformed one is InvalidRequestJson naming the field. */
 NP_EXPORT np_status np_request_from_json(const char* json, np_request** request, np_error** error);
 NP_EXPORT np_status np_request_from_specs(unsigned int vcpus, unsigned long long memory_mib, const np_pair* specs,

@@ -121,6 +121,28 @@ TEST_F(FitApi, NotFittingIsAnAnswerWithTheReasonPerCell) {
   EXPECT_FALSE(answer["summary"].get<std::string>().empty());
 }
 
+TEST_F(FitApi, NetworkMetadataInTheRequestKeepsTheGuestNearItsNetwork) {
+  np_host_free(host);
+  host = nullptr;
+  json doc = json::parse(kTwoCellHost);
+  doc["cells"][1]["network_metadata"] = {{"physnets", {"physnet1"}}, {"tunneled", false}};
+  ASSERT_EQ(np_host_from_json(doc.dump().c_str(), &host, &error), NP_OK);
+  const char* flavor = R"({"flavor": {"vcpus": 2, "memory_mib": 512, "extra_specs": {"hw:numa_nodes": "1"}}})";
+  EXPECT_EQ(fit(flavor)["cells"][0]["host_cell"], 0);
+  const std::string near = std::string(flavor).insert(std::string(flavor).size() - 1,
+                                                       R"(, "network_metadata": {"physnets": ["physnet1"]})");
+  for (const char* strategy : {"nova", "spread", "pack", "adaptive"}) {
+    const np_pair options[] = {{"strategy", strategy}};
+    EXPECT_EQ(fit(near.c_str(), options, 1)["cells"][0]["host_cell"], 1) << strategy;
+  }
+  EXPECT_EQ(json::parse(np_request_topology_json(request))["network_metadata"],
+            json::parse(R"({"physnets": ["physnet1"], "tunneled": false})"));
+  // The topology form carries it too; with a null topology it is read and changes nothing.
+  EXPECT_EQ(fit(R"({"topology": {"cells": [{"cpus": [0], "memory_mib": 256}]},
+                    "network_metadata": {"physnets": ["physnet1"]}})")["cells"][0]["host_cell"], 1);
+  EXPECT_EQ(fit(R"({"topology": null, "network_metadata": {"tunneled": true}})")["kind"], "no_topology");
+}
+
 TEST_F(FitApi, BadRequestsAndOptionsAreNamed) {
   for (const char* bad : {"not json", "[]", "{}", R"({"flavor": {"vcpus": 0, "memory_mib": 1}})",
                           R"({"flavor": {"vcpus": 2}})", R"({"flavor": {"vcpus": 2, "memory_mib": 1}, "topology": null})",
@@ -128,7 +150,11 @@ TEST_F(FitApi, BadRequestsAndOptionsAreNamed) {
                           R"({"topology": {"cells": [{"cpus": [0], "pcpus": [1], "memory_mib": 1}], "cpu_policy": "dedicated"}})",
                           R"({"topology": {"cells": [{"cpus": [0], "memory_mib": 1}], "cpu_policy": "sometimes"}})",
                           R"({"topology": {"cells": [{"cpus": [0], "memory_mib": 1, "pagesize": -7}]}})",
-                          R"({"flavor": {"vcpus": 2, "memory_mib": 1, "extra_specs": {"hw:numa_nodes": [2]}}})"}) {
+                          R"({"flavor": {"vcpus": 2, "memory_mib": 1, "extra_specs": {"hw:numa_nodes": [2]}}})",
+                          R"({"flavor": {"vcpus": 2, "memory_mib": 1}, "network_metadata": ["p1"]})",
+                          R"({"flavor": {"vcpus": 2, "memory_mib": 1}, "network_metadata": {"physnets": [""]}})",
+                          R"({"flavor": {"vcpus": 2, "memory_mib": 1}, "network_metadata": {"tunneled": 1}})",
+                          R"({"topology": null, "network_metadata": {"physnets": [7]}})"}) {
     np_request* r = nullptr;
     EXPECT_EQ(np_request_from_json(bad, &r, &error), NP_ERR_INVALID_INPUT) << bad;
     EXPECT_EQ(r, nullptr);

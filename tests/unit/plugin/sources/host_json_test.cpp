@@ -67,6 +67,25 @@ TEST(HostJson, RoundTripsACapabilitiesHost) {
   }
 }
 
+TEST(HostJson, ReadsNetworkAffinityAndWritesItBack) {
+  auto host = plugin::host_from_json_text(R"({"cells": [
+      {"id": 0, "cpus": [0], "memory_mib": 1024, "network_metadata": {"physnets": ["p2", "p1", "p2"], "tunneled": true}},
+      {"id": 1, "cpus": [1], "memory_mib": 1024, "network_metadata": {}},
+      {"id": 2, "cpus": [2], "memory_mib": 1024}]})");
+  ASSERT_TRUE(host) << host.error().message;
+  EXPECT_EQ(host->cells[0].network.physnets, (std::vector<std::string>{"p1", "p2"}));  // a set, as Nova's
+  EXPECT_TRUE(host->cells[0].network.tunneled);
+  EXPECT_TRUE(host->cells[1].network.empty());
+  EXPECT_TRUE(host->cells[2].network.empty());
+  const nlohmann::json written = plugin::host_to_json(*host);
+  EXPECT_EQ(written["cells"][0]["network_metadata"], nlohmann::json::parse(R"({"physnets": ["p1", "p2"], "tunneled": true})"));
+  EXPECT_FALSE(written["cells"][1].contains("network_metadata"));
+  auto again = plugin::host_from_json(written);
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(again->cells[0].network.physnets, host->cells[0].network.physnets);
+  EXPECT_EQ(again->cells[0].network.tunneled, true);
+}
+
 TEST(HostJson, NamesEachBadField) {
   const std::pair<const char*, const char*> cases[] = {
       {"not json", "not valid JSON"},
@@ -84,6 +103,19 @@ TEST(HostJson, NamesEachBadField) {
       {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1}], "allocation_ratio": {"cpu": 0}})", "allocation_ratio.cpu"},
       {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1, "pages": [{"size_kib": 0, "total": 1}]}]})", "size_kib"},
       {R"({"cells": [{"id": "zero", "cpus": [0], "memory_mib": 1}]})", "cells[0].id"},
+      {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1, "network_metadata": []}]})", "cells[0].network_metadata"},
+      {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1, "network_metadata": {"physnets": "p1"}}]})",
+       "network_metadata.physnets: must be a list"},
+      {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1, "network_metadata": {"physnets": [1]}}]})",
+       "network_metadata.physnets[0]: must be a string"},
+      {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1, "network_metadata": {"physnets": [""]}}]})",
+       "physnets[0]: must not be empty"},
+      {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1, "network_metadata": {"physnets": ["a\nb"]}}]})",
+       "control character"},
+      {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1, "network_metadata": {"tunneled": "yes"}}]})",
+       "network_metadata.tunneled: must be true or false"},
+      {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1, "network_metadata": {"physnet": ["a"]}}]})",
+       "network_metadata.physnet: is not a field"},
   };
   for (const auto& [text, expected] : cases) {
     auto host = plugin::host_from_json_text(text);

@@ -282,8 +282,9 @@ def _pci_requests(pci_requests) -> List[Dict[str, Any]]:
     return out
 
 
-def request_json(instance_topology, pci_requests=None) -> Dict[str, Any]:
-    """A Nova InstanceNUMATopology in the request's "topology" form (numaplace.h)."""
+def request_json(instance_topology, pci_requests=None, network_metadata=None) -> Dict[str, Any]:
+    """A Nova InstanceNUMATopology in the request's "topology" form (numaplace.h), with the
+    networks it asks to be close to (network_metadata: Nova's NetworkMetadata, or None)."""
     cells = []
     cpu_policy = thread_policy = None
     for i, cell in enumerate(instance_topology.cells):
@@ -302,6 +303,9 @@ def request_json(instance_topology, pci_requests=None) -> Dict[str, Any]:
     pci = _pci_requests(pci_requests)
     if pci:
         request["pci"] = pci
+    network = _network_json(network_metadata)
+    if network is not None:
+        request["network_metadata"] = network
     return request
 
 
@@ -358,33 +362,27 @@ def _apply_answer(instance_topology, answer: Dict[str, Any]):
                                                                      None))
 
 
-def _affine_to(cell, physnet: Optional[str]) -> bool:
-    """Whether a host cell reports NUMA affinity for `physnet` (None: for tunneled networks)."""
-    metadata = _get(cell, "network_metadata", None)
-    if metadata is None:
-        return False
-    if physnet is None:
-        return bool(_get(metadata, "tunneled", False))
-    return physnet in (_get(metadata, "physnets", None) or ())
+def _network_json(network_metadata) -> Optional[Dict[str, Any]]:
+    """Nova's NetworkMetadata (a request's limits.network_metadata or spec_obj.network_metadata, or
+    a host cell's) as the request and host JSON carry it; None when it names no physnet and no
+    tunneled network (it then constrains nothing, and the JSON leaves it out)."""
+    if network_metadata is None:
+        return None
+    physnets = sorted(str(p) for p in (_get(network_metadata, "physnets", None) or ()))
+    tunneled = bool(_get(network_metadata, "tunneled", False))
+    if not physnets and not tunneled:
+        return None
+    return {"physnets": physnets, "tunneled": tunneled}
 
 
-def _network_affinity_holds(host_topology, chosen_ids, network_metadata) -> bool:
-    """Nova 26's NUMA affinity of networks (limits.network_metadata): a requested physnet, or a
-    tunneled network, that some host cell is affine to must be affine to one of the chosen cells.
-    numaplace's search does not take it into account yet, so it is checked on the cells chosen and
-    a host whose chosen cells break it is refused: never a placement away from the network, at
-    the price of refusing a host where another choice of cells would have held it (docs/nova.md)."""
-    if not network_metadata:
-        return True
-    wanted = list(_get(network_metadata, "physnets", None) or ())
-    if _get(network_metadata, "tunneled", False):
-        wanted.append(None)
-    chosen = [cell for cell in host_topology.cells if cell.id in chosen_ids]
-    for physnet in wanted:
-        if any(_affine_to(cell, physnet) for cell in host_topology.cells) and \
-                not any(_affine_to(cell, physnet) for cell in chosen):
-            return False
-    return True
+def _with_networks(host: Dict[str, Any], host_topology) -> Dict[str, Any]:
+    """The host JSON with each cell's network affinity (numaplace's fit applies Nova 26's network
+    NUMA affinity itself: docs/library.md)."""
+    for cell_json, cell in zip(host["cells"], host_topology.cells):
+        network = _network_json(_get(cell, "network_metadata", None))
+        if network is not None:
+            cell_json["network_metadata"] = network
+    return host
 
 
 def numa_fit_instance_to_host(host_topology, instance_topology, limits=None, pci_requests=None, pci_stats=None):
@@ -395,17 +393,18 @@ def numa_fit_instance_to_host(host_topology, instance_topology, limits=None, pci
     if len(host_topology.cells) < len(instance_topology.cells):
         return None
     requests = pci_requests if (pci_requests and pci_stats) else None
-    host = _cached(_hosts, json.dumps(host_json(host_topology, limits, pci_stats)), numaplace.Host)
+    network_metadata = _get(limits, "network_metadata", None) if limits is not None else None
+    host = host_json(host_topology, limits, pci_stats)
+    if _network_json(network_metadata) is not None:
+        host = _with_networks(host, host_topology)
+    host = _cached(_hosts, json.dumps(host), numaplace.Host)
     try:
-        request = _cached(_requests, json.dumps(request_json(instance_topology, requests)),
+        request = _cached(_requests, json.dumps(request_json(instance_topology, requests, network_metadata)),
                           lambda text: numaplace.Request(document=json.loads(text)))
     except numaplace.Error as error:
         _raise_as_nova(error)
     answer = host.fit(request, _nova_options())
     if answer["kind"] != "fit":
-        return None
-    network_metadata = _get(limits, "network_metadata", None) if limits is not None else None
-    if not _network_affinity_holds(host_topology, {c["host_cell"] for c in answer["cells"]}, network_metadata):
         return None
     return _apply_answer(instance_topology, answer)
 
@@ -440,6 +439,7 @@ class _Pass:
         pci_requests = spec_obj.pci_requests
         self.pci_requests = pci_requests.requests if pci_requests else pci_requests
         self.network_metadata = spec_obj.network_metadata if "network_metadata" in spec_obj else None
+        self.networks = _network_json(self.network_metadata) is not None  # asks to be close to a network
         self.options = _nova_options()
         self.cells = len(self.requested.cells) if self.requested else 0
         self._requests: Dict[bool, Any] = {}
@@ -448,7 +448,8 @@ class _Pass:
         """(the numaplace.Request, the key of its answers: its JSON text and the options)."""
         made = self._requests.get(with_pci)
         if made is None:
-            text = json.dumps(request_json(self.requested, self.pci_requests if with_pci else None))
+            text = json.dumps(request_json(self.requested, self.pci_requests if with_pci else None,
+                                           self.network_metadata))
             try:
                 request = _cached(_requests, text, lambda t: numaplace.Request(document=json.loads(t)))
             except numaplace.Error as error:
@@ -547,7 +548,8 @@ def _make_filter():
         def _verdicts(self, hosts, plan):
             """Whether each host passes, as NUMATopologyFilter.host_passes decides: the checks that
             need no fit first, then one np_fit_hosts call per request (with or without PCI) over
-            the hosts left, then the network affinity and the limits of the hosts that fit."""
+            the hosts left (numaplace's fit applies the network affinity), then the limits of the
+            hosts that fit."""
             objects, _, _ = _nova_modules()
             verdicts = [False] * len(hosts)
             pending: Dict[bool, list] = {}
@@ -568,9 +570,6 @@ def _make_filter():
                         if chosen is None:
                             continue
                         host_state = hosts[i]
-                        if plan.network_metadata and not _network_affinity_holds(
-                                host_state.numa_topology, chosen, plan.network_metadata):
-                            continue
                         limits = objects.NUMATopologyLimits(cpu_allocation_ratio=host_state.cpu_allocation_ratio,
                                                             ram_allocation_ratio=host_state.ram_allocation_ratio)
                         if plan.network_metadata:
@@ -601,8 +600,14 @@ def _make_filter():
                 pci_stats = host_state.pci_stats
                 with_pci = bool(plan.pci_requests and pci_stats)
                 plan.request(with_pci)  # a request Nova refuses raises here, at the first host with a topology
-                pending.setdefault(with_pci, []).append(
-                    (i, _filter_host(host_state, host_topology, ratios, pci_stats)))
+                if plan.networks:
+                    # The cells' network affinity counts: a host made afresh with it, not the
+                    # filter's cached host (whose inputs leave the networks out).
+                    host = host_json(host_topology, _Ratios(*ratios), pci_stats)
+                    entry = [None, numaplace.Host(_with_networks(host, host_topology)), {}]
+                else:
+                    entry = _filter_host(host_state, host_topology, ratios, pci_stats)
+                pending.setdefault(with_pci, []).append((i, entry))
 
     return NUMAPlaceFilter
 

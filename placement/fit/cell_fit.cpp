@@ -116,8 +116,7 @@ CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopo
       static_cast<double>(small_pages_only ? smallest->total * smallest->size_kib : cell.memory_kib) -
       static_cast<double>(cell.usage.memory_kib);
   if (pinned) {
-    std::size_t pinned_here = 0;
-    for (auto cpu : cell.usage.pinned_cpus) pinned_here += cell.dedicated_cpus.contains(cpu) ? 1 : 0;
+    const std::size_t pinned_here = cell.dedicated_cpus.count_common(cell.usage.pinned_cpus);
     const std::size_t free = cell.dedicated_cpus.size() - pinned_here;
     Demands free_now;
     free_now.add("dedicated-cpus", static_cast<double>(dedicated), static_cast<double>(free));
@@ -147,7 +146,7 @@ CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopo
   if (exclusive && pinned) {
     CpuSet taken = out.pinning.reserved.united(out.pinning.isolated);
     for (const auto& [vcpu, pcpu] : out.pinning.pinning) taken.insert(pcpu);
-    floating_left = floating_left.minus(taken);
+    floating_left.subtract(taken);
     const double load = cell.usage.shared_cpus + (floating ? static_cast<double>(shared_vcpus) : 0.0);
     const double room = static_cast<double>(floating_left.size()) * host.ratio.cpu;
     if (load > 0 && (floating_left.empty() || (host.ratio.enforced && load > room))) {

@@ -110,7 +110,7 @@ bool reserve_cpus(const FreeCores& cores, const Choice& choice, std::uint32_t re
 
 // The free dedicated pCPUs of `domain` in `cell`.
 std::size_t free_in(const HostCell& cell, const CpuSet& domain) {
-  return domain.intersected(cell.dedicated_cpus).minus(cell.usage.pinned_cpus).size();
+  return domain.intersected(cell.dedicated_cpus).count_minus(cell.usage.pinned_cpus);
 }
 
 // The pinning on `cell` restricted to the pCPUs of `domains` (the same rules within them).
@@ -118,7 +118,7 @@ std::optional<CpuPinning> pin_within(const HostCell& cell, const std::vector<con
                                      const CpuSet& vcpus, ThreadPolicy policy, std::uint32_t reserve,
                                      bool whole_core_emulator) {
   CpuSet within;
-  for (const CpuSet* domain : domains) within = within.united(*domain);
+  for (const CpuSet* domain : domains) within.unite_with(*domain);
   HostCell narrowed = cell;
   narrowed.cache_domains.clear();
   narrowed.dedicated_cpus = cell.dedicated_cpus.intersected(within);
@@ -204,10 +204,11 @@ std::optional<CpuPinning> pin_dedicated_cpus(const HostCell& cell, const CpuSet&
   FreeCores& cores = scratch.cores;
   cores.threads.clear();
   cores.spans.clear();
+  const CpuSet free = cell.dedicated_cpus.minus(cell.usage.pinned_cpus);  // words, no heap below 256 CPUs
   for (const auto& g : groups) {
     const auto begin = static_cast<std::uint32_t>(cores.threads.size());
     for (auto cpu : g) {
-      if (cell.dedicated_cpus.contains(cpu) && !cell.usage.pinned_cpus.contains(cpu)) cores.threads.push_back(cpu);
+      if (free.contains(cpu)) cores.threads.push_back(cpu);
     }
     const auto end = static_cast<std::uint32_t>(cores.threads.size());
     if (end > begin) cores.spans.emplace_back(begin, end);

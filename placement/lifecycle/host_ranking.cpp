@@ -52,7 +52,11 @@ std::string explain(const FitResult& fit, bool per_pair) {
 
 }  // namespace
 
-scoring::NodeResources host_resources(const HostTopology& host) {
+namespace {
+
+// Writes the host's totals into `node`, reusing its entries: a ranking does this for every fitting
+// host, and a map assigned its same keys again allocates nothing.
+void fill_host_resources(const HostTopology& host, scoring::NodeResources& node) {
   std::int64_t cpus = 0;
   double cpu_requested = 0;
   std::int64_t memory = 0;
@@ -64,9 +68,17 @@ scoring::NodeResources host_resources(const HostTopology& host) {
     memory += static_cast<std::int64_t>(cell.memory_kib) * 1024;
     memory_requested += static_cast<std::int64_t>(cell.usage.memory_kib) * 1024;
   }
+  node.allocatable["cpu"] = cpus * kMilli;
+  node.allocatable["memory"] = memory;
+  node.requested["cpu"] = milli_cpus(cpu_requested);
+  node.requested["memory"] = memory_requested;
+}
+
+}  // namespace
+
+scoring::NodeResources host_resources(const HostTopology& host) {
   scoring::NodeResources node;
-  node.allocatable = {{"cpu", cpus * kMilli}, {"memory", memory}};
-  node.requested = {{"cpu", milli_cpus(cpu_requested)}, {"memory", memory_requested}};
+  fill_host_resources(host, node);
   return node;
 }
 
@@ -96,6 +108,10 @@ Result<std::vector<RankedHost>> rank_hosts(std::span<const HostTopology> hosts, 
 
   std::vector<RankedHost> fitting;
   std::vector<RankedHost> refused;
+  scoring::NodeResources node;  // reused host to host
+  // What the guest adds depends on the host only through its CPU ratio: kept for the last one.
+  std::optional<double> pod_ratio;
+  scoring::PodRequest pod;
   for (std::size_t i = 0; i < hosts.size(); ++i) {
     const HostTopology& host = hosts[i];
     RankedHost ranked;
@@ -113,8 +129,12 @@ Result<std::vector<RankedHost>> rank_hosts(std::span<const HostTopology> hosts, 
       refused.push_back(std::move(ranked));
       continue;
     }
-    auto score = scoring::score_node(options.scoring, host_resources(host),
-                                     guest_resources(request, topology, host.ratio.cpu));
+    fill_host_resources(host, node);
+    if (pod_ratio != host.ratio.cpu) {
+      pod = guest_resources(request, topology, host.ratio.cpu);
+      pod_ratio = host.ratio.cpu;
+    }
+    auto score = scoring::score_node(options.scoring, node, pod);
     if (!score) return score.error();
     ranked.fits = true;
     ranked.score = *score;

@@ -47,6 +47,7 @@ constexpr RegisteredError kRegister[] = {
     {"InvalidCpuList", ErrorKind::BadInput},
     {"InvalidDomain", ErrorKind::BadInput},
     {"InvalidEmulatorThreadsPolicy", ErrorKind::BadInput},
+    {"InvalidFleet", ErrorKind::BadInput},
     {"InvalidHostConfig", ErrorKind::BadInput},
     {"InvalidHostJson", ErrorKind::BadInput},
     {"InvalidHwlocXml", ErrorKind::BadInput},

@@ -69,30 +69,53 @@ class NovaDropInTest(unittest.TestCase):
         self.assertFalse(flt.host_passes(full, spec))
         self.assertNotIn("numa_topology", full.limits)
 
-    def test_network_affinity_is_checked_on_the_cells_chosen(self):
+    def test_network_affinity_chooses_the_cells_near_the_network(self):
         def networked(cell_id, cpus, physnets=(), tunneled=False, pinned=()):
             c = cell(cell_id, cpus, pinned)
             c.network_metadata = objects.NetworkMetadata(physnets=set(physnets), tunneled=tunneled)
             return c
 
+        def network(physnets=(), tunneled=False):
+            return objects.NetworkMetadata(physnets=set(physnets), tunneled=tunneled)
+
         def limits(physnets=(), tunneled=False):
             return objects.NUMATopologyLimits(cpu_allocation_ratio=16.0, ram_allocation_ratio=1.0,
-                                              network_metadata=objects.NetworkMetadata(physnets=set(physnets),
-                                                                                       tunneled=tunneled))
+                                              network_metadata=network(physnets, tunneled))
 
         # Nova's order takes cell 0 (cell 1 has a pinned pCPU), where physnet "blue" is.
         host = objects.NUMATopology(cells=[networked(0, [0, 1, 2, 3], physnets=["blue"]),
                                            networked(1, [4, 5, 6, 7], physnets=["red"], tunneled=True, pinned=[4])])
         blue = npnova.numa_fit_instance_to_host(host, dedicated_request(2), limits=limits(["blue"]))
         self.assertEqual(blue.cells[0].id, 0)
-        # "red" and the tunnel are cell 1's: the cells chosen (cell 0) are not affine, so no fit; Nova
-        # would try cell 1 (the drop-in refuses rather than place the guest away from its network).
-        self.assertIsNone(npnova.numa_fit_instance_to_host(host, dedicated_request(2), limits=limits(["red"])))
-        self.assertIsNone(npnova.numa_fit_instance_to_host(host, dedicated_request(2), limits=limits(tunneled=True)))
+        # "red" and the tunnel are cell 1's: as Nova, the fit goes on to cell 1, which holds the guest.
+        red = npnova.numa_fit_instance_to_host(host, dedicated_request(2), limits=limits(["red"]))
+        self.assertEqual(red.cells[0].id, 1)
+        tunnel = npnova.numa_fit_instance_to_host(host, dedicated_request(2), limits=limits(tunneled=True))
+        self.assertEqual(tunnel.cells[0].id, 1)
         # A physnet no cell is affine to asks for no affinity.
         green = npnova.numa_fit_instance_to_host(host, dedicated_request(2), limits=limits(["green"]))
         self.assertEqual(green.cells[0].id, 0)
+        # Only cell 1 is near "red", and it cannot hold 4 dedicated vCPUs: no fit, though cell 0 could.
+        self.assertIsNone(npnova.numa_fit_instance_to_host(host, dedicated_request(4), limits=limits(["red"])))
+        self.assertIsNotNone(npnova.numa_fit_instance_to_host(host, dedicated_request(4), limits=limits(["blue"])))
 
+        # The filter: the same rule, and the limits it sets carry the request's networks.
+        flt = npnova.NUMAPlaceFilter()
+
+        def spec(vcpus, physnets):
+            return objects.RequestSpec(numa_topology=dedicated_request(vcpus), flavor=objects.Flavor(extra_specs={}),
+                                       image=objects.ImageMeta.from_dict({"properties": {}}), pci_requests=None,
+                                       network_metadata=network(physnets))
+
+        def state():
+            return host_state([networked(0, [0, 1, 2, 3], physnets=["blue"]),
+                               networked(1, [4, 5, 6, 7], physnets=["red"], pinned=[4])])
+
+        passing = state()
+        self.assertTrue(flt.host_passes(passing, spec(2, ["red"])))
+        self.assertEqual(passing.limits["numa_topology"].network_metadata.physnets, {"red"})
+        self.assertFalse(flt.host_passes(state(), spec(4, ["red"])))
+        self.assertTrue(flt.host_passes(state(), spec(4, ["blue"])))
 
 if __name__ == "__main__":
     unittest.main()

@@ -162,7 +162,8 @@ def cell_json(i, cell):
 
 
 def sort_host_cells(host_topology, instance_topology, pci_requests, pci_stats):
-    """Nova 26's host cell ordering (copied from numa_fit_instance_to_host)."""
+    """Nova 26's order of host cells, as numa_fit_instance_to_host sorts them (its documented
+    behaviour, written here in this project's own code for the mutation-free reference run)."""
     n = nova()
     fields = n["fields"]
     host_cells = host_topology.cells

@@ -117,6 +117,11 @@ GuestTopology topology_of(const json& t) {
                                        {PciNumaPolicy::Required, PciNumaPolicy::Preferred, PciNumaPolicy::Legacy,
                                         PciNumaPolicy::Socket});
   if (const json* rt = field(t, "realtime_cpus")) topology.realtime_cpus = cpus_of(*rt, where + ".realtime_cpus");
+  // As guest_topology_json writes it (np_derive's answer given back); the request's own
+  // network_metadata is the same field one level up.
+  if (const json* networks = field(t, "network_metadata")) {
+    topology.networks = json_fields::network_of(*networks, where + ".network_metadata");
+  }
   if (const json* locked = field(t, "locked_memory")) {
     if (!locked->is_boolean()) bad(where + ".locked_memory", "must be true or false");
     topology.locked_memory = locked->get<bool>();
@@ -196,7 +201,13 @@ Result<FitRequest> fit_request_from_json(const nlohmann::json& request) {
       }
       GuestTopology topology = topology_of(request["topology"]);
       topology.pci_requests = std::move(pci);
-      topology.networks = std::move(networks);
+      if (field(request, "network_metadata") != nullptr) {
+        if (field(request["topology"], "network_metadata") != nullptr &&
+            (networks.physnets != topology.networks.physnets || networks.tunneled != topology.networks.tunneled)) {
+          bad("request.network_metadata", "differs from request.topology.network_metadata; give the networks once");
+        }
+        topology.networks = std::move(networks);
+      }
       return FitRequest{std::move(topology)};
     }
     GuestRequest guest = guest_request_of(request);

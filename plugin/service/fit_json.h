@@ -13,7 +13,9 @@
 //   {"topology": {"cells": [{"id", "cpus", "pcpus", "memory_mib" | "memory_kib",
 //                            "pagesize": null | -1 small | -2 large | -3 any | KiB}],
 //                 "cpu_policy", "cpu_thread_policy", "emulator_threads_policy",
-//                 "pci_numa_affinity_policy", "realtime_cpus"} | null,
+//                 "pci_numa_affinity_policy", "realtime_cpus", "locked_memory",
+//                 "network_metadata"} | null,   (a topology as np_derive writes it reads back as is;
+//                 network_metadata may sit here or beside "topology", not differently in both)
 //    "pci": [...], "network_metadata": {...}}   (with a null topology network_metadata is checked
 //        and has no effect: a guest without NUMA cells has no affinity to place, as in Nova)
 //     -> that topology as given (an InstanceNUMATopology maps onto it field by field); null: no

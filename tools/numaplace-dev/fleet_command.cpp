@@ -12,6 +12,7 @@
 
 #include "conformance/fleet_replay.h"
 #include "numaplace-dev/dev_commands.h"
+#include "numaplace-dev/fixed_text.h"
 #include "numaplace/cli_common.h"
 #include "numaplace/rank_flags.h"
 
@@ -29,12 +30,6 @@ struct FleetCliOptions {
   bool json = false;
   bool goals = false;
 };
-
-std::string fixed(double value, int decimals) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
 
 double ratio(std::size_t ours, std::size_t theirs) {
   return theirs == 0 ? 1.0 : static_cast<double>(ours) / static_cast<double>(theirs);

@@ -16,6 +16,7 @@
 #include "conformance/stream_replay.h"
 #include "numaplace/cli_common.h"
 #include "numaplace-dev/dev_commands.h"
+#include "numaplace-dev/fixed_text.h"
 #include "numaplace/explain_output.h"
 
 namespace numaplace::cli {
@@ -34,12 +35,6 @@ struct ReplayCliOptions {
   bool goals = false;
   bool first_refusals = false;
 };
-
-std::string fixed(double value, int decimals) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.*f", decimals, value);
-  return text;
-}
 
 std::string distance_text(const std::optional<double>& distance) {
   return distance ? fixed(*distance, 2) : "-";

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <functional>
 #include <optional>
 
 #include "placement/model/fit_demands.h"
@@ -23,32 +24,113 @@ PciNumaPolicy alias_policy(const std::string& name) {
   return PciNumaPolicy::Legacy;
 }
 
+// Nova compares spec values with the device's without case.
+bool spec_matches(const PciDevice& dev, const PciSpec& spec) {
+  for (const auto& [key, value] : spec) {
+    const std::string* have = nullptr;
+    if (key == "vendor_id") {
+      have = &dev.vendor_id;
+    } else if (key == "product_id") {
+      have = &dev.product_id;
+    } else if (auto tag = dev.tags.find(key); tag != dev.tags.end()) {
+      have = &tag->second;
+    }
+    if (have == nullptr || !same_id(*have, value)) return false;
+  }
+  return true;
+}
+
+// Whether `request` matches the free device `dev`, of any kind.
 bool matches(const PciDevice& dev, const PciRequest& request) {
   if (dev.allocated) return false;
   if (!request.address.empty()) return dev.address == request.address;
-  return same_id(dev.vendor_id, request.vendor_id) && same_id(dev.product_id, request.product_id);
+  if (request.specs.empty()) return same_id(dev.vendor_id, request.vendor_id) && same_id(dev.product_id, request.product_id);
+  return std::any_of(request.specs.begin(), request.specs.end(), [&](const PciSpec& spec) { return spec_matches(dev, spec); });
 }
 
-// Requests that draw on the same devices: the same device kind, or the same one device.
+// oslo's bool_from_string, which Nova reads remote_managed with.
+bool truthy(const std::string& value) {
+  std::string v;
+  for (char c : value) v += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return v == "1" || v == "t" || v == "true" || v == "on" || v == "y" || v == "yes";
+}
+
+std::string tag_of(const PciDevice& dev, const char* key) {
+  auto tag = dev.tags.find(key);
+  return tag == dev.tags.end() ? std::string() : tag->second;
+}
+
+bool asks_for(const PciRequest& request, const char* key, const std::function<bool(const std::string&)>& wanted) {
+  return std::any_of(request.specs.begin(), request.specs.end(), [&](const PciSpec& spec) {
+    auto value = spec.find(key);
+    return value != spec.end() && wanted(value->second);
+  });
+}
+
+// Nova gives a request no PF, VDPA device or remote-managed device unless one of its specs asks
+// for that kind (the kinds as the host's tags state them). A request for one device by address
+// is given that device whatever its kind.
+bool kind_not_asked_for(const PciDevice& dev, const PciRequest& request) {
+  if (!request.address.empty() || dev.tags.empty()) return false;
+  const std::string dev_type = tag_of(dev, "dev_type");
+  for (const char* kind : {"type-PF", "type-VDPA"}) {
+    if (dev_type == kind && !asks_for(request, "dev_type", [&](const std::string& v) { return v == kind; })) return true;
+  }
+  return truthy(tag_of(dev, "remote_managed")) && !asks_for(request, "remote_managed", truthy);
+}
+
+// Requests that draw on exactly the same devices: the same spec list (or device kind), or the
+// same one device.
 bool same_device(const PciRequest& a, const PciRequest& b) {
-  return a.address == b.address && same_id(a.vendor_id, b.vendor_id) && same_id(a.product_id, b.product_id);
+  if (a.address != b.address || a.specs.size() != b.specs.size()) return false;
+  if (!a.specs.empty()) {
+    for (std::size_t i = 0; i < a.specs.size(); ++i) {
+      const PciSpec& x = a.specs[i];
+      const PciSpec& y = b.specs[i];
+      if (x.size() != y.size()) return false;
+      for (auto p = x.begin(), q = y.begin(); p != x.end(); ++p, ++q) {
+        if (p->first != q->first || !same_id(p->second, q->second)) return false;
+      }
+    }
+    return true;
+  }
+  return same_id(a.vendor_id, b.vendor_id) && same_id(a.product_id, b.product_id);
+}
+
+// Devices of one Nova pool: the same ids, tags and NUMA node.
+bool same_pool(const PciDevice& a, const PciDevice& b) {
+  return a.numa_node == b.numa_node && same_id(a.vendor_id, b.vendor_id) && same_id(a.product_id, b.product_id) &&
+         a.tags == b.tags;
 }
 
 // Nova's pool of one device kind on one NUMA node (none: the device has no NUMA node).
 struct DevicePool {
-  std::optional<std::uint32_t> node;
+  const PciDevice* kind = nullptr;  // the pool's first device: what its devices are
+  bool named = false;               // a device a request names by address: a pool of its own
   std::uint32_t count = 0;
 };
 
-// The free devices `request` matches, pooled by NUMA node in the order the host lists them.
-std::vector<DevicePool> pools_of(const HostTopology& host, const PciRequest& request) {
+// Every free device some request matches, pooled by kind and NUMA node, in Nova's order of pools.
+std::vector<DevicePool> pools_of(const HostTopology& host, const std::vector<PciDemand>& demands) {
   std::vector<DevicePool> pools;
   for (const auto& dev : host.pci) {
-    if (!matches(dev, request)) continue;
-    auto pool = std::find_if(pools.begin(), pools.end(), [&](const DevicePool& p) { return p.node == dev.numa_node; });
-    if (pool == pools.end()) pool = pools.insert(pools.end(), DevicePool{dev.numa_node, 0});
+    bool named = false;
+    bool wanted = false;
+    for (const auto& d : demands) {
+      if (!matches(dev, d.request)) continue;
+      wanted = true;
+      named = named || !d.request.address.empty();
+    }
+    if (!wanted) continue;
+    auto pool = named ? pools.end() : std::find_if(pools.begin(), pools.end(), [&](const DevicePool& p) {
+      return !p.named && same_pool(*p.kind, dev);
+    });
+    if (pool == pools.end()) pool = pools.insert(pools.end(), DevicePool{&dev, named, 0});
     ++pool->count;
   }
+  // Nova keeps its pools ordered by how many keys they have (tags included), fewer first.
+  std::stable_sort(pools.begin(), pools.end(),
+                   [](const DevicePool& a, const DevicePool& b) { return a.kind->tags.size() < b.kind->tags.size(); });
   return pools;
 }
 
@@ -61,47 +143,71 @@ std::uint32_t devices_in(const std::vector<DevicePool*>& pools) {
 // The pools one request may draw from, in the order it draws from them, by Nova's policy rules:
 // the chosen cells' pools when they hold enough (always for required); socket: pools on any cell
 // sharing a socket with a chosen cell; legacy: chosen cells' and node-less pools; preferred:
-// those if enough, else every pool, the chosen cells' and node-less ones first.
+// those if enough, else every pool, the chosen cells' and node-less ones first. "Enough" counts
+// the pools of kinds the request does not ask for too; those are dropped from the answer.
 std::vector<DevicePool*> pools_allowed(const HostTopology& host, const PciDemand& demand,
-                                       std::vector<DevicePool>& pools, const std::vector<bool>& chosen) {
-  auto on_chosen_cell = [&](const DevicePool& p) {
-    if (!p.node) return false;
+                                       std::vector<DevicePool>& all_pools, const std::vector<bool>& chosen) {
+  std::vector<DevicePool*> pools;
+  for (auto& p : all_pools) {
+    if (p.count > 0 && matches(*p.kind, demand.request)) pools.push_back(&p);
+  }
+  auto on_chosen_cell = [&](const DevicePool* p) {
+    if (!p->kind->numa_node) return false;
     for (std::size_t i = 0; i < host.cells.size(); ++i) {
-      if (chosen[i] && host.cells[i].id == *p.node) return true;
+      if (chosen[i] && host.cells[i].id == *p->kind->numa_node) return true;
     }
     return false;
   };
+  auto asked_for = [&](std::vector<DevicePool*> step) {
+    std::erase_if(step, [&](const DevicePool* p) { return kind_not_asked_for(*p->kind, demand.request); });
+    return step;
+  };
   std::vector<DevicePool*> local;
-  for (auto& p : pools) {
-    if (p.count > 0 && on_chosen_cell(p)) local.push_back(&p);
+  for (DevicePool* p : pools) {
+    if (on_chosen_cell(p)) local.push_back(p);
   }
   const std::uint32_t count = demand.request.count;
-  if (demand.policy == PciNumaPolicy::Required || devices_in(local) >= count) return local;
+  if (demand.policy == PciNumaPolicy::Required || devices_in(local) >= count) return asked_for(local);
   std::vector<DevicePool*> allowed;
   if (demand.policy == PciNumaPolicy::Socket) {
     for (const auto& cell : host.cells) {
       if (!cell.socket) return allowed;
     }
-    for (auto& p : pools) {
+    for (DevicePool* p : pools) {
       bool near = false;
-      for (std::size_t i = 0; i < host.cells.size() && p.node && p.count > 0; ++i) {
-        if (host.cells[i].id != *p.node) continue;
+      for (std::size_t i = 0; i < host.cells.size() && p->kind->numa_node; ++i) {
+        if (host.cells[i].id != *p->kind->numa_node) continue;
         for (std::size_t j = 0; j < host.cells.size() && !near; ++j) {
           near = chosen[j] && *host.cells[j].socket == *host.cells[i].socket;
         }
       }
-      if (near) allowed.push_back(&p);
+      if (near) allowed.push_back(p);
     }
-    return allowed;
+    return asked_for(allowed);
   }
-  for (auto& p : pools) {
-    if (p.count > 0 && (!p.node || on_chosen_cell(p))) allowed.push_back(&p);
+  for (DevicePool* p : pools) {
+    if (!p->kind->numa_node || on_chosen_cell(p)) allowed.push_back(p);
   }
-  if (demand.policy != PciNumaPolicy::Preferred || devices_in(allowed) >= count) return allowed;
-  for (auto& p : pools) {
-    if (p.count > 0 && p.node && !on_chosen_cell(p)) allowed.push_back(&p);
+  if (demand.policy != PciNumaPolicy::Preferred || devices_in(allowed) >= count) return asked_for(allowed);
+  for (DevicePool* p : pools) {
+    if (p->kind->numa_node && !on_chosen_cell(p)) allowed.push_back(p);
   }
-  return allowed;
+  return asked_for(allowed);
+}
+
+// Takes `demand`'s devices from the pools it may draw from; false when they hold too few.
+bool take_devices(const HostTopology& host, const PciDemand& demand, std::vector<DevicePool>& pools,
+                  const std::vector<bool>& chosen) {
+  std::vector<DevicePool*> allowed = pools_allowed(host, demand, pools, chosen);
+  std::uint32_t wanted = demand.request.count;
+  if (devices_in(allowed) < wanted) return false;
+  for (DevicePool* p : allowed) {
+    const std::uint32_t taken = std::min(wanted, p->count);
+    p->count -= taken;
+    wanted -= taken;
+    if (wanted == 0) break;
+  }
+  return true;
 }
 
 }  // namespace
@@ -109,41 +215,42 @@ std::vector<DevicePool*> pools_allowed(const HostTopology& host, const PciDemand
 bool pci_demands_satisfied(const HostTopology& host, const std::vector<PciDemand>& demands,
                            const std::vector<bool>& chosen, const PciDemand** shortfall) {
   bool shared = false;
-  for (std::size_t k = 0; k < demands.size(); ++k) {
-    if (!demands[k].satisfied(host, chosen)) {
-      if (shortfall != nullptr) *shortfall = &demands[k];
+  for (const auto& d : demands) {
+    if (!d.satisfied(host, chosen)) {
+      if (shortfall != nullptr) *shortfall = &d;
       return false;
     }
-    shared = shared || demands[k].first_for_device != k;
+    shared = shared || d.shares_devices;
   }
   if (!shared) return true;  // requests for different devices never compete
-  // Requests for the same devices: served one after another from one set of pools.
-  std::vector<std::vector<DevicePool>> pools_by_demand(demands.size());
-  for (std::size_t k = 0; k < demands.size(); ++k) {
-    if (demands[k].first_for_device == k) pools_by_demand[k] = pools_of(host, demands[k].request);
-  }
-  for (std::size_t k = 0; k < demands.size(); ++k) {
-    std::vector<DevicePool*> allowed =
-        pools_allowed(host, demands[k], pools_by_demand[demands[k].first_for_device], chosen);
-    std::uint32_t wanted = demands[k].request.count;
-    if (devices_in(allowed) < wanted) {
-      if (shortfall != nullptr) *shortfall = &demands[k];
-      return false;
-    }
-    for (DevicePool* p : allowed) {
-      const std::uint32_t taken = std::min(wanted, p->count);
-      p->count -= taken;
-      wanted -= taken;
-      if (wanted == 0) break;
+  // Requests that can draw on the same devices: served one after another from one set of pools,
+  // those naming their device first (it can serve no other of them).
+  std::vector<DevicePool> pools = pools_of(host, demands);
+  for (bool by_address : {true, false}) {
+    for (const auto& d : demands) {
+      if (d.request.address.empty() == by_address) continue;
+      if (!take_devices(host, d, pools, chosen)) {
+        if (shortfall != nullptr) *shortfall = &d;
+        return false;
+      }
     }
   }
   return true;
 }
 
 std::uint32_t PciDemand::usable(const HostTopology& host, const std::vector<bool>& chosen) const {
+  // Each step of Nova's policy is taken on every matching device, kinds not asked for included
+  // (the *_matching counts, when there are such devices), and gives the devices of that step the
+  // request may be given.
+  const bool other_kinds = !per_cell_matching.empty();
   std::uint32_t local = 0;
-  for (std::size_t i = 0; i < per_cell.size(); ++i) local += chosen[i] ? per_cell[i] : 0;
-  if (policy == PciNumaPolicy::Required || local >= request.count) return local;
+  std::uint32_t local_matching = 0;
+  for (std::size_t i = 0; i < per_cell.size(); ++i) {
+    if (!chosen[i]) continue;
+    local += per_cell[i];
+    local_matching += other_kinds ? per_cell_matching[i] : per_cell[i];
+  }
+  if (policy == PciNumaPolicy::Required || local_matching >= request.count) return local;
   if (policy == PciNumaPolicy::Socket) {
     // Without a list of sockets: this runs at every leaf of the search, which allocates nothing.
     for (const auto& cell : host.cells) {
@@ -160,7 +267,8 @@ std::uint32_t PciDemand::usable(const HostTopology& host, const std::vector<bool
     return near;
   }
   const std::uint32_t with_floating = local + without_node;
-  if (policy == PciNumaPolicy::Preferred && with_floating < request.count) return total;
+  const std::uint32_t with_floating_matching = local_matching + (other_kinds ? without_node_matching : without_node);
+  if (policy == PciNumaPolicy::Preferred && with_floating_matching < request.count) return total;
   return with_floating;
 }
 
@@ -168,9 +276,24 @@ bool PciDemand::satisfied(const HostTopology& host, const std::vector<bool>& cho
   return fits_within("pci", static_cast<double>(request.count), static_cast<double>(usable(host, chosen)));
 }
 
+namespace {
+
+std::string spec_text(const PciRequest& request) {
+  if (request.specs.empty()) return request.vendor_id + ":" + request.product_id;
+  std::string text;
+  for (const auto& spec : request.specs) {
+    if (!text.empty()) text += " or ";
+    std::string one;
+    for (const auto& [key, value] : spec) one += (one.empty() ? "" : " ") + key + "=" + value;
+    text += one.empty() ? "any device" : one;
+  }
+  return request.specs.size() > 1 ? "(" + text + ")" : text;
+}
+
+}  // namespace
+
 std::string PciDemand::describe() const {
-  const std::string device = request.address.empty() ? std::to_string(request.count) + " x " + request.vendor_id + ":" +
-                                                           request.product_id
+  const std::string device = request.address.empty() ? std::to_string(request.count) + " x " + spec_text(request)
                                                      : "device " + request.address;
   return device + " (policy " + to_string(policy == PciNumaPolicy::Unset ? PciNumaPolicy::Legacy : policy) + ")";
 }
@@ -192,16 +315,33 @@ std::vector<PciDemand> pci_demands(const HostTopology& host, const GuestTopology
         break;
       }
     }
+    std::vector<std::uint32_t> per_cell_matching(host.cells.size(), 0);
+    bool other_kinds = false;
     for (const auto& dev : host.pci) {
       if (!matches(dev, request)) continue;
-      ++demand.total;
+      for (auto& earlier : out) {
+        if (!matches(dev, earlier.request)) continue;
+        earlier.shares_devices = true;
+        demand.shares_devices = true;
+      }
+      const bool given = !kind_not_asked_for(dev, request);
+      other_kinds = other_kinds || !given;
+      demand.total += given ? 1 : 0;
       if (!dev.numa_node) {
-        ++demand.without_node;
+        demand.without_node += given ? 1 : 0;
+        ++demand.without_node_matching;
         continue;
       }
       for (std::size_t i = 0; i < host.cells.size(); ++i) {
-        if (host.cells[i].id == *dev.numa_node) ++demand.per_cell[i];
+        if (host.cells[i].id != *dev.numa_node) continue;
+        demand.per_cell[i] += given ? 1 : 0;
+        ++per_cell_matching[i];
       }
+    }
+    if (other_kinds) {
+      demand.per_cell_matching = std::move(per_cell_matching);
+    } else {
+      demand.without_node_matching = demand.without_node;
     }
     out.push_back(std::move(demand));
   }

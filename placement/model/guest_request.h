@@ -15,6 +15,11 @@ namespace numaplace {
 
 using SpecMap = std::map<std::string, std::string>;
 
+// One alternative of a PCI request (an entry of Nova's InstancePCIRequest.spec): a device matches
+// it when every key names the device's value, compared without case: vendor_id and product_id
+// the device's ids, any other key (dev_type, physical_network, remote_managed, ...) its tags.
+using PciSpec = std::map<std::string, std::string>;
+
 struct PciRequest {
   std::uint32_t count = 1;
   std::string vendor_id;
@@ -25,6 +30,9 @@ struct PciRequest {
   // One device exactly (a domain's <hostdev>): the host's address for it, as host.pci names it;
   // empty: any free device of the vendor and product (a Nova PCI alias).
   std::string address;
+  // Nova's spec list: a free device matching any of these serves the request (pci_pools.h);
+  // empty: the one spec {vendor_id, product_id} above.
+  std::vector<PciSpec> specs;
 };
 
 struct GuestRequest {

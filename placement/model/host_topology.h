@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,6 +63,9 @@ struct PciDevice {
   bool is_pf = false;     // an SR-IOV physical function (it can have virtual functions)
   std::string parent_pf;  // for an SR-IOV virtual function: its physical function's address; else empty
   std::string held_by;    // the guest whose <hostdev> holds it, as its claim says; empty: nobody's
+  // Further attributes a PCI request's spec may name, as the host states them (Nova's pool tags:
+  // dev_type, physical_network, remote_managed, ...); empty for devices read from libvirt or hwloc.
+  std::map<std::string, std::string> tags;
 };
 
 struct AllocationRatio {

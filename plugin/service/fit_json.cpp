@@ -56,12 +56,23 @@ std::vector<PciRequest> pci_of(const json& request) {
   for (std::size_t i = 0; i < pci->size(); ++i) {
     const json& p = (*pci)[i];
     const std::string at = "request.pci[" + std::to_string(i) + "]";
-    if (!p.is_object()) bad(at, "must be {\"count\", \"vendor_id\", \"product_id\"}");
+    if (!p.is_object()) bad(at, "must be {\"count\", \"vendor_id\", \"product_id\"} or {\"count\", \"specs\"}");
     PciRequest r;
     if (const json* count = field(p, "count")) r.count = static_cast<std::uint32_t>(unsigned_of(*count, at + ".count", 1024));
     if (r.count == 0) bad(at + ".count", "must be at least 1");
     r.vendor_id = string_of(p, "vendor_id", at);
     r.product_id = string_of(p, "product_id", at);
+    if (const json* specs = field(p, "specs")) {
+      if (!r.vendor_id.empty() || !r.product_id.empty()) {
+        bad(at, "gives both specs and vendor_id/product_id; put the ids in the specs");
+      }
+      if (!specs->is_array() || specs->empty()) bad(at + ".specs", "must be a non-empty list of {\"KEY\": \"VALUE\"} objects");
+      constexpr std::size_t kMaxSpecs = 64;
+      if (specs->size() > kMaxSpecs) bad(at + ".specs", "has more than " + std::to_string(kMaxSpecs) + " specs");
+      for (std::size_t k = 0; k < specs->size(); ++k) {
+        r.specs.push_back(json_fields::string_map_of((*specs)[k], at + ".specs[" + std::to_string(k) + "]"));
+      }
+    }
     r.alias_numa_policy = string_of(p, "alias_numa_policy", at);
     if (!r.alias_numa_policy.empty() && r.alias_numa_policy != "required" && r.alias_numa_policy != "preferred" &&
         r.alias_numa_policy != "legacy" && r.alias_numa_policy != "socket") {

@@ -5,7 +5,7 @@
 // A request is one of two forms:
 //   {"flavor": {"vcpus": 4, "memory_mib": 4096, "extra_specs": {"hw:numa_nodes": "2", ...}},
 //    "image": {"properties": {"hw_numa_nodes": "2", ...}},            (optional)
-//    "pci": [{"count", "vendor_id", "product_id", "alias_numa_policy"}],  (optional)
+//    "pci": [{"count", "vendor_id", "product_id" | "specs": [{KEY: VALUE}, ...], "alias_numa_policy"}],  (optional)
 //    "network_metadata": {"physnets": [NAME, ...], "tunneled": BOOL}}   (optional; Nova's
 //        limits.network_metadata: the chosen host cells must be close to these networks where the
 //        host's cells say which are, placement/fit/network_demands.h)

@@ -255,7 +255,7 @@ Status read_devices(Placing& p) {
                                              "; give the guest another device, or free that one first");
     }
     p.floating.pci_device_nodes.push_back(device->numa_node);
-    p.guest.pci.push_back({1, device->vendor_id, device->product_id, "", device->address});
+    p.guest.pci.push_back({1, device->vendor_id, device->product_id, "", device->address, {}});
   }
   return Done{};
 }

@@ -11,7 +11,7 @@
 //               "network_metadata": {"physnets": ["physnet1"], "tunneled": false},  (Nova's; optional)
 //               "usage": {"shared_cpus": 1.5, "pinned_cpus": [2,3] | "2-3",
 //                         "memory_mib": 1024 | "memory_kib": ...}}],
-//    "pci": [{"address", "numa_node", "vendor_id", "product_id", "allocated"}],
+//    "pci": [{"address", "numa_node", "vendor_id", "product_id", "allocated", "tags": {KEY: VALUE}}],
 //    "allocation_ratio": {"cpu": 16.0, "ram": 1.5} | null}   (null: no limits, as Nova's limits=None;
 //                                                              scores then use the default ratios)
 // Every field is checked (types, ranges, CPU ids up to kMaxCpuId, unique cell ids,

@@ -44,9 +44,36 @@ CpuSet cpus_of(const json& value, const std::string& where) {
   return set;
 }
 
+namespace {
+
+// A name or value of at most 255 bytes, not empty, without control characters.
+void check_text(const std::string& text, const std::string& where) {
+  constexpr std::size_t kMaxName = 255;
+  if (text.empty()) bad(where, "must not be empty");
+  if (text.size() > kMaxName) bad(where, "is longer than " + std::to_string(kMaxName) + " bytes");
+  if (std::any_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
+    bad(where, "holds a control character");
+  }
+}
+
+}  // namespace
+
+std::map<std::string, std::string> string_map_of(const json& value, const std::string& where) {
+  constexpr std::size_t kMaxKeys = 64;
+  if (!value.is_object()) bad(where, "must be an object of \"KEY\": \"VALUE\" strings");
+  if (value.size() > kMaxKeys) bad(where, "has more than " + std::to_string(kMaxKeys) + " keys");
+  std::map<std::string, std::string> out;
+  for (const auto& [key, member] : value.items()) {
+    check_text(key, where + " key '" + key + "'");
+    if (!member.is_string()) bad(where + "." + key, "must be a string");
+    check_text(member.get<std::string>(), where + "." + key);
+    out[key] = member.get<std::string>();
+  }
+  return out;
+}
+
 NetworkAffinity network_of(const json& value, const std::string& where) {
   constexpr std::size_t kMaxPhysnets = 4096;
-  constexpr std::size_t kMaxName = 255;
   if (!value.is_object()) bad(where, "must be {\"physnets\": [NAME, ...], \"tunneled\": true | false}");
   for (const auto& [key, member] : value.items()) {
     if (key != "physnets" && key != "tunneled") bad(where + "." + key, "is not a field (physnets, tunneled)");
@@ -60,11 +87,7 @@ NetworkAffinity network_of(const json& value, const std::string& where) {
       const json& name = (*physnets)[i];
       if (!name.is_string()) bad(at, "must be a string");
       const std::string text = name.get<std::string>();
-      if (text.empty()) bad(at, "must not be empty");
-      if (text.size() > kMaxName) bad(at, "is longer than " + std::to_string(kMaxName) + " bytes");
-      if (std::any_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
-        bad(at, "holds a control character");
-      }
+      check_text(text, at);
       out.physnets.push_back(text);
     }
     std::sort(out.physnets.begin(), out.physnets.end());

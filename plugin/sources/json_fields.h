@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include "placement/model/cpu_set.h"
@@ -35,6 +36,10 @@ CpuSet cpus_of(const nlohmann::json& value, const std::string& where);
 // optional; physnets are non-empty strings of at most 255 bytes without control characters, at
 // most 4096 of them, kept sorted without repeats (Nova holds a set).
 NetworkAffinity network_of(const nlohmann::json& value, const std::string& where);
+
+// An object of string values (a PCI device's tags, one spec of a PCI request): keys and values
+// non-empty, at most 255 bytes, without control characters; at most 64 keys.
+std::map<std::string, std::string> string_map_of(const nlohmann::json& value, const std::string& where);
 
 // KiB from memory_kib or memory_mib; neither: 0, or BadField when `required`.
 std::uint64_t memory_of(const nlohmann::json& object, const std::string& where, bool required);

@@ -113,14 +113,16 @@ def build_pci_stats(host, topology):
     for d in host.get("pci", []):
         if d.get("allocated"):
             continue
-        key = (d["vendor_id"], d["product_id"], d["numa_node"])
+        # a device without tags is a plain PCI device to Nova (every pool has a dev_type)
+        tags = tuple(sorted((d.get("tags") or {"dev_type": "type-PCI"}).items()))
+        key = (d["vendor_id"], d["product_id"], d["numa_node"], tags)
         if key not in index:
             index[key] = len(pools)
             pools.append([key, 0])
         pools[index[key]][1] += 1
     plist = objects.PciDevicePoolList(objects=[
         objects.PciDevicePool(vendor_id=k[0], product_id=k[1], numa_node=k[2], count=cnt,
-                              tags={"dev_type": "type-PCI"}) for k, cnt in pools])
+                              tags=dict(k[3])) for k, cnt in pools])
     return n["pci_stats"].PciDeviceStats(topology, stats=plist)
 
 
@@ -129,8 +131,8 @@ def build_pci_requests(request, policy):
     reqs = []
     for r in request.get("pci", []) or []:
         pol = policy or r.get("alias_numa_policy") or "legacy"  # flavor/image policy wins (nova/pci/request.py)
-        reqs.append(objects.InstancePCIRequest(count=r["count"], spec=[{"vendor_id": r["vendor_id"],
-                                                                         "product_id": r["product_id"]}],
+        spec = r["specs"] if "specs" in r else [{"vendor_id": r["vendor_id"], "product_id": r["product_id"]}]
+        reqs.append(objects.InstancePCIRequest(count=r["count"], spec=copy.deepcopy(spec),
                                                numa_policy=pol, alias_name="a"))
     return reqs
 
@@ -811,8 +813,80 @@ def stress_request(rng, ncells, host=None):
 STRESS = 0.0
 NETWORK = 0.0
 PMEM = 0.0
+PCI_SPECS = 0.0
+DEV_TYPES = ["type-PCI", "type-VF", "type-PF", "type-VDPA"]
 PMEM_VALUES = ["SMALL", "SMALL,LARGE", "LARGE, SMALL ,", " ", ",", "", " , ,", "4GB,4GB"]
 PHYSNETS = ["physnet0", "physnet1", "physnet2", "physnet3"]
+
+
+def random_spec(rng, devices):
+    """One alternative of a PCI request's spec list: mostly some of one host device's own keys
+    (so that it matches that device, and others of its kind), else ids and tags drawn freely."""
+    if devices and rng.random() < 0.7:
+        d = rng.choice(devices)
+        spec = {}
+        for key, keep in (("vendor_id", 0.8), ("product_id", 0.7)):
+            if rng.random() < keep:
+                spec[key] = d[key].upper() if rng.random() < 0.1 else d[key]
+        for key, value in d.get("tags", {}).items():
+            if rng.random() < 0.5:
+                spec[key] = value
+        return spec
+    v, p = rng.choice(PCI_IDS)
+    spec = {}
+    if rng.random() < 0.9:
+        spec["vendor_id"] = v
+    if rng.random() < 0.8:
+        spec["product_id"] = p
+    if rng.random() < 0.5:
+        spec["dev_type"] = rng.choices(DEV_TYPES, [3, 4, 2, 1])[0]
+    if rng.random() < 0.25:
+        spec["physical_network"] = rng.choice(PHYSNETS[:2])
+    if rng.random() < 0.1:
+        spec["remote_managed"] = rng.choice(["true", "True", "false"])
+    return spec
+
+
+def add_pci_specs(rng, case):
+    """PCI pools with Nova's tags (dev_type on every device, sometimes a physnet or remote_managed)
+    and PCI requests as spec lists (one to three alternatives), so that the spec matching and
+    Nova's rules for PFs, VDPA and remote-managed devices decide."""
+    host, req = case["host"], case["request"]
+    if not host["pci"] or rng.random() < 0.3:
+        host["pci"] = random_pci(rng, len(host["cells"]))
+    for d in host["pci"]:
+        tags = {"dev_type": rng.choices(DEV_TYPES, [3, 4, 2, 1])[0]}
+        if rng.random() < 0.4:
+            tags["physical_network"] = rng.choice(PHYSNETS[:2])
+        if rng.random() < 0.15:
+            tags["remote_managed"] = rng.choice(["true", "false", "True"])
+        d["tags"] = tags
+    if not req.get("pci"):
+        req["pci"] = [{"count": rng.choice([1, 1, 2]), "vendor_id": "", "product_id": ""}]
+        if rng.random() < 0.5:
+            req["flavor"].setdefault("extra_specs", {})["hw:pci_numa_affinity_policy"] = \
+                rng.choice(["required", "preferred", "legacy", "socket"])
+    for r in req["pci"]:
+        r.pop("vendor_id", None)
+        r.pop("product_id", None)
+        r["specs"] = [random_spec(rng, host["pci"]) for _ in range(rng.choice([1, 1, 2, 3]))]
+    if rng.random() < 0.3:
+        req["pci"].append({"count": 1, "specs": [random_spec(rng, host["pci"])]})
+
+
+def pci_specs_matter(case, expect, timeout):
+    """Whether Nova answers `case` otherwise with every device's tags and every spec key beyond the
+    ids dropped (plain vendor/product matching)."""
+    if not any("specs" in r for r in case["request"].get("pci") or []):
+        return False
+    plain = copy.deepcopy(case)
+    for d in plain["host"]["pci"]:
+        d.pop("tags", None)
+    for r in plain["request"]["pci"]:
+        for spec in r.get("specs", []):
+            for key in [k for k in spec if k not in ("vendor_id", "product_id")]:
+                spec.pop(key)
+    return run_nova_capped(plain, timeout) != expect
 
 
 def add_networks(rng, case):
@@ -867,6 +941,8 @@ def gen_case(rng, corpus, idx, prefix):
     case = {"id": f"{prefix}-{idx:06d}", "host": host, "request": req}
     if rng.random() < NETWORK:
         add_networks(rng, case)
+    if rng.random() < PCI_SPECS:
+        add_pci_specs(rng, case)
     if rng.random() < PMEM:
         # vPMEM labels (hw:pmem, flavor only): a topology for guests that would otherwise float
         es = req["flavor"].setdefault("extra_specs", {})
@@ -933,8 +1009,14 @@ def main():
                     help="write only the cases whose answer the request's network_metadata changes")
     ap.add_argument("--pmem", type=float, default=0.0,
                     help="fraction of cases whose flavor asks for vPMEM (hw:pmem), most without other NUMA keys")
+    ap.add_argument("--pci-specs", type=float, default=0.0,
+                    help="fraction of cases with tagged PCI pools and PCI requests as spec lists")
+    ap.add_argument("--pci-effective", action="store_true",
+                    help="write only the cases whose answer the devices' tags change (the same case with "
+                         "the tags dropped and each spec's keys other than the ids removed answers otherwise)")
     args = ap.parse_args()
-    global STRESS, NETWORK, PMEM
+    global STRESS, NETWORK, PMEM, PCI_SPECS
+    PCI_SPECS = args.pci_specs
     PMEM = args.pmem
     STRESS = args.stress
     NETWORK = args.network
@@ -967,6 +1049,8 @@ def main():
                 plain["request"].pop("network_metadata", None)
                 if run_nova_capped(plain, args.timeout) == expect:
                     continue
+            if args.pci_effective and not pci_specs_matter(case, expect, args.timeout):
+                continue
             case["expect"] = expect
             kinds[expect["kind"]] = kinds.get(expect["kind"], 0) + 1
             if expect.get("nova_quirks"):

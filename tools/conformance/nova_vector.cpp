@@ -79,6 +79,8 @@ HostTopology host_from_nova_json(const nlohmann::json& host) {
     dev.vendor_id = d.value("vendor_id", "");
     dev.product_id = d.value("product_id", "");
     dev.allocated = d.value("allocated", false);
+    const nlohmann::json tags = d.value("tags", nlohmann::json::object());  // kept: items() refers to it
+    for (const auto& [key, value] : tags.items()) dev.tags[key] = value.get<std::string>();
     topology.pci.push_back(std::move(dev));
   }
   // null: Nova ran with limits=None, so no ratio is checked (nova/README.md "Extensions").
@@ -102,7 +104,12 @@ GuestRequest request_from_nova_json(const nlohmann::json& request) {
                        p.contains("alias_numa_policy") && p["alias_numa_policy"].is_string()
                            ? p["alias_numa_policy"].get<std::string>()
                            : std::string(),
-                       std::string()});
+                       std::string(), {}});
+    for (const auto& spec : p.value("specs", nlohmann::json::array())) {
+      PciSpec one;
+      for (const auto& [key, value] : spec.items()) one[key] = value.get<std::string>();
+      out.pci.back().specs.push_back(std::move(one));
+    }
   }
   out.networks = network_affinity(request);
   return out;

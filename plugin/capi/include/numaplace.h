@@ -178,6 +178,8 @@ NP_EXPORT np_status np_derive(unsigned int vcpus, unsigned long long memory_mib,
  *   {"flavor": {"vcpus", "memory_mib", "extra_specs": {...}}, "image": {"properties": {...}},
  *    "pci": [{"count", "vendor_id", "product_id", "alias_numa_policy"}],
  *    "network_metadata": {"physnets": ["physnet1", ...], "tunneled": true | false}}
+ *   (a "pci" entry may give "specs": [{KEY: VALUE}, ...] instead of the two ids: Nova's spec list,
+ *   any one of which a device matches, keys naming vendor_id, product_id or the device's "tags")
  *   (derived as np_derive; network_metadata, optional, is Nova's limits.network_metadata: the fit
  *   then takes host cells close to those networks where the host's cells name them)
  * or an instance topology taken as given (what Nova's InstanceNUMATopology holds):

@@ -41,7 +41,7 @@ GuestTopology one_cell_guest(PciNumaPolicy policy, std::uint32_t count) {
   cell.memory_kib = 1024 * 1024;
   guest.cells.push_back(cell);
   guest.pci_numa_policy = policy;
-  guest.pci_requests.push_back({count, "8086", "154D", "", ""});  // ids compare without case
+  guest.pci_requests.push_back({count, "8086", "154D", "", "", {}});  // ids compare without case
   return guest;
 }
 
@@ -114,7 +114,7 @@ TEST(PciFit, TheSearchSkipsAssignmentsThatMissTheDevices) {
     guest.cells.push_back(cell);
   }
   guest.pci_numa_policy = PciNumaPolicy::Required;
-  guest.pci_requests.push_back({1, "8086", "154d", "", ""});
+  guest.pci_requests.push_back({1, "8086", "154d", "", "", {}});
   FitResult r = fit_guest(host, guest);
   ASSERT_TRUE(r.placement.has_value()) << r.summary;
   EXPECT_EQ(r.placement->cells[1].host_cell, 3u);
@@ -195,12 +195,12 @@ TEST(PciFit, RequestsForTheSameDeviceShareItsPools) {
   host.pci.push_back(nic(0));
   host.pci.push_back(nic(std::nullopt));
   GuestTopology guest = one_cell_guest(PciNumaPolicy::Legacy, 1);
-  guest.pci_requests.push_back({1, "8086", "154d", "", ""});
+  guest.pci_requests.push_back({1, "8086", "154d", "", "", {}});
   FitResult two = fit_guest(host, guest);
   ASSERT_TRUE(two.placement.has_value()) << two.summary;
   EXPECT_EQ(two.placement->cells[0].host_cell, 0u);
 
-  guest.pci_requests.push_back({1, "8086", "154d", "", ""});
+  guest.pci_requests.push_back({1, "8086", "154d", "", "", {}});
   FitResult three = fit_guest(host, guest);
   EXPECT_FALSE(three.placement.has_value());
   EXPECT_NE(three.summary.find("(3 in all its requests) but the host has 2 such free devices"), std::string::npos)
@@ -208,8 +208,104 @@ TEST(PciFit, RequestsForTheSameDeviceShareItsPools) {
 
   // Required: only cell 0's NIC counts, so even two requests are one too many.
   GuestTopology required = one_cell_guest(PciNumaPolicy::Required, 1);
-  required.pci_requests.push_back({1, "8086", "154d", "", ""});
+  required.pci_requests.push_back({1, "8086", "154d", "", "", {}});
   EXPECT_FALSE(fit_guest(host, required).placement.has_value());
+}
+
+PciDevice tagged(std::optional<std::uint32_t> node, const char* product, const char* dev_type,
+                 const char* physnet = nullptr) {
+  PciDevice d = device(node, "8086", product, false);
+  d.tags["dev_type"] = dev_type;
+  if (physnet != nullptr) d.tags["physical_network"] = physnet;
+  return d;
+}
+
+GuestTopology guest_asking(PciNumaPolicy policy, std::uint32_t count, std::vector<PciSpec> specs) {
+  GuestTopology guest = one_cell_guest(policy, count);
+  guest.pci_requests[0] = PciRequest{count, "", "", "", "", std::move(specs)};
+  return guest;
+}
+
+TEST(PciFit, ASpecListMatchesAnyOfItsSpecsByIdsAndTags) {
+  HostTopology host;
+  for (std::uint32_t i = 0; i < 2; ++i) host.cells.push_back(make_cell(i, 4, 4096, 0));
+  host.pci.push_back(tagged(0u, "154d", "type-VF", "physnet1"));
+  host.pci.push_back(tagged(1u, "1572", "type-VF", "physnet2"));
+  // physnet2 is only on cell 1; required puts the guest there.
+  EXPECT_EQ(placed_on(fit_guest(host, guest_asking(PciNumaPolicy::Required, 1, {{{"physical_network", "PHYSNET2"}}}))), 1u);
+  // Either alternative: the two devices together.
+  GuestTopology both = guest_asking(PciNumaPolicy::Preferred, 2,
+                                    {{{"product_id", "154d"}, {"physical_network", "physnet1"}}, {{"product_id", "1572"}}});
+  EXPECT_TRUE(fit_guest(host, both).placement.has_value());
+  // A key the device does not have never matches; an empty spec matches any device.
+  EXPECT_FALSE(fit_guest(host, guest_asking(PciNumaPolicy::Preferred, 1, {{{"trusted", "true"}}})).placement.has_value());
+  EXPECT_TRUE(fit_guest(host, guest_asking(PciNumaPolicy::Preferred, 2, {PciSpec{}})).placement.has_value());
+  FitResult refused = fit_guest(host, guest_asking(PciNumaPolicy::Legacy, 3, {{{"vendor_id", "8086"}}, {{"dev_type", "type-VF"}}}));
+  EXPECT_NE(refused.summary.find("3 x (vendor_id=8086 or dev_type=type-VF) (policy legacy) but the host has 2"),
+            std::string::npos) << refused.summary;
+}
+
+TEST(PciFit, PfsVdpaAndRemoteManagedDevicesOnlyWhenASpecAsksForThem) {
+  HostTopology host;
+  for (std::uint32_t i = 0; i < 2; ++i) host.cells.push_back(make_cell(i, 4, 4096, 0));
+  host.pci.push_back(tagged(0u, "154d", "type-PF"));
+  host.pci.push_back(tagged(0u, "154d", "type-VDPA"));
+  PciDevice managed = tagged(0u, "154d", "type-VF");
+  managed.tags["remote_managed"] = "True";
+  host.pci.push_back(managed);
+  const PciSpec ids{{"vendor_id", "8086"}, {"product_id", "154d"}};
+  EXPECT_FALSE(fit_guest(host, guest_asking(PciNumaPolicy::Preferred, 1, {ids})).placement.has_value());
+  PciSpec pf = ids;
+  pf["dev_type"] = "type-PF";
+  EXPECT_TRUE(fit_guest(host, guest_asking(PciNumaPolicy::Preferred, 1, {pf})).placement.has_value());
+  PciSpec vdpa = ids;
+  vdpa["dev_type"] = "type-VDPA";
+  EXPECT_TRUE(fit_guest(host, guest_asking(PciNumaPolicy::Preferred, 1, {vdpa})).placement.has_value());
+  PciSpec remote = ids;
+  remote["remote_managed"] = "TRUE";  // matched as a string, without case, as Nova does
+  EXPECT_TRUE(fit_guest(host, guest_asking(PciNumaPolicy::Preferred, 1, {remote})).placement.has_value());
+  // Asking for a PF lets the PF in, not the VDPA device nor the remote-managed VF: one device only.
+  EXPECT_FALSE(fit_guest(host, guest_asking(PciNumaPolicy::Preferred, 2, {pf})).placement.has_value());
+  // The same vendor and product without tags (a device read from libvirt): nothing is excluded.
+  host.pci.push_back(device(1u, "8086", "154d", false));
+  EXPECT_EQ(placed_on(fit_guest(host, guest_asking(PciNumaPolicy::Required, 1, {ids}))), 1u);
+}
+
+TEST(PciFit, ThePolicyStepCountsTheKindsNotAskedForAsNovaDoes) {
+  // Legacy on cell 0: a PF on cell 0 makes "enough local devices" true before Nova drops the PF,
+  // so the VF without a NUMA node is not reached and the guest does not fit on cell 0; on cell 1
+  // (nothing local) the node-less VF serves it.
+  HostTopology host;
+  for (std::uint32_t i = 0; i < 2; ++i) host.cells.push_back(make_cell(i, 4, 4096, 0));
+  host.pci.push_back(tagged(0u, "154d", "type-PF"));
+  host.pci.push_back(tagged(std::nullopt, "154d", "type-VF"));
+  const PciSpec ids{{"vendor_id", "8086"}, {"product_id", "154d"}};
+  GuestTopology guest = guest_asking(PciNumaPolicy::Legacy, 1, {ids});
+  std::vector<PciDemand> demands = pci_demands(host, guest);
+  ASSERT_EQ(demands.size(), 1u);
+  EXPECT_FALSE(demands[0].satisfied(host, {true, false}));
+  EXPECT_TRUE(demands[0].satisfied(host, {false, true}));
+  EXPECT_EQ(demands[0].total, 1u);
+  EXPECT_EQ(placed_on(fit_guest(host, guest)), 1u);
+}
+
+TEST(PciFit, RequestsWhoseSpecsOverlapTakeDevicesOneAfterAnother) {
+  // Two VFs on cell 0: the host lists first one on physnet2 with a further tag, then one on
+  // physnet1. Nova orders its pools by how many keys they have (fewer first), so the first
+  // request (any VF) takes physnet1's, and the second (physnet1 only) finds none.
+  HostTopology host;
+  host.cells.push_back(make_cell(0, 4, 4096, 0));
+  host.pci.push_back(tagged(0u, "154d", "type-VF", "physnet2"));
+  host.pci.back().tags["remote_managed"] = "false";
+  host.pci.push_back(tagged(0u, "154d", "type-VF", "physnet1"));
+  GuestTopology guest = guest_asking(PciNumaPolicy::Legacy, 1, {{{"dev_type", "type-VF"}}});
+  guest.pci_requests.push_back(PciRequest{1, "", "", "", "", {{{"physical_network", "physnet1"}}}});
+  std::vector<PciDemand> demands = pci_demands(host, guest);
+  EXPECT_TRUE(demands[0].shares_devices && demands[1].shares_devices);
+  EXPECT_FALSE(fit_guest(host, guest).placement.has_value());
+  // In the other order both are served.
+  std::swap(guest.pci_requests[0], guest.pci_requests[1]);
+  EXPECT_TRUE(fit_guest(host, guest).placement.has_value());
 }
 
 TEST(PciFit, FastSearchMatchesTheFirstFittingPermutationOnRandomHosts) {
@@ -266,8 +362,8 @@ TEST(PciFit, FastSearchMatchesTheFirstFittingPermutationOnRandomHosts) {
       const PciNumaPolicy policies[] = {PciNumaPolicy::Unset, PciNumaPolicy::Required, PciNumaPolicy::Legacy,
                                         PciNumaPolicy::Preferred, PciNumaPolicy::Socket};
       guest.pci_numa_policy = policies[rng() % 5];
-      guest.pci_requests.push_back({static_cast<std::uint32_t>(1 + rng() % 2), "8086", "154d", "", ""});
-      if (rng() % 3 == 0) guest.pci_requests.push_back({1, "8086", "154d", "", ""});  // a second request, same device
+      guest.pci_requests.push_back({static_cast<std::uint32_t>(1 + rng() % 2), "8086", "154d", "", "", {}});
+      if (rng() % 3 == 0) guest.pci_requests.push_back({1, "8086", "154d", "", "", {}});  // a second request, same device
     }
     FitOptions options;
     options.pack_host_cells = rng() % 2 == 0;

@@ -244,7 +244,7 @@ TEST(Audit, WellPlacedGuestsHaveNoFinding) {
   HostTopology host;
   host.cells = {testing::flat_cell(0, CpuSet::range(0, 3), 4 * testing::kGiBInKiB),
                 testing::flat_cell(1, CpuSet::range(4, 7), 4 * testing::kGiBInKiB)};
-  host.pci.push_back({"0000:3b:00.0", 1u, "8086", "1572", false, "0200", false, "", ""});
+  host.pci.push_back({"0000:3b:00.0", 1u, "8086", "1572", false, "0200", false, "", "", {}});
   GuestClaim a{"a", "", true, true, {}, 0, 0, {}, {}};
   CellClaim a0;
   a0.host_cell = 0;

@@ -116,7 +116,7 @@ TEST(CpuPolicy, PageSizeLockedMemoryAndPciPolicy) {
   EXPECT_EQ(error_name(request(4, {{"hw:numa_nodes", "3"}, {"hw:pci_numa_affinity_policy", "strict"}})),
             "ImageNUMATopologyAsymmetric");
   GuestRequest with_devices = request(4, {{"hw:numa_nodes", "1"}, {"hw:pci_numa_affinity_policy", "socket"}});
-  with_devices.pci.push_back({2, "8086", "154d", "", ""});
+  with_devices.pci.push_back({2, "8086", "154d", "", "", {}});
   GuestTopology d = topology(with_devices);
   EXPECT_EQ(d.pci_numa_policy, PciNumaPolicy::Socket);
   ASSERT_EQ(d.pci_requests.size(), 1u);

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "plugin/sources/host_json.h"
@@ -86,6 +87,20 @@ TEST(HostJson, ReadsNetworkAffinityAndWritesItBack) {
   EXPECT_EQ(again->cells[0].network.tunneled, true);
 }
 
+TEST(HostJson, ReadsPciTagsAndWritesThemBack) {
+  auto host = plugin::host_from_json_text(R"({"cells": [{"id": 0, "cpus": [0, 1], "memory_mib": 1024}],
+    "pci": [{"address": "0000:3b:00.1", "numa_node": 0, "vendor_id": "8086", "product_id": "154c",
+             "tags": {"dev_type": "type-VF", "physical_network": "physnet1"}},
+            {"address": "0000:3b:00.2", "numa_node": 0, "vendor_id": "8086", "product_id": "154c"}]})");
+  ASSERT_TRUE(host) << host.error().message;
+  EXPECT_EQ(host->pci.at(0).tags, (std::map<std::string, std::string>{{"dev_type", "type-VF"}, {"physical_network", "physnet1"}}));
+  EXPECT_TRUE(host->pci.at(1).tags.empty());
+  auto again = plugin::host_from_json_text(plugin::host_to_json(*host).dump());
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(again->pci.at(0).tags, host->pci.at(0).tags);
+  EXPECT_TRUE(again->pci.at(1).tags.empty());
+}
+
 TEST(HostJson, NamesEachBadField) {
   const std::pair<const char*, const char*> cases[] = {
       {"not json", "not valid JSON"},
@@ -116,6 +131,9 @@ TEST(HostJson, NamesEachBadField) {
        "network_metadata.tunneled: must be true or false"},
       {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1, "network_metadata": {"physnet": ["a"]}}]})",
        "network_metadata.physnet: is not a field"},
+      {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1}], "pci": [{"tags": ["type-VF"]}]})", "pci[0].tags: must be an object"},
+      {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1}], "pci": [{"tags": {"dev_type": true}}]})",
+       "pci[0].tags.dev_type: must be a string"},
   };
   for (const auto& [text, expected] : cases) {
     auto host = plugin::host_from_json_text(text);

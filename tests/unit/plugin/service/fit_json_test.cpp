@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The fit API's request JSON (plugin/service/fit_json.h) for PCI requests: Nova's spec lists
+// read into the request as given, and each malformed spec named.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "plugin/service/fit_json.h"
+
+namespace numaplace {
+namespace {
+
+constexpr const char* kTopology = R"("topology": {"cells": [{"id": 0, "cpus": [0, 1], "memory_mib": 512}]})";
+
+std::string request_with(const std::string& pci) { return std::string("{") + kTopology + ", \"pci\": " + pci + "}"; }
+
+TEST(FitJson, ReadsPciSpecListsAsGiven) {
+  auto request = plugin::fit_request_from_json_text(request_with(
+      R"([{"count": 2, "specs": [{"vendor_id": "8086", "dev_type": "type-VF"}, {"physical_network": "physnet1"}, {}]},
+          {"vendor_id": "10de", "product_id": "1eb8", "alias_numa_policy": "socket"}])"));
+  ASSERT_TRUE(request) << request.error().message;
+  ASSERT_TRUE(request->has_value());
+  const auto& pci = (*request)->pci_requests;
+  ASSERT_EQ(pci.size(), 2u);
+  EXPECT_EQ(pci[0].count, 2u);
+  ASSERT_EQ(pci[0].specs.size(), 3u);
+  EXPECT_EQ(pci[0].specs[0], (PciSpec{{"vendor_id", "8086"}, {"dev_type", "type-VF"}}));
+  EXPECT_EQ(pci[0].specs[1], (PciSpec{{"physical_network", "physnet1"}}));
+  EXPECT_TRUE(pci[0].specs[2].empty());  // matches any device, as in Nova
+  EXPECT_TRUE(pci[1].specs.empty());
+  EXPECT_EQ(pci[1].vendor_id, "10de");
+  EXPECT_EQ(pci[1].alias_numa_policy, "socket");
+}
+
+TEST(FitJson, NamesEachBadPciSpec) {
+  const std::pair<const char*, const char*> cases[] = {
+      {R"([{"vendor_id": "8086", "specs": [{"product_id": "154d"}]}])", "pci[0]: gives both specs and vendor_id"},
+      {R"([{"specs": []}])", "pci[0].specs: must be a non-empty list"},
+      {R"([{"specs": {"vendor_id": "8086"}}])", "pci[0].specs: must be a non-empty list"},
+      {R"([{"specs": ["8086"]}])", "pci[0].specs[0]: must be an object"},
+      {R"([{"specs": [{"vendor_id": 8086}]}])", "pci[0].specs[0].vendor_id: must be a string"},
+      {R"([{"specs": [{"vendor_id": ""}]}])", "pci[0].specs[0].vendor_id: must not be empty"},
+      {R"([{"count": 1}, {"specs": [{"dev_type": "type-VF\n"}]}])", "pci[1].specs[0].dev_type: holds a control character"},
+      {R"([{"count": 0, "specs": [{}]}])", "pci[0].count: must be at least 1"},
+  };
+  for (const auto& [pci, expected] : cases) {
+    auto request = plugin::fit_request_from_json_text(request_with(pci));
+    ASSERT_FALSE(request) << pci;
+    EXPECT_EQ(request.error().name, "InvalidRequestJson") << pci;
+    EXPECT_NE(request.error().message.find(expected), std::string::npos) << pci << " -> " << request.error().message;
+  }
+}
+
+}  // namespace
+}  // namespace numaplace

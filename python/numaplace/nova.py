@@ -163,9 +163,13 @@ _CELL_FIELDS = ("id", "cpuset", "pcpuset", "siblings", "memory", "cpu_usage", "p
                 "socket")
 _PAGE_FIELDS = ("size_kb", "total", "used", "reserved")
 _POOL_FIELDS = ("vendor_id", "product_id", "numa_node", "count")
-_cell_fields = operator.attrgetter(*("_obj_" + name for name in _CELL_FIELDS))
+# The cells' fields are read from each cell's __dict__ (map(vars, cells)): an itemgetter over the
+# dict is about half the time of an attrgetter over the object, which goes through the class's
+# attribute lookup first. The page pools are few fields on many small objects, where attrgetter is
+# as fast (measured: tools/bench/nova_filter.py's hosts).
+_cell_fields = operator.itemgetter(*("_obj_" + name for name in _CELL_FIELDS))
 _page_fields = operator.attrgetter(*("_obj_" + name for name in _PAGE_FIELDS))
-_cell_pages = operator.attrgetter("_obj_mempages")
+_cell_pages = operator.itemgetter("_obj_mempages")
 _pool_fields = operator.itemgetter(*_POOL_FIELDS)
 
 
@@ -219,13 +223,13 @@ def _inputs_unchanged(inputs: tuple, host_topology, ratios, pci_stats) -> bool:
     if ratios != ratios_then or _pci_inputs(pci_stats) != pools_then:
         return False
     try:
-        cells = host_topology._obj_cells
+        cells = list(map(vars, host_topology._obj_cells))
         if list(map(_cell_fields, cells)) != cells_then:
             return False
         pages = list(map(_cell_pages, cells))
         return (list(map(len, pages)) == page_counts_then and
                 list(map(_page_fields, itertools.chain.from_iterable(pages))) == pages_then)
-    except (AttributeError, TypeError):  # a field unset (or not Nova's objects): the whole comparison
+    except (AttributeError, KeyError, TypeError):  # a field unset (or not Nova's objects): the whole comparison
         return host_inputs(host_topology, _Ratios(*ratios), pci_stats) == inputs
 
 
@@ -441,11 +445,13 @@ class _Pass:
         self.network_metadata = spec_obj.network_metadata if "network_metadata" in spec_obj else None
         self.networks = _network_json(self.network_metadata) is not None  # asks to be close to a network
         self.options = _nova_options()
-        self.cells = len(self.requested.cells) if self.requested else 0
+        self.has_topology = bool(self.requested)  # InstanceNUMATopology's truth is its cells', read once
+        self.cells = len(self.requested.cells) if self.has_topology else 0
         self._requests: Dict[bool, Any] = {}
 
     def request(self, with_pci: bool):
-        """(the numaplace.Request, the key of its answers: its JSON text and the options)."""
+        """(the numaplace.Request, the key of its answers: its JSON text and the options, one str
+        so that its hash is computed once)."""
         made = self._requests.get(with_pci)
         if made is None:
             text = json.dumps(request_json(self.requested, self.pci_requests if with_pci else None,
@@ -454,16 +460,17 @@ class _Pass:
                 request = _cached(_requests, text, lambda t: numaplace.Request(document=json.loads(t)))
             except numaplace.Error as error:
                 _raise_as_nova(error)
-            made = self._requests[with_pci] = (request, (text, tuple(sorted(self.options.items()))))
+            made = self._requests[with_pci] = (request, text + "\n" + json.dumps(sorted(self.options.items())))
         return made
 
 
-# The filter's numaplace host per host_state: [host_inputs, numaplace.Host, answers]. A hit needs the
-# inputs read now to equal the ones the host was made from, so a host changed in place (or given a
-# new topology, ratios or PCI pools) is made again, never answered from the old one. `answers` keeps
-# the host cells of the last few requests' answers (None: no fit) by the request's JSON text and the
-# options: np_fit on an unchanged host (the filter never claims on it) gives the same answer, and
-# Nova asks the same request of all its hosts again for each instance of a multi-instance boot.
+# The filter's numaplace host per host_state: [host_inputs, numaplace.Host, answers, the host's
+# handle]. A hit needs the inputs read now to equal the ones the host was made from, so a host
+# changed in place (or given a new topology, ratios or PCI pools) is made again, never answered from
+# the old one. `answers` keeps the verdicts of the last few requests (True: fits) by the request's
+# JSON text and the options: np_fit on an unchanged host (the filter never claims on it) gives the
+# same answer, and Nova asks the same request of all its hosts again for each instance of a
+# multi-instance boot.
 # Host states that take no weak reference are kept by id in a bounded map (the inputs check keeps
 # that sound too).
 _filter_hosts: "weakref.WeakKeyDictionary[Any, list]" = weakref.WeakKeyDictionary()
@@ -482,7 +489,8 @@ def _filter_host(host_state, host_topology, ratios, pci_stats) -> list:
     if found is not None and _inputs_unchanged(found[0], host_topology, ratios, pci_stats):
         return found
     inputs = host_inputs(host_topology, _Ratios(*ratios), pci_stats)
-    entry = [inputs, numaplace.Host(host_json_from_inputs(inputs)), {}]
+    host = numaplace.Host(host_json_from_inputs(inputs))
+    entry = [inputs, host, {}, host._handle.value]
     with _cache_lock:
         if weak:
             _filter_hosts[host_state] = entry
@@ -547,49 +555,53 @@ def _make_filter():
 
         def _verdicts(self, hosts, plan):
             """Whether each host passes, as NUMATopologyFilter.host_passes decides: the checks that
-            need no fit first, then one np_fit_hosts call per request (with or without PCI) over
-            the hosts left (numaplace's fit applies the network affinity), then the limits of the
-            hosts that fit."""
+            need no fit first, then one np_fit_hosts_cells call per request (with or without PCI)
+            over the hosts left whose verdict for it is not kept (numaplace's fit applies the
+            network affinity; only the verdict is asked for, no answer is written or parsed), then
+            the limits of the hosts that fit."""
             objects, _, _ = _nova_modules()
             verdicts = [False] * len(hosts)
-            pending: Dict[bool, list] = {}
             with _gc_paused():
-                self._prepare(hosts, plan, verdicts, pending)
+                pending = self._prepare(hosts, plan, verdicts)
                 for with_pci, waiting in pending.items():
                     request, key = plan.request(with_pci)
                     unanswered = [entry for _, entry in waiting if key not in entry[2]]
                     if unanswered:
-                        answers = numaplace.fit_hosts([entry[1] for entry in unanswered], request, plan.options)
-                        for entry, answer in zip(unanswered, answers):
-                            if len(entry[2]) >= _ANSWERS_KEPT:
-                                entry[2].clear()
-                            entry[2][key] = (frozenset(c["host_cell"] for c in answer["cells"])
-                                             if answer["kind"] == "fit" else None)
+                        fits, _, _ = numaplace._fit_hosts_cells([entry[3] for entry in unanswered], request,
+                                                                plan.options, False)
+                        for entry, fit in zip(unanswered, fits):
+                            answers = entry[2]
+                            if len(answers) >= _ANSWERS_KEPT:
+                                answers.clear()
+                            answers[key] = fit == 1
+                    limits_class = objects.NUMATopologyLimits
+                    network_metadata = plan.network_metadata
                     for i, entry in waiting:
-                        chosen = entry[2][key]
-                        if chosen is None:
+                        if not entry[2][key]:
                             continue
                         host_state = hosts[i]
-                        limits = objects.NUMATopologyLimits(cpu_allocation_ratio=host_state.cpu_allocation_ratio,
-                                                            ram_allocation_ratio=host_state.ram_allocation_ratio)
-                        if plan.network_metadata:
-                            limits.network_metadata = plan.network_metadata
+                        limits = limits_class(cpu_allocation_ratio=host_state.cpu_allocation_ratio,
+                                              ram_allocation_ratio=host_state.ram_allocation_ratio)
+                        if network_metadata:
+                            limits.network_metadata = network_metadata
                         host_state.limits["numa_topology"] = limits
                         verdicts[i] = True
             return verdicts
 
-        def _prepare(self, hosts, plan, verdicts, pending):
+        def _prepare(self, hosts, plan, verdicts):
             """The checks that need no fit, and each remaining host's numaplace host (converted only
-            when its inputs changed), grouped by request into `pending`."""
+            when its inputs changed), grouped by request: {with_pci: [(index, entry)]}."""
             objects, _, _ = _nova_modules()
+            pending: Dict[bool, list] = {}
+            needs_threads, has_topology, cells = plan.needs_threads, plan.has_topology, plan.cells
             for i, host_state in enumerate(hosts):
                 host_topology = host_state.numa_topology
-                if plan.needs_threads and host_topology and not host_topology.has_threads:
+                if needs_threads and host_topology and not host_topology.has_threads:
                     continue
-                if not plan.requested:
+                if not has_topology:
                     verdicts[i] = True
                     continue
-                if not host_topology or len(host_topology.cells) < plan.cells:
+                if not host_topology or len(host_topology.cells) < cells:
                     continue
                 cpu_ratio, ram_ratio = host_state.cpu_allocation_ratio, host_state.ram_allocation_ratio
                 try:
@@ -603,11 +615,16 @@ def _make_filter():
                 if plan.networks:
                     # The cells' network affinity counts: a host made afresh with it, not the
                     # filter's cached host (whose inputs leave the networks out).
-                    host = host_json(host_topology, _Ratios(*ratios), pci_stats)
-                    entry = [None, numaplace.Host(_with_networks(host, host_topology)), {}]
+                    host = numaplace.Host(_with_networks(host_json(host_topology, _Ratios(*ratios), pci_stats),
+                                                         host_topology))
+                    entry = [None, host, {}, host._handle.value]
                 else:
                     entry = _filter_host(host_state, host_topology, ratios, pci_stats)
-                pending.setdefault(with_pci, []).append((i, entry))
+                waiting = pending.get(with_pci)
+                if waiting is None:
+                    waiting = pending[with_pci] = []
+                waiting.append((i, entry))
+            return pending
 
     return NUMAPlaceFilter
 

@@ -184,22 +184,43 @@ def host_inputs(host_topology, limits=None, pci_stats=None) -> tuple:
     makes them differ. The filter's host cache relies on that (_inputs_unchanged)."""
     cells, pages, page_counts = [], [], []
     for cell in host_topology.cells:
-        cells.append((
-            _read(cell, "id"),
-            frozenset(_get(cell, "cpuset", None) or ()),
-            frozenset(_get(cell, "pcpuset", None) or ()),
-            [frozenset(s) for s in (_get(cell, "siblings", None) or ())],
-            _read(cell, "memory"),
-            _get(cell, "cpu_usage", 0) or 0,
-            frozenset(_get(cell, "pinned_cpus", None) or ()),
-            _get(cell, "memory_usage", 0) or 0,
-            _get(cell, "socket", None)))
-        cell_pages = _get(cell, "mempages", None) or ()
+        try:  # Nova's objects with every field set: read from the cell's __dict__ at once
+            fields = vars(cell)
+            cell_id, cpuset, pcpuset, siblings, memory, cpu_usage, pinned, memory_usage, socket = _cell_fields(fields)
+            cell_pages = fields["_obj_mempages"]
+        except (TypeError, KeyError):  # a field unset, or not Nova's objects: field by field
+            cell_id, memory = _read(cell, "id"), _read(cell, "memory")
+            cpuset, pcpuset, siblings = _get(cell, "cpuset", None), _get(cell, "pcpuset", None), _get(cell, "siblings")
+            cpu_usage, pinned, memory_usage = _get(cell, "cpu_usage", 0), _get(cell, "pinned_cpus"), _get(cell, "memory_usage", 0)
+            socket, cell_pages = _get(cell, "socket", None), _get(cell, "mempages", None)
+        cells.append((cell_id, _frozen(cpuset), _frozen(pcpuset), [_frozen(s) for s in (siblings or ())], memory,
+                      cpu_usage or 0, _frozen(pinned), memory_usage or 0, socket))
+        cell_pages = cell_pages or ()
         page_counts.append(len(cell_pages))
-        pages.extend((_read(p, "size_kb"), _read(p, "total"), _get(p, "used", 0) or 0, _get(p, "reserved", 0) or 0)
-                     for p in cell_pages)
+        try:
+            page_fields = list(map(_page_fields, cell_pages))
+        except AttributeError:
+            page_fields = [(_read(p, "size_kb"), _read(p, "total"), _get(p, "used", 0), _get(p, "reserved", 0))
+                           for p in cell_pages]
+        pages.extend((size, total, used or 0, reserved or 0) for size, total, used, reserved in page_fields)
     ratios = None if limits is None else (float(limits.cpu_allocation_ratio), float(limits.ram_allocation_ratio))
     return cells, pages, page_counts, ratios, _pci_inputs(pci_stats)
+
+
+# The frozensets of host_inputs' copies, one object per distinct set: hosts of one shape share
+# their cells' CPU sets and sibling pairs, so the copies of 1,000 hosts hold a fraction of the
+# objects (less for the cyclic collector to walk, and the sets the comparison reads stay in the
+# CPU's caches). Frozensets are immutable, so sharing one changes nothing a copy says; bounded by
+# starting afresh (the sets already shared stay valid).
+_frozensets: Dict[frozenset, frozenset] = {}
+_FROZENSETS_KEPT = 1 << 16
+
+
+def _frozen(values) -> frozenset:
+    made = frozenset(values or ())
+    if len(_frozensets) >= _FROZENSETS_KEPT:
+        _frozensets.clear()
+    return _frozensets.setdefault(made, made)
 
 
 def _pci_inputs(pci_stats):

@@ -251,7 +251,7 @@ def _inputs_unchanged(inputs: tuple, host_topology, ratios, pci_stats) -> bool:
         return (list(map(len, pages)) == page_counts_then and
                 list(map(_page_fields, itertools.chain.from_iterable(pages))) == pages_then)
     except (AttributeError, KeyError, TypeError):  # a field unset (or not Nova's objects): the whole comparison
-        return host_inputs(host_topology, _Ratios(*ratios), pci_stats) == inputs
+        return host_inputs(host_topology, None if ratios is None else _Ratios(*ratios), pci_stats) == inputs
 
 
 def host_json_from_inputs(inputs: tuple) -> Dict[str, Any]:
@@ -650,42 +650,116 @@ def _make_filter():
     return NUMAPlaceFilter
 
 
+# The weigher's numaplace host per host_state, as the filter's (_filter_hosts) but made without
+# limits or PCI pools (the weigher fits the guest as it alone sees the host): [host_inputs,
+# numaplace.Host, {request key: weight}, the host's handle], used while the inputs are unchanged.
+# A weight is a function of the answer and of host fields the inputs hold (pcpuset, pinned_cpus,
+# memory, memory_usage), so it is kept with the host.
+_weigher_hosts: "weakref.WeakKeyDictionary[Any, list]" = weakref.WeakKeyDictionary()
+_weigher_hosts_by_id: "collections.OrderedDict[int, list]" = collections.OrderedDict()
+
+
+def _weigher_host(host_state, host_topology) -> list:
+    with _cache_lock:
+        try:
+            found = _weigher_hosts.get(host_state)
+            weak = True
+        except TypeError:
+            found = _weigher_hosts_by_id.get(id(host_state))
+            weak = False
+    if found is not None and _inputs_unchanged(found[0], host_topology, None, None):
+        return found
+    inputs = host_inputs(host_topology, None, None)
+    host = numaplace.Host(host_json_from_inputs(inputs))
+    entry = [inputs, host, {}, host._handle.value]
+    with _cache_lock:
+        if weak:
+            _weigher_hosts[host_state] = entry
+        else:
+            _weigher_hosts_by_id[id(host_state)] = entry
+            _weigher_hosts_by_id.move_to_end(id(host_state))
+            while len(_weigher_hosts_by_id) > _CACHE_SIZE:
+                _weigher_hosts_by_id.popitem(last=False)
+    return entry
+
+
+def _room(host_topology, answer) -> float:
+    """The weight of a fit answer: the mean over the guest's host cells of the share left free, of
+    pCPUs for a pinned cell, of memory for the others, in 0..1; 0.0 when the guest does not fit."""
+    if answer["kind"] != "fit":
+        return 0.0
+    cells = {cell.id: cell for cell in host_topology.cells}
+    room = []
+    for placed in answer["cells"]:
+        cell = cells[placed["host_cell"]]
+        if placed["pinning"] is not None:
+            total = len(_get(cell, "pcpuset", set()) or set()) or 1
+            free = total - len(_get(cell, "pinned_cpus", set()) or set()) - len(placed["pinning"])
+        else:
+            total = int(cell.memory) or 1
+            free = total - int(_get(cell, "memory_usage", 0) or 0) - placed["memory_kib"] // 1024
+        room.append(max(0.0, free / total))
+    return sum(room) / len(room)
+
+
+def _weights(host_states, weight_properties) -> List[float]:
+    """NUMAPlaceWeigher's raw weight of each host state: the host kept per host state while its
+    inputs are unchanged, the weight per request kept with it, the fits of the others in one
+    np_fit_hosts call."""
+    weights = [0.0] * len(host_states)
+    requested = getattr(weight_properties, "numa_topology", None)
+    if not requested:
+        return weights
+    try:
+        text = json.dumps(request_json(requested))
+        request = _cached(_requests, text, lambda t: numaplace.Request(document=json.loads(t)))
+    except numaplace.Error:
+        return weights
+    waiting, unanswered = [], []
+    with _gc_paused():
+        for i, host_state in enumerate(host_states):
+            host_topology = getattr(host_state, "numa_topology", None)
+            if not host_topology:
+                continue
+            entry = _weigher_host(host_state, host_topology)
+            waiting.append((i, entry))
+            if text not in entry[2]:
+                unanswered.append((entry, host_topology))
+        if unanswered:
+            answers = numaplace.fit_hosts([entry[1] for entry, _ in unanswered], request)
+            for (entry, host_topology), answer in zip(unanswered, answers):
+                if len(entry[2]) >= _ANSWERS_KEPT:
+                    entry[2].clear()
+                entry[2][text] = _room(host_topology, answer)
+        for i, entry in waiting:
+            weights[i] = entry[2][text]
+    return weights
+
+
 def _make_weigher():
     base = _base_weigher()
 
     class NUMAPlaceWeigher(base):
         """Prefers hosts where the guest's NUMA cells leave the most room: the share of free
         pCPUs (pinned guests) or free memory (others) on the host cells numaplace chose, in
-        0..1. Hosts where the guest asks for no topology, or does not fit, weigh 0."""
+        0..1. Hosts where the guest asks for no topology, or does not fit, weigh 0. weigh_objects
+        weighs all hosts at once (_weights: a numaplace host kept per host state while it is
+        unchanged, one fit call for the hosts not weighed for this request before)."""
 
         def weight_multiplier(self, host_state):
             return 1.0
 
+        def weigh_objects(self, weighed_obj_list, weight_properties):
+            weights = _weights([weighed.obj for weighed in weighed_obj_list], weight_properties)
+            # as Nova's base class: a weight stays within minval and maxval where they are set
+            if self.minval is not None:
+                weights = [max(weight, self.minval) for weight in weights]
+            if self.maxval is not None:
+                weights = [min(weight, self.maxval) for weight in weights]
+            return weights
+
         def _weigh_object(self, host_state, weight_properties):
-            requested = getattr(weight_properties, "numa_topology", None)
-            host_topology = getattr(host_state, "numa_topology", None)
-            if not requested or not host_topology:
-                return 0.0
-            host = numaplace.Host(host_json(host_topology, None, None))
-            try:
-                request = numaplace.Request(document=request_json(requested.obj_clone()))
-            except numaplace.Error:
-                return 0.0
-            answer = host.fit(request)
-            if answer["kind"] != "fit":
-                return 0.0
-            cells = {cell.id: cell for cell in host_topology.cells}
-            room = []
-            for placed in answer["cells"]:
-                cell = cells[placed["host_cell"]]
-                if placed["pinning"] is not None:
-                    total = len(_get(cell, "pcpuset", set()) or set()) or 1
-                    free = total - len(_get(cell, "pinned_cpus", set()) or set()) - len(placed["pinning"])
-                else:
-                    total = int(cell.memory) or 1
-                    free = total - int(_get(cell, "memory_usage", 0) or 0) - placed["memory_kib"] // 1024
-                room.append(max(0.0, free / total))
-            return sum(room) / len(room)
+            return _weights([host_state], weight_properties)[0]
 
     return NUMAPlaceWeigher
 

@@ -622,7 +622,15 @@ def _make_filter():
                 if not has_topology:
                     verdicts[i] = True
                     continue
-                if not host_topology or len(host_topology.cells) < cells:
+                if host_topology is None:
+                    continue
+                try:  # Nova's NUMATopology: its truth is its number of cells, read without its __len__
+                    host_cells = len(host_topology._obj_cells)
+                except AttributeError:
+                    if not host_topology:
+                        continue
+                    host_cells = len(host_topology.cells)
+                if host_cells < cells:  # also a topology of no cells (cells >= 1 here)
                     continue
                 cpu_ratio, ram_ratio = host_state.cpu_allocation_ratio, host_state.ram_allocation_ratio
                 try:
@@ -632,7 +640,10 @@ def _make_filter():
                     raise
                 pci_stats = host_state.pci_stats
                 with_pci = bool(plan.pci_requests and pci_stats)
-                plan.request(with_pci)  # a request Nova refuses raises here, at the first host with a topology
+                waiting = pending.get(with_pci)
+                if waiting is None:
+                    plan.request(with_pci)  # a request Nova refuses raises here, at the first host with a topology
+                    waiting = pending[with_pci] = []
                 if plan.networks:
                     # The cells' network affinity counts: a host made afresh with it, not the
                     # filter's cached host (whose inputs leave the networks out).
@@ -641,9 +652,6 @@ def _make_filter():
                     entry = [None, host, {}, host._handle.value]
                 else:
                     entry = _filter_host(host_state, host_topology, ratios, pci_stats)
-                waiting = pending.get(with_pci)
-                if waiting is None:
-                    waiting = pending[with_pci] = []
                 waiting.append((i, entry))
             return pending
 

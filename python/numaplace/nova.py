@@ -26,8 +26,9 @@ size where one was asked, the pinning of the dedicated vCPUs and the emulator's 
 numa_fit_instance_to_host builds both again from the objects on every call (they change between
 calls; the same JSON text reuses the library's host or request). NUMAPlaceFilter keeps a
 numaplace host per host_state while the fields it is made of are unchanged (host_inputs,
-compared with their copies on every pass, so a change made in place is seen) and its answers
-per request, and reads the spec once per filter_all (docs/nova.md). A scheduler of its own should
+compared with their copies on every pass, so a change made in place is seen) and its verdicts
+per request (asked of np_fit_hosts_cells, no answer JSON), and reads the spec once per filter_all;
+NUMAPlaceWeigher keeps its hosts and weights the same way (docs/nova.md). A scheduler of its own should
 hold numaplace.Host values and call Host.fit, which is the fast path.
 """
 

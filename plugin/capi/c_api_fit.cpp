@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The fast fit API of numaplace.h (np_derive, np_request_*, np_fit, np_fit_hosts, np_fit_claim,
+// The fast fit API of numaplace.h (np_derive, np_request_*, np_fit, np_fit_hosts, np_fit_hosts_cells, np_fit_claim,
 // np_host_release) over the C++ fit: no domain XML, a host and a request read once. Every entry
 // point runs in the one exception guard (handles.h).
 #include <algorithm>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "placement/fit/strategy.h"
 #include "placement/request/guest_topology.h"
@@ -177,6 +178,51 @@ np_status np_fit_hosts(const np_host* const* hosts, size_t host_count, const np_
     *answers_json = copy_string(out);
     return NP_OK;
   });
+}
+
+np_status np_fit_hosts_cells(const np_host* const* hosts, size_t host_count, const np_request* request,
+                             const np_pair* options, size_t option_count, unsigned char* fits, long long* host_cells,
+                             size_t host_cells_length, np_error** error) {
+  return guarded(error, [&]() -> np_status {
+    if (fits == nullptr && host_count > 0) return invalid_argument(error, "the fits array is NULL");
+    if (host_count > 0 && hosts == nullptr) return invalid_argument(error, "the host array is NULL");
+    if (request == nullptr) return invalid_argument(error, "the request is NULL");
+    for (std::size_t i = 0; i < host_count; ++i) {
+      if (hosts[i] == nullptr) return invalid_argument(error, "host " + std::to_string(i) + " is NULL");
+    }
+    const std::size_t cells = np_request_cell_count(request);
+    if (host_cells != nullptr && cells > 0 && host_cells_length / cells < host_count) {
+      return invalid_argument(error, "host_cells holds " + std::to_string(host_cells_length) + " entries; " +
+                                         std::to_string(host_count) + " hosts of " + std::to_string(cells) +
+                                         " guest cells need " + std::to_string(host_count * cells));
+    }
+    auto fit = fit_options(options, option_count);
+    if (!fit) return fail(error, fit.error());
+    // Made apart and copied out at the end, so that a failure half-way writes nothing.
+    std::vector<unsigned char> fitted(host_count, 1);
+    std::vector<long long> chosen(host_cells != nullptr ? host_count * cells : 0, -1);
+    if (request->topology) {
+      for (std::size_t i = 0; i < host_count; ++i) {
+        numaplace::FitResult result;
+        {
+          std::shared_lock read(hosts[i]->lock);
+          result = numaplace::fit_guest(hosts[i]->effective, *request->topology, *fit);
+        }
+        fitted[i] = result.placement ? 1 : 0;
+        if (!result.placement || chosen.empty()) continue;
+        for (const auto& placed : result.placement->cells) {
+          if (placed.guest_cell < cells) chosen[i * cells + placed.guest_cell] = static_cast<long long>(placed.host_cell);
+        }
+      }
+    }
+    std::copy(fitted.begin(), fitted.end(), fits);
+    std::copy(chosen.begin(), chosen.end(), host_cells);
+    return NP_OK;
+  });
+}
+
+size_t np_request_cell_count(const np_request* request) {
+  return request != nullptr && request->topology ? request->topology->cells.size() : 0;
 }
 
 np_status np_fit_claim(np_host* host, const np_request* request, const char* guest_name, const np_pair* options,

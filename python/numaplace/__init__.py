@@ -39,9 +39,10 @@ import ctypes
 import json
 import os
 import threading
-from typing import Any, Dict, Iterable, Mapping, NamedTuple, Optional, Union
+from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Union
 
-__all__ = ["Error", "Host", "Request", "Result", "derive", "fit_hosts", "place", "library_version"]
+__all__ = ["Error", "Host", "Request", "Result", "derive", "fit_hosts", "fit_hosts_cells", "fit_verdicts", "place",
+           "library_version"]
 
 SONAME = "libnumaplace.so.0"
 
@@ -150,6 +151,10 @@ def _load() -> ctypes.CDLL:
                                       out_error]),
             "np_fit_hosts": (ctypes.c_int, [P(ctypes.c_void_p), ctypes.c_size_t, ctypes.c_void_p, P(_Pair),
                                             ctypes.c_size_t, P(ctypes.c_void_p), out_error]),
+            "np_fit_hosts_cells": (ctypes.c_int, [P(ctypes.c_void_p), ctypes.c_size_t, ctypes.c_void_p, P(_Pair),
+                                                  ctypes.c_size_t, ctypes.c_char_p, P(ctypes.c_longlong),
+                                                  ctypes.c_size_t, out_error]),
+            "np_request_cell_count": (ctypes.c_size_t, [ctypes.c_void_p]),
             "np_fit_claim": (ctypes.c_int, [host_p, ctypes.c_void_p, ctypes.c_char_p, P(_Pair), ctypes.c_size_t,
                                             P(ctypes.c_void_p), out_error]),
             "np_host_release": (ctypes.c_int, [host_p, ctypes.c_char_p, out_error]),
@@ -428,6 +433,38 @@ def fit_hosts(hosts: Iterable[Host], request: Request,
     del keep
     _check(lib, status, error)
     return _take(lib, out)
+
+
+def fit_verdicts(hosts: Iterable[Host], request: Request, options: Optional[Mapping[str, Any]] = None) -> bytes:
+    """np_fit_hosts_cells without the cells: one byte per host, 1 where the guest fits (or asks for
+    no topology), 0 where it does not; the same fit as fit_hosts, no answer written or parsed."""
+    return _fit_hosts_cells([h._handle.value for h in hosts], request, options, False)[0]
+
+
+def fit_hosts_cells(hosts: Iterable[Host], request: Request,
+                    options: Optional[Mapping[str, Any]] = None) -> List[Optional[tuple]]:
+    """np_fit_hosts_cells: per host the host cell ids the guest cells took, in guest cell order
+    (a tuple; () when the request asks for no topology), or None where the guest does not fit."""
+    verdicts, cells, per_host = _fit_hosts_cells([h._handle.value for h in hosts], request, options, True)
+    return [tuple(cells[i * per_host:(i + 1) * per_host]) if fit else None for i, fit in enumerate(verdicts)]
+
+
+def _fit_hosts_cells(handles: list, request: Request, options, with_cells: bool):
+    """np_fit_hosts_cells over host handles (the integers of Host._handle): (the verdicts as bytes,
+    the host cells as a list or None, the guest cells per host)."""
+    lib = _load()
+    count = len(handles)
+    array = (ctypes.c_void_p * max(1, count))(*handles)
+    opts, n_opts, keep = _fit_pairs(options)
+    verdicts = ctypes.create_string_buffer(max(1, count))
+    per_host = lib.np_request_cell_count(request._handle) if with_cells else 0
+    cells = (ctypes.c_longlong * max(1, count * per_host))() if with_cells else None
+    error = ctypes.c_void_p()
+    status = lib.np_fit_hosts_cells(array, count, request._handle, opts, n_opts, verdicts, cells,
+                                    count * per_host, ctypes.byref(error))
+    del keep
+    _check(lib, status, error)
+    return verdicts.raw[:count], (cells[:count * per_host] if with_cells else None), per_host
 
 
 def place(host: Union[str, Mapping[str, Any], Host], domain_xml: str, flavor: Optional[Mapping[str, Any]] = None,

@@ -26,8 +26,9 @@ size where one was asked, the pinning of the dedicated vCPUs and the emulator's 
 numa_fit_instance_to_host builds both again from the objects on every call (they change between
 calls; the same JSON text reuses the library's host or request). NUMAPlaceFilter keeps a
 numaplace host per host_state while the fields it is made of are unchanged (host_inputs,
-compared with their copies on every pass, so a change made in place is seen) and its answers
-per request, and reads the spec once per filter_all (docs/nova.md). A scheduler of its own should
+compared with their copies on every pass, so a change made in place is seen) and its verdicts
+per request (asked of np_fit_hosts_cells, no answer JSON), and reads the spec once per filter_all;
+NUMAPlaceWeigher keeps its hosts and weights the same way (docs/nova.md). A scheduler of its own should
 hold numaplace.Host values and call Host.fit, which is the fast path.
 """
 
@@ -163,9 +164,13 @@ _CELL_FIELDS = ("id", "cpuset", "pcpuset", "siblings", "memory", "cpu_usage", "p
                 "socket")
 _PAGE_FIELDS = ("size_kb", "total", "used", "reserved")
 _POOL_FIELDS = ("vendor_id", "product_id", "numa_node", "count")
-_cell_fields = operator.attrgetter(*("_obj_" + name for name in _CELL_FIELDS))
+# The cells' fields are read from each cell's __dict__ (map(vars, cells)): an itemgetter over the
+# dict is about half the time of an attrgetter over the object, which goes through the class's
+# attribute lookup first. The page pools are few fields on many small objects, where attrgetter is
+# as fast (measured: tools/bench/nova_filter.py's hosts).
+_cell_fields = operator.itemgetter(*("_obj_" + name for name in _CELL_FIELDS))
 _page_fields = operator.attrgetter(*("_obj_" + name for name in _PAGE_FIELDS))
-_cell_pages = operator.attrgetter("_obj_mempages")
+_cell_pages = operator.itemgetter("_obj_mempages")
 _pool_fields = operator.itemgetter(*_POOL_FIELDS)
 
 
@@ -180,22 +185,43 @@ def host_inputs(host_topology, limits=None, pci_stats=None) -> tuple:
     makes them differ. The filter's host cache relies on that (_inputs_unchanged)."""
     cells, pages, page_counts = [], [], []
     for cell in host_topology.cells:
-        cells.append((
-            _read(cell, "id"),
-            frozenset(_get(cell, "cpuset", None) or ()),
-            frozenset(_get(cell, "pcpuset", None) or ()),
-            [frozenset(s) for s in (_get(cell, "siblings", None) or ())],
-            _read(cell, "memory"),
-            _get(cell, "cpu_usage", 0) or 0,
-            frozenset(_get(cell, "pinned_cpus", None) or ()),
-            _get(cell, "memory_usage", 0) or 0,
-            _get(cell, "socket", None)))
-        cell_pages = _get(cell, "mempages", None) or ()
+        try:  # Nova's objects with every field set: read from the cell's __dict__ at once
+            fields = vars(cell)
+            cell_id, cpuset, pcpuset, siblings, memory, cpu_usage, pinned, memory_usage, socket = _cell_fields(fields)
+            cell_pages = fields["_obj_mempages"]
+        except (TypeError, KeyError):  # a field unset, or not Nova's objects: field by field
+            cell_id, memory = _read(cell, "id"), _read(cell, "memory")
+            cpuset, pcpuset, siblings = _get(cell, "cpuset", None), _get(cell, "pcpuset", None), _get(cell, "siblings")
+            cpu_usage, pinned, memory_usage = _get(cell, "cpu_usage", 0), _get(cell, "pinned_cpus"), _get(cell, "memory_usage", 0)
+            socket, cell_pages = _get(cell, "socket", None), _get(cell, "mempages", None)
+        cells.append((cell_id, _frozen(cpuset), _frozen(pcpuset), [_frozen(s) for s in (siblings or ())], memory,
+                      cpu_usage or 0, _frozen(pinned), memory_usage or 0, socket))
+        cell_pages = cell_pages or ()
         page_counts.append(len(cell_pages))
-        pages.extend((_read(p, "size_kb"), _read(p, "total"), _get(p, "used", 0) or 0, _get(p, "reserved", 0) or 0)
-                     for p in cell_pages)
+        try:
+            page_fields = list(map(_page_fields, cell_pages))
+        except AttributeError:
+            page_fields = [(_read(p, "size_kb"), _read(p, "total"), _get(p, "used", 0), _get(p, "reserved", 0))
+                           for p in cell_pages]
+        pages.extend((size, total, used or 0, reserved or 0) for size, total, used, reserved in page_fields)
     ratios = None if limits is None else (float(limits.cpu_allocation_ratio), float(limits.ram_allocation_ratio))
     return cells, pages, page_counts, ratios, _pci_inputs(pci_stats)
+
+
+# The frozensets of host_inputs' copies, one object per distinct set: hosts of one shape share
+# their cells' CPU sets and sibling pairs, so the copies of 1,000 hosts hold a fraction of the
+# objects (less for the cyclic collector to walk, and the sets the comparison reads stay in the
+# CPU's caches). Frozensets are immutable, so sharing one changes nothing a copy says; bounded by
+# starting afresh (the sets already shared stay valid).
+_frozensets: Dict[frozenset, frozenset] = {}
+_FROZENSETS_KEPT = 1 << 16
+
+
+def _frozen(values) -> frozenset:
+    made = frozenset(values or ())
+    if len(_frozensets) >= _FROZENSETS_KEPT:
+        _frozensets.clear()
+    return _frozensets.setdefault(made, made)
 
 
 def _pci_inputs(pci_stats):
@@ -219,14 +245,14 @@ def _inputs_unchanged(inputs: tuple, host_topology, ratios, pci_stats) -> bool:
     if ratios != ratios_then or _pci_inputs(pci_stats) != pools_then:
         return False
     try:
-        cells = host_topology._obj_cells
+        cells = list(map(vars, host_topology._obj_cells))
         if list(map(_cell_fields, cells)) != cells_then:
             return False
         pages = list(map(_cell_pages, cells))
         return (list(map(len, pages)) == page_counts_then and
                 list(map(_page_fields, itertools.chain.from_iterable(pages))) == pages_then)
-    except (AttributeError, TypeError):  # a field unset (or not Nova's objects): the whole comparison
-        return host_inputs(host_topology, _Ratios(*ratios), pci_stats) == inputs
+    except (AttributeError, KeyError, TypeError):  # a field unset (or not Nova's objects): the whole comparison
+        return host_inputs(host_topology, None if ratios is None else _Ratios(*ratios), pci_stats) == inputs
 
 
 def host_json_from_inputs(inputs: tuple) -> Dict[str, Any]:
@@ -441,11 +467,13 @@ class _Pass:
         self.network_metadata = spec_obj.network_metadata if "network_metadata" in spec_obj else None
         self.networks = _network_json(self.network_metadata) is not None  # asks to be close to a network
         self.options = _nova_options()
-        self.cells = len(self.requested.cells) if self.requested else 0
+        self.has_topology = bool(self.requested)  # InstanceNUMATopology's truth is its cells', read once
+        self.cells = len(self.requested.cells) if self.has_topology else 0
         self._requests: Dict[bool, Any] = {}
 
     def request(self, with_pci: bool):
-        """(the numaplace.Request, the key of its answers: its JSON text and the options)."""
+        """(the numaplace.Request, the key of its answers: its JSON text and the options, one str
+        so that its hash is computed once)."""
         made = self._requests.get(with_pci)
         if made is None:
             text = json.dumps(request_json(self.requested, self.pci_requests if with_pci else None,
@@ -454,16 +482,17 @@ class _Pass:
                 request = _cached(_requests, text, lambda t: numaplace.Request(document=json.loads(t)))
             except numaplace.Error as error:
                 _raise_as_nova(error)
-            made = self._requests[with_pci] = (request, (text, tuple(sorted(self.options.items()))))
+            made = self._requests[with_pci] = (request, text + "\n" + json.dumps(sorted(self.options.items())))
         return made
 
 
-# The filter's numaplace host per host_state: [host_inputs, numaplace.Host, answers]. A hit needs the
-# inputs read now to equal the ones the host was made from, so a host changed in place (or given a
-# new topology, ratios or PCI pools) is made again, never answered from the old one. `answers` keeps
-# the host cells of the last few requests' answers (None: no fit) by the request's JSON text and the
-# options: np_fit on an unchanged host (the filter never claims on it) gives the same answer, and
-# Nova asks the same request of all its hosts again for each instance of a multi-instance boot.
+# The filter's numaplace host per host_state: [host_inputs, numaplace.Host, answers, the host's
+# handle]. A hit needs the inputs read now to equal the ones the host was made from, so a host
+# changed in place (or given a new topology, ratios or PCI pools) is made again, never answered from
+# the old one. `answers` keeps the verdicts of the last few requests (True: fits) by the request's
+# JSON text and the options: np_fit on an unchanged host (the filter never claims on it) gives the
+# same answer, and Nova asks the same request of all its hosts again for each instance of a
+# multi-instance boot.
 # Host states that take no weak reference are kept by id in a bounded map (the inputs check keeps
 # that sound too).
 _filter_hosts: "weakref.WeakKeyDictionary[Any, list]" = weakref.WeakKeyDictionary()
@@ -482,7 +511,8 @@ def _filter_host(host_state, host_topology, ratios, pci_stats) -> list:
     if found is not None and _inputs_unchanged(found[0], host_topology, ratios, pci_stats):
         return found
     inputs = host_inputs(host_topology, _Ratios(*ratios), pci_stats)
-    entry = [inputs, numaplace.Host(host_json_from_inputs(inputs)), {}]
+    host = numaplace.Host(host_json_from_inputs(inputs))
+    entry = [inputs, host, {}, host._handle.value]
     with _cache_lock:
         if weak:
             _filter_hosts[host_state] = entry
@@ -547,49 +577,61 @@ def _make_filter():
 
         def _verdicts(self, hosts, plan):
             """Whether each host passes, as NUMATopologyFilter.host_passes decides: the checks that
-            need no fit first, then one np_fit_hosts call per request (with or without PCI) over
-            the hosts left (numaplace's fit applies the network affinity), then the limits of the
-            hosts that fit."""
+            need no fit first, then one np_fit_hosts_cells call per request (with or without PCI)
+            over the hosts left whose verdict for it is not kept (numaplace's fit applies the
+            network affinity; only the verdict is asked for, no answer is written or parsed), then
+            the limits of the hosts that fit."""
             objects, _, _ = _nova_modules()
             verdicts = [False] * len(hosts)
-            pending: Dict[bool, list] = {}
             with _gc_paused():
-                self._prepare(hosts, plan, verdicts, pending)
+                pending = self._prepare(hosts, plan, verdicts)
                 for with_pci, waiting in pending.items():
                     request, key = plan.request(with_pci)
                     unanswered = [entry for _, entry in waiting if key not in entry[2]]
                     if unanswered:
-                        answers = numaplace.fit_hosts([entry[1] for entry in unanswered], request, plan.options)
-                        for entry, answer in zip(unanswered, answers):
-                            if len(entry[2]) >= _ANSWERS_KEPT:
-                                entry[2].clear()
-                            entry[2][key] = (frozenset(c["host_cell"] for c in answer["cells"])
-                                             if answer["kind"] == "fit" else None)
+                        fits, _, _ = numaplace._fit_hosts_cells([entry[3] for entry in unanswered], request,
+                                                                plan.options, False)
+                        for entry, fit in zip(unanswered, fits):
+                            answers = entry[2]
+                            if len(answers) >= _ANSWERS_KEPT:
+                                answers.clear()
+                            answers[key] = fit == 1
+                    limits_class = objects.NUMATopologyLimits
+                    network_metadata = plan.network_metadata
                     for i, entry in waiting:
-                        chosen = entry[2][key]
-                        if chosen is None:
+                        if not entry[2][key]:
                             continue
                         host_state = hosts[i]
-                        limits = objects.NUMATopologyLimits(cpu_allocation_ratio=host_state.cpu_allocation_ratio,
-                                                            ram_allocation_ratio=host_state.ram_allocation_ratio)
-                        if plan.network_metadata:
-                            limits.network_metadata = plan.network_metadata
+                        limits = limits_class(cpu_allocation_ratio=host_state.cpu_allocation_ratio,
+                                              ram_allocation_ratio=host_state.ram_allocation_ratio)
+                        if network_metadata:
+                            limits.network_metadata = network_metadata
                         host_state.limits["numa_topology"] = limits
                         verdicts[i] = True
             return verdicts
 
-        def _prepare(self, hosts, plan, verdicts, pending):
+        def _prepare(self, hosts, plan, verdicts):
             """The checks that need no fit, and each remaining host's numaplace host (converted only
-            when its inputs changed), grouped by request into `pending`."""
+            when its inputs changed), grouped by request: {with_pci: [(index, entry)]}."""
             objects, _, _ = _nova_modules()
+            pending: Dict[bool, list] = {}
+            needs_threads, has_topology, cells = plan.needs_threads, plan.has_topology, plan.cells
             for i, host_state in enumerate(hosts):
                 host_topology = host_state.numa_topology
-                if plan.needs_threads and host_topology and not host_topology.has_threads:
+                if needs_threads and host_topology and not host_topology.has_threads:
                     continue
-                if not plan.requested:
+                if not has_topology:
                     verdicts[i] = True
                     continue
-                if not host_topology or len(host_topology.cells) < plan.cells:
+                if host_topology is None:
+                    continue
+                try:  # Nova's NUMATopology: its truth is its number of cells, read without its __len__
+                    host_cells = len(host_topology._obj_cells)
+                except AttributeError:
+                    if not host_topology:
+                        continue
+                    host_cells = len(host_topology.cells)
+                if host_cells < cells:  # also a topology of no cells (cells >= 1 here)
                     continue
                 cpu_ratio, ram_ratio = host_state.cpu_allocation_ratio, host_state.ram_allocation_ratio
                 try:
@@ -599,17 +641,108 @@ def _make_filter():
                     raise
                 pci_stats = host_state.pci_stats
                 with_pci = bool(plan.pci_requests and pci_stats)
-                plan.request(with_pci)  # a request Nova refuses raises here, at the first host with a topology
+                waiting = pending.get(with_pci)
+                if waiting is None:
+                    plan.request(with_pci)  # a request Nova refuses raises here, at the first host with a topology
+                    waiting = pending[with_pci] = []
                 if plan.networks:
                     # The cells' network affinity counts: a host made afresh with it, not the
                     # filter's cached host (whose inputs leave the networks out).
-                    host = host_json(host_topology, _Ratios(*ratios), pci_stats)
-                    entry = [None, numaplace.Host(_with_networks(host, host_topology)), {}]
+                    host = numaplace.Host(_with_networks(host_json(host_topology, _Ratios(*ratios), pci_stats),
+                                                         host_topology))
+                    entry = [None, host, {}, host._handle.value]
                 else:
                     entry = _filter_host(host_state, host_topology, ratios, pci_stats)
-                pending.setdefault(with_pci, []).append((i, entry))
+                waiting.append((i, entry))
+            return pending
 
     return NUMAPlaceFilter
+
+
+# The weigher's numaplace host per host_state, as the filter's (_filter_hosts) but made without
+# limits or PCI pools (the weigher fits the guest as it alone sees the host): [host_inputs,
+# numaplace.Host, {request key: weight}, the host's handle], used while the inputs are unchanged.
+# A weight is a function of the answer and of host fields the inputs hold (pcpuset, pinned_cpus,
+# memory, memory_usage), so it is kept with the host.
+_weigher_hosts: "weakref.WeakKeyDictionary[Any, list]" = weakref.WeakKeyDictionary()
+_weigher_hosts_by_id: "collections.OrderedDict[int, list]" = collections.OrderedDict()
+
+
+def _weigher_host(host_state, host_topology) -> list:
+    with _cache_lock:
+        try:
+            found = _weigher_hosts.get(host_state)
+            weak = True
+        except TypeError:
+            found = _weigher_hosts_by_id.get(id(host_state))
+            weak = False
+    if found is not None and _inputs_unchanged(found[0], host_topology, None, None):
+        return found
+    inputs = host_inputs(host_topology, None, None)
+    host = numaplace.Host(host_json_from_inputs(inputs))
+    entry = [inputs, host, {}, host._handle.value]
+    with _cache_lock:
+        if weak:
+            _weigher_hosts[host_state] = entry
+        else:
+            _weigher_hosts_by_id[id(host_state)] = entry
+            _weigher_hosts_by_id.move_to_end(id(host_state))
+            while len(_weigher_hosts_by_id) > _CACHE_SIZE:
+                _weigher_hosts_by_id.popitem(last=False)
+    return entry
+
+
+def _room(host_topology, answer) -> float:
+    """The weight of a fit answer: the mean over the guest's host cells of the share left free, of
+    pCPUs for a pinned cell, of memory for the others, in 0..1; 0.0 when the guest does not fit."""
+    if answer["kind"] != "fit":
+        return 0.0
+    cells = {cell.id: cell for cell in host_topology.cells}
+    room = []
+    for placed in answer["cells"]:
+        cell = cells[placed["host_cell"]]
+        if placed["pinning"] is not None:
+            total = len(_get(cell, "pcpuset", set()) or set()) or 1
+            free = total - len(_get(cell, "pinned_cpus", set()) or set()) - len(placed["pinning"])
+        else:
+            total = int(cell.memory) or 1
+            free = total - int(_get(cell, "memory_usage", 0) or 0) - placed["memory_kib"] // 1024
+        room.append(max(0.0, free / total))
+    return sum(room) / len(room)
+
+
+def _weights(host_states, weight_properties) -> List[float]:
+    """NUMAPlaceWeigher's raw weight of each host state: the host kept per host state while its
+    inputs are unchanged, the weight per request kept with it, the fits of the others in one
+    np_fit_hosts call."""
+    weights = [0.0] * len(host_states)
+    requested = getattr(weight_properties, "numa_topology", None)
+    if not requested:
+        return weights
+    try:
+        text = json.dumps(request_json(requested))
+        request = _cached(_requests, text, lambda t: numaplace.Request(document=json.loads(t)))
+    except numaplace.Error:
+        return weights
+    waiting, unanswered = [], []
+    with _gc_paused():
+        for i, host_state in enumerate(host_states):
+            host_topology = getattr(host_state, "numa_topology", None)
+            if not host_topology:
+                continue
+            entry = _weigher_host(host_state, host_topology)
+            waiting.append((i, entry))
+            if text not in entry[2]:
+                unanswered.append((entry, host_topology))
+        if unanswered:
+            answers = numaplace.fit_hosts([entry[1] for entry, _ in unanswered], request)
+            for (entry, host_topology), answer in zip(unanswered, answers):
+                if len(entry[2]) >= _ANSWERS_KEPT:
+                    entry[2].clear()
+                entry[2][text] = _room(host_topology, answer)
+        for i, entry in waiting:
+            weights[i] = entry[2][text]
+    return weights
 
 
 def _make_weigher():
@@ -618,36 +751,24 @@ def _make_weigher():
     class NUMAPlaceWeigher(base):
         """Prefers hosts where the guest's NUMA cells leave the most room: the share of free
         pCPUs (pinned guests) or free memory (others) on the host cells numaplace chose, in
-        0..1. Hosts where the guest asks for no topology, or does not fit, weigh 0."""
+        0..1. Hosts where the guest asks for no topology, or does not fit, weigh 0. weigh_objects
+        weighs all hosts at once (_weights: a numaplace host kept per host state while it is
+        unchanged, one fit call for the hosts not weighed for this request before)."""
 
         def weight_multiplier(self, host_state):
             return 1.0
 
+        def weigh_objects(self, weighed_obj_list, weight_properties):
+            weights = _weights([weighed.obj for weighed in weighed_obj_list], weight_properties)
+            # as Nova's base class: a weight stays within minval and maxval where they are set
+            if self.minval is not None:
+                weights = [max(weight, self.minval) for weight in weights]
+            if self.maxval is not None:
+                weights = [min(weight, self.maxval) for weight in weights]
+            return weights
+
         def _weigh_object(self, host_state, weight_properties):
-            requested = getattr(weight_properties, "numa_topology", None)
-            host_topology = getattr(host_state, "numa_topology", None)
-            if not requested or not host_topology:
-                return 0.0
-            host = numaplace.Host(host_json(host_topology, None, None))
-            try:
-                request = numaplace.Request(document=request_json(requested.obj_clone()))
-            except numaplace.Error:
-                return 0.0
-            answer = host.fit(request)
-            if answer["kind"] != "fit":
-                return 0.0
-            cells = {cell.id: cell for cell in host_topology.cells}
-            room = []
-            for placed in answer["cells"]:
-                cell = cells[placed["host_cell"]]
-                if placed["pinning"] is not None:
-                    total = len(_get(cell, "pcpuset", set()) or set()) or 1
-                    free = total - len(_get(cell, "pinned_cpus", set()) or set()) - len(placed["pinning"])
-                else:
-                    total = int(cell.memory) or 1
-                    free = total - int(_get(cell, "memory_usage", 0) or 0) - placed["memory_kib"] // 1024
-                room.append(max(0.0, free / total))
-            return sum(room) / len(room)
+            return _weights([host_state], weight_properties)[0]
 
     return NUMAPlaceWeigher
 

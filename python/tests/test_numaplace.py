@@ -161,7 +161,8 @@ TWO_CELLS = {"cells": [
 
 
 class FitApiTest(unittest.TestCase):
-    """The fast fit API: numaplace.derive, Request, Host.fit, Host.fit_claim, fit_hosts."""
+    """The fast fit API: numaplace.derive, Request, Host.fit, Host.fit_claim, fit_hosts, fit_hosts_cells,
+    fit_verdicts."""
 
     def test_derive_is_novas_numa_get_constraints(self):
         topology = numaplace.derive(4, 2048, {"hw:numa_nodes": "2"})
@@ -216,6 +217,29 @@ class FitApiTest(unittest.TestCase):
         self.assertEqual(host.fit(request)["kind"], "fit")
         with self.assertRaises(numaplace.Error) as caught:
             host.release("a")
+        self.assertEqual(caught.exception.name, "InvalidArgument")
+
+    def test_verdicts_and_cells_without_answers_agree_with_fit_hosts(self):
+        host, full = numaplace.Host(TWO_CELLS), numaplace.Host(TWO_CELLS)
+        pinned = numaplace.Request(vcpus=4, memory_mib=1024, flavor={"hw:cpu_policy": "dedicated"})
+        full.fit_claim(pinned, "a")
+        full.fit_claim(pinned, "b")
+        hosts = [host, full, host]
+        for request in (pinned, numaplace.Request(vcpus=4, memory_mib=2048, flavor={"hw:numa_nodes": "2"}),
+                        numaplace.Request(vcpus=2, memory_mib=512)):
+            for options in (None, {"strategy": "nova"}):
+                answers = numaplace.fit_hosts(hosts, request, options)
+                expected = [None if a["kind"] == "no_fit" else tuple(c["host_cell"] for c in a.get("cells", []))
+                            for a in answers]
+                self.assertEqual(numaplace.fit_hosts_cells(hosts, request, options), expected)
+                self.assertEqual(numaplace.fit_verdicts(hosts, request, options),
+                                 bytes(0 if e is None else 1 for e in expected))
+        idle, taken = numaplace.fit_hosts_cells([host, full], pinned)
+        self.assertIsNone(taken)  # both cells' pCPUs are held by a and b
+        self.assertIn(idle, [(0,), (1,)])
+        self.assertEqual(numaplace.fit_verdicts([], pinned), b"")
+        with self.assertRaises(numaplace.Error) as caught:
+            numaplace.fit_verdicts([host], pinned, {"colour": "blue"})
         self.assertEqual(caught.exception.name, "InvalidArgument")
 
     def test_network_affinity_moves_the_guest_to_the_cell_of_its_physnet(self):

@@ -13,7 +13,10 @@ the host's inputs (numaplace.nova.host_inputs) are unchanged. Checked here:
     assignment as well as fields assigned), after each change the filter's verdict for random
     requests equals a reference made apart from the cache: a new numaplace.Host read from
     host_json of the host as it is now and np_fit on it; and whenever host_json changed, the
-    cache's own check (_inputs_unchanged) says so.
+    cache's own check (_inputs_unchanged) says so;
+  - the weigher: NUMAPlaceWeigher keeps its hosts and weights the same way; through random changes
+    in place, weigh_objects over 40 random hosts equals a weight computed apart (a fresh host,
+    np_fit, the free share of the chosen cells), the first time and from the weights kept.
 Exit 77 without Nova.
 """
 import json
@@ -241,6 +244,66 @@ class RandomInvalidation(unittest.TestCase):
                 steps += 1
         self.assertGreater(steps, 400)
         self.assertGreater(changed_seen, 200)
+
+
+def reference_weight(state, spec_obj):
+    """NUMAPlaceWeigher's weight written apart from it: a numaplace host read now from the host as
+    it is (no limits, no PCI), the default fit, then the mean share left free on the chosen cells
+    (pCPUs of a pinned cell, memory of the others)."""
+    if not spec_obj.numa_topology:
+        return 0.0
+    topology = state.numa_topology
+    host = numaplace.Host(json.dumps(npnova.host_json(topology, None, None)))
+    answer = host.fit(numaplace.Request(document=npnova.request_json(spec_obj.numa_topology)))
+    if answer["kind"] != "fit":
+        return 0.0
+    shares = []
+    for placed in answer["cells"]:
+        cell = next(c for c in topology.cells if c.id == placed["host_cell"])
+        if placed["pinning"] is not None:
+            total = max(1, len(cell.pcpuset))
+            shares.append(max(0.0, (total - len(cell.pinned_cpus) - len(placed["pinning"])) / total))
+        else:
+            total = max(1, cell.memory)
+            shares.append(max(0.0, (total - cell.memory_usage - placed["memory_kib"] // 1024) / total))
+    return sum(shares) / len(shares)
+
+
+@unittest.skipUnless(NOVA, "python3-nova is not installed")
+class WeigherCache(unittest.TestCase):
+    def test_weights_follow_the_host_through_random_changes(self):
+        """The weigher's kept hosts and weights, through random changes in place, weigh as a
+        weight made afresh; weigh_objects over many hosts gives each host's own weight."""
+        from nova.scheduler import weights as nova_weights
+        rng = random.Random(22)
+        weigher = npnova.NUMAPlaceWeigher()
+        states, steps, positive = [], 0, 0
+        for _ in range(40):
+            while True:
+                host = nd.random_host(rng)
+                if len(host["cells"]) >= 2:
+                    break
+            topology = nd.build_host(host)
+            states.append(host_state(topology, host["allocation_ratio"]["cpu"], host["allocation_ratio"]["ram"]))
+        for _ in range(30):
+            request = nd.random_request(rng, 2)
+            request["flavor"]["extra_specs"].pop("hw:pci_numa_affinity_policy", None)
+            try:
+                guest = spec(request["flavor"]["vcpus"], request["flavor"]["memory_mib"],
+                             request["flavor"]["extra_specs"])
+            except Exception:  # noqa: a request Nova refuses has nothing to weigh
+                continue
+            for _ in range(2):  # the second time from the weights kept
+                got = weigher.weigh_objects([nova_weights.WeighedHost(s, 0.0) for s in states], guest)
+                want = [reference_weight(s, guest) for s in states]
+                for g, w in zip(got, want):
+                    self.assertAlmostEqual(g, w, places=12)
+                positive += sum(1 for w in want if w > 0)
+            for state in rng.sample(states, 8):
+                mutate(rng, state)
+            steps += 1
+        self.assertGreater(steps, 15)
+        self.assertGreater(positive, 100)
 
 
 def _limits(state):

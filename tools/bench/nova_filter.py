@@ -123,6 +123,7 @@ def main():
     ap.add_argument("--changed", type=float, default=0.1, help="share of hosts changed before the last pass")
     ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                     help="the process's CPU time (default: steady on a loaded machine) or wall-clock time")
+    ap.add_argument("--no-weigher", action="store_true", help="leave out the weighers' comparison")
     args = ap.parse_args()
     global CPU_TIME
     CPU_TIME = args.clock == "cpu"
@@ -178,11 +179,48 @@ def main():
         print(f"  {'pass':<40} {'hosts passed':>12} {'Nova ms':>10} {'numaplace ms':>13} {'ratio':>7}")
         for what, nova_s, ours_s, n in rows:
             print(f"  {what:<40} {n:>12} {nova_s * 1e3:>10.1f} {ours_s * 1e3:>13.1f} {nova_s / ours_s:>6.1f}x")
+    if not args.no_weigher:
+        weigh(nova, npnova, hosts, args.rounds)
     if bad:
         print(f"\nFAIL: {bad} disagreements between NUMATopologyFilter and NUMAPlaceFilter")
         return 1
     print("\nBoth filters passed the same hosts with the same limits in every pass.")
     return 0
+
+
+def weigh(nova, npnova, hosts, rounds):
+    """Nova's RAMWeigher and NUMAPlaceWeigher, weigh_objects over the same hosts (the last guest's
+    host states, after its changes): the first pass (the weigher's hosts not yet kept), the same
+    request again and a new request each pass (medians of `rounds`). They weigh different things
+    (free RAM; the room the guest leaves on its NUMA cells), so only their times are compared."""
+    from nova.scheduler.weights import ram
+    from nova.scheduler import weights as nova_weights
+    clock = time.process_time if CPU_TIME else time.perf_counter
+    weighed = [nova_weights.WeighedHost(h, 0.0) for h in hosts]
+
+    def timed(weigher, spec):
+        start = clock()
+        weigher.weigh_objects(weighed, spec)
+        return clock() - start
+
+    print("\nweighers, weigh_objects over the same hosts (Nova's RAMWeigher weighs free RAM: the ratio is of times only):")
+    print(f"  {'pass':<40} {'guest':>9} {'RAMWeigher ms':>14} {'NUMAPlaceWeigher ms':>20} {'NUMAPlace/RAM':>14}")
+    for dedicated in (False, True):
+        theirs, ours = ram.RAMWeigher(), npnova.NUMAPlaceWeigher()
+        spec = make_spec(nova, dedicated)
+        rows = [("first pass (numaplace cache cold)", timed(theirs, spec), timed(ours, spec))]
+        again = [(timed(theirs, spec), timed(ours, spec)) for _ in range(rounds)]
+        rows.append((f"the same request again (median of {rounds})", statistics.median(a for a, _ in again),
+                     statistics.median(b for _, b in again)))
+        new = []
+        for k in range(rounds):
+            asked = make_spec(nova, dedicated, 8192 + 256 * (k + 1))
+            new.append((timed(theirs, asked), timed(ours, asked)))
+        rows.append((f"a new request each pass (median of {rounds})", statistics.median(a for a, _ in new),
+                     statistics.median(b for _, b in new)))
+        for what, a, b in rows:
+            print(f"  {what:<40} {'dedicated' if dedicated else 'shared':>9} {a * 1e3:>14.1f} {b * 1e3:>20.1f} "
+                  f"{b / a:>13.0f}x")
 
 
 def rebuilt(state):

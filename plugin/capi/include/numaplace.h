@@ -211,6 +211,20 @@ NP_EXPORT np_status np_fit(const np_host* host, const np_request* request, const
 /* np_fit over `host_count` hosts: a JSON array of their answers, in the hosts' order. */
 NP_EXPORT np_status np_fit_hosts(const np_host* const* hosts, size_t host_count, const np_request* request,
                                  const np_pair* options, size_t option_count, char** answers_json, np_error** error);
+/* np_fit_hosts without the answers' JSON, for a caller that needs only whether and where the
+ * guest fits each host (a scheduler's filter): the same fit under the same options, written into
+ * arrays the caller owns, so no answer is written nor parsed. fits[i] (host_count entries) is 1
+ * when the guest fits hosts[i] (or the request asks for no topology), 0 when it does not.
+ * host_cells may be NULL; otherwise it gets np_request_cell_count(request) entries per host:
+ * host_cells[i * cells + g] is the id of the host cell guest cell g took on hosts[i], -1 where the
+ * guest does not fit, and host_cells_length (in entries) must be at least host_count * cells.
+ * A NULL `fits`, a NULL or too short host_cells array (when cells > 0 and host_cells is given) or a
+ * NULL host is NP_ERR_INVALID_ARGUMENT; on any error nothing is written to either array. */
+NP_EXPORT np_status np_fit_hosts_cells(const np_host* const* hosts, size_t host_count, const np_request* request,
+                                       const np_pair* options, size_t option_count, unsigned char* fits,
+                                       long long* host_cells, size_t host_cells_length, np_error** error);
+/* The number of guest cells the request asks for: 0 when it asks for no NUMA topology (or is NULL). */
+NP_EXPORT size_t np_request_cell_count(const np_request* request);
 /* The compute claim: np_fit under the host's exclusive lock and, when the answer is "fit", what it
  * holds (pins, reserved and isolated pCPUs, floating vCPU load, memory or huge pages per cell) is
  * added to the host's claims as guest `guest_name` (np_place leaves it out when it places that

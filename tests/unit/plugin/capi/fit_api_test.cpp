@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The fast fit API of numaplace.h (np_derive, np_request_*, np_fit, np_fit_hosts, np_fit_claim)
-// as a C caller uses it: Nova's error classes, both request forms, bad input named, NULLs, and a
+// The fast fit API of numaplace.h (np_derive, np_request_*, np_fit, np_fit_hosts, np_fit_hosts_cells,
+// np_fit_claim) as a C caller uses it: Nova's error classes, both request forms, bad input named, NULLs, and a
 // property test on random hosts: np_fit's answer agrees with the C++ fit (fit_guest) on whether
 // and where the guest fits, and every answer is checked against the host JSON by a checker of
 // its own (every pinned vCPU on a free dedicated pCPU of its cell, no pCPU twice, the cell's
@@ -515,6 +515,115 @@ TEST(FitApiProperty, AgreesWithTheEngineAndEveryAnswerHolds) {
   RecordProperty("fits", fits);
   RecordProperty("no_fits", no_fits);
   RecordProperty("invalid", invalid);
+}
+
+// np_fit_hosts_cells against np_fit_hosts' JSON answers, read apart: on batches of random hosts
+// and requests, under Nova's strategy and the default, each host's verdict and every guest cell's
+// host cell are the JSON's, and a host the guest does not fit has -1 for each guest cell.
+TEST(FitApiProperty, FitHostsCellsAgreesWithTheJsonAnswers) {
+  std::mt19937 rng(20261202);
+  int fits = 0, no_fits = 0, batches = 0;
+  const np_pair nova[] = {{"strategy", "nova"}};
+  for (int round = 0; round < 300; ++round) {
+    RandomCase first = random_case(rng);
+    np_request* request = nullptr;
+    np_error* error = nullptr;
+    if (np_request_from_json(first.request.dump().c_str(), &request, &error) != NP_OK) {
+      np_error_free(error);
+      continue;
+    }
+    std::vector<np_host*> owned;
+    const int n_hosts = std::uniform_int_distribution<int>(1, 12)(rng);
+    for (int h = 0; h < n_hosts; ++h) {
+      np_host* host = nullptr;
+      ASSERT_EQ(np_host_from_json((h == 0 ? first : random_case(rng)).host.dump().c_str(), &host, &error), NP_OK);
+      owned.push_back(host);
+    }
+    std::vector<const np_host*> hosts(owned.begin(), owned.end());
+    const std::size_t cells = np_request_cell_count(request);
+    const json topology = json::parse(np_request_topology_json(request));
+    ASSERT_EQ(cells, topology.is_null() ? 0u : topology["cells"].size());
+    ++batches;
+    for (bool use_nova : {true, false}) {
+      const np_pair* options = use_nova ? nova : nullptr;
+      const std::size_t n_options = use_nova ? 1 : 0;
+      char* text = nullptr;
+      ASSERT_EQ(np_fit_hosts(hosts.data(), hosts.size(), request, options, n_options, &text, &error), NP_OK);
+      const json answers = json::parse(take(text));
+      std::vector<unsigned char> verdicts(hosts.size(), 7);
+      std::vector<long long> chosen(hosts.size() * cells, 99);
+      ASSERT_EQ(np_fit_hosts_cells(hosts.data(), hosts.size(), request, options, n_options, verdicts.data(),
+                                   chosen.data(), chosen.size(), &error),
+                NP_OK);
+      std::vector<unsigned char> verdicts_only(hosts.size(), 7);
+      ASSERT_EQ(np_fit_hosts_cells(hosts.data(), hosts.size(), request, options, n_options, verdicts_only.data(),
+                                   nullptr, 0, &error),
+                NP_OK);
+      EXPECT_EQ(verdicts_only, verdicts);
+      for (std::size_t i = 0; i < hosts.size(); ++i) {
+        const json& answer = answers[i];
+        const bool fit = answer["kind"] == "fit" || answer["kind"] == "no_topology";
+        ASSERT_EQ(verdicts[i], fit ? 1 : 0) << answer.dump();
+        (answer["kind"] == "fit" ? fits : no_fits) += use_nova ? 1 : 0;
+        for (std::size_t g = 0; g < cells; ++g) {
+          const long long expected = answer["kind"] == "fit" ? answer["cells"][g]["host_cell"].get<long long>() : -1;
+          EXPECT_EQ(chosen[i * cells + g], expected) << answer.dump();
+        }
+      }
+    }
+    for (np_host* host : owned) np_host_free(host);
+    np_request_free(request);
+  }
+  EXPECT_GT(fits, 200);
+  EXPECT_GT(no_fits, 200);
+  RecordProperty("batches", batches);
+}
+
+// Bad arguments to np_fit_hosts_cells are named and write nothing; a request without a topology
+// fits every host and has no cells.
+TEST_F(FitApi, FitHostsCellsRefusesBadArgumentsAndWritesNothing) {
+  fit(R"({"flavor": {"vcpus": 2, "memory_mib": 1024, "extra_specs": {"hw:numa_nodes": "2"}}})");
+  ASSERT_EQ(np_request_cell_count(request), 2u);
+  const np_host* hosts[] = {host, host};
+  unsigned char verdicts[2] = {7, 7};
+  long long chosen[4] = {99, 99, 99, 99};
+  auto untouched = [&] {
+    EXPECT_EQ(verdicts[0], 7);
+    EXPECT_EQ(verdicts[1], 7);
+    for (long long c : chosen) EXPECT_EQ(c, 99);
+  };
+  auto refused = [&](np_status status, const char* name) {
+    EXPECT_EQ(status, NP_ERR_INVALID_ARGUMENT);
+    ASSERT_NE(error, nullptr);
+    EXPECT_STREQ(np_error_name(error), name);
+    EXPECT_GT(std::string(np_error_message(error)).size(), 10u);
+    np_error_free(error);
+    error = nullptr;
+    untouched();
+  };
+  refused(np_fit_hosts_cells(hosts, 2, request, nullptr, 0, verdicts, chosen, 3, &error), "InvalidArgument");
+  refused(np_fit_hosts_cells(hosts, 2, request, nullptr, 0, nullptr, chosen, 4, &error), "InvalidArgument");
+  refused(np_fit_hosts_cells(hosts, 2, nullptr, nullptr, 0, verdicts, chosen, 4, &error), "InvalidArgument");
+  refused(np_fit_hosts_cells(nullptr, 2, request, nullptr, 0, verdicts, chosen, 4, &error), "InvalidArgument");
+  const np_host* with_null[] = {host, nullptr};
+  refused(np_fit_hosts_cells(with_null, 2, request, nullptr, 0, verdicts, chosen, 4, &error), "InvalidArgument");
+  const np_pair unknown[] = {{"strategy", "no-such-strategy"}};
+  EXPECT_NE(np_fit_hosts_cells(hosts, 2, request, unknown, 1, verdicts, chosen, 4, &error), NP_OK);
+  np_error_free(error);
+  error = nullptr;
+  untouched();
+
+  ASSERT_EQ(np_fit_hosts_cells(hosts, 2, request, nullptr, 0, verdicts, chosen, 4, &error), NP_OK);
+  EXPECT_EQ(verdicts[0], 1);
+  EXPECT_EQ(std::set<long long>({chosen[0], chosen[1]}), std::set<long long>({0, 1}));
+
+  fit(R"({"flavor": {"vcpus": 2, "memory_mib": 1024, "extra_specs": {}}})");  // no topology
+  EXPECT_EQ(np_request_cell_count(request), 0u);
+  EXPECT_EQ(np_request_cell_count(nullptr), 0u);
+  verdicts[0] = verdicts[1] = 7;
+  ASSERT_EQ(np_fit_hosts_cells(hosts, 2, request, nullptr, 0, verdicts, nullptr, 0, &error), NP_OK);
+  EXPECT_EQ(verdicts[0], 1);
+  EXPECT_EQ(verdicts[1], 1);
 }
 
 // Nova's own answers (the nova-fit vectors, made by running Nova 26.2.2) through the C ABI alone:

@@ -73,7 +73,7 @@ bool asks_for(const PciRequest& request, const char* key, const std::function<bo
 bool kind_not_asked_for(const PciDevice& dev, const PciRequest& request) {
   if (!request.address.empty() || dev.tags.empty()) return false;
   const std::string dev_type = tag_of(dev, "dev_type");
-  for (const char* kind : {"type-PF", "type-VDPA"}) {
+  for (const char* kind : {"type-PF", "vdpa"}) {
     if (dev_type == kind && !asks_for(request, "dev_type", [&](const std::string& v) { return v == kind; })) return true;
   }
   return truthy(tag_of(dev, "remote_managed")) && !asks_for(request, "remote_managed", truthy);

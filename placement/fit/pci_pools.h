@@ -3,7 +3,7 @@
 // A request matches a free device when any of its specs does (every key of the spec names the
 // device's value, without case; a request without specs: its vendor and product). Of those,
 // devices of a kind the request does not ask for are not given to it, as in Nova: a device
-// tagged dev_type "type-PF" or "type-VDPA" unless a spec asks for that dev_type, one tagged
+// tagged dev_type "type-PF" or "vdpa" (Nova's names) unless a spec asks for that dev_type, one tagged
 // remote_managed true unless a spec asks for remote_managed true. Matching devices are counted
 // per host cell, without a NUMA node, and elsewhere. Whether a set of chosen host cells can
 // serve the request depends on the policy:

@@ -39,7 +39,13 @@ CpuSet cpus_of(const json& value, const std::string& where) {
   if (!value.is_array()) bad(where, "must be a list of CPU ids or a cpulist string such as \"0-3,8\"");
   CpuSet set;
   for (std::size_t i = 0; i < value.size(); ++i) {
-    set.insert(static_cast<std::uint32_t>(unsigned_of(value[i], where + "[" + std::to_string(i) + "]", kMaxCpuId)));
+    const json& id = value[i];
+    // The usual id is read without making its location's text, which only an error needs.
+    if (id.is_number_unsigned() && id.get<std::uint64_t>() <= kMaxCpuId) {
+      set.insert(static_cast<std::uint32_t>(id.get<std::uint64_t>()));
+      continue;
+    }
+    set.insert(static_cast<std::uint32_t>(unsigned_of(id, where + "[" + std::to_string(i) + "]", kMaxCpuId)));
   }
   return set;
 }

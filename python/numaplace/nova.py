@@ -163,7 +163,6 @@ def _read(obj, name: str):
 _CELL_FIELDS = ("id", "cpuset", "pcpuset", "siblings", "memory", "cpu_usage", "pinned_cpus", "memory_usage",
                 "socket")
 _PAGE_FIELDS = ("size_kb", "total", "used", "reserved")
-_POOL_FIELDS = ("vendor_id", "product_id", "numa_node", "count")
 # The cells' fields are read from each cell's __dict__ (map(vars, cells)): an itemgetter over the
 # dict is about half the time of an attrgetter over the object, which goes through the class's
 # attribute lookup first. The page pools are few fields on many small objects, where attrgetter is
@@ -171,7 +170,6 @@ _POOL_FIELDS = ("vendor_id", "product_id", "numa_node", "count")
 _cell_fields = operator.itemgetter(*("_obj_" + name for name in _CELL_FIELDS))
 _page_fields = operator.attrgetter(*("_obj_" + name for name in _PAGE_FIELDS))
 _cell_pages = operator.itemgetter("_obj_mempages")
-_pool_fields = operator.itemgetter(*_POOL_FIELDS)
 
 
 def host_inputs(host_topology, limits=None, pci_stats=None) -> tuple:
@@ -179,7 +177,7 @@ def host_inputs(host_topology, limits=None, pci_stats=None) -> tuple:
     its _CELL_FIELDS (sets as frozensets, the siblings as a new list of frozensets, an unset field
     as its default; id and memory as attribute access gives them); the cells' page pools'
     _PAGE_FIELDS, one list over all cells, with each cell's number of pools; the two allocation
-    ratios (None without limits); the PCI pools' _POOL_FIELDS. host_json_from_inputs is a
+    ratios (None without limits); the PCI pools as _pool_input reads them. host_json_from_inputs is a
     function of this alone, so equal inputs are the same numaplace host; a change made in place to
     any of these fields (a CPU added to the pinned set, a page pool's `used`, a PCI pool's count)
     makes them differ. The filter's host cache relies on that (_inputs_unchanged)."""
@@ -224,15 +222,29 @@ def _frozen(values) -> frozenset:
     return _frozensets.setdefault(made, made)
 
 
+# A pool's keys that are not its tags (Nova flattens PciDevicePool.tags into the pool's dict; a
+# compute node's pools also list their "devices").
+_POOL_NOT_TAGS = frozenset(("vendor_id", "product_id", "numa_node", "count", "devices"))
+
+
+def _tag_value(value) -> str:
+    # Nova compares string values without case, others as they are: a value that is not a string
+    # is written as JSON on both sides (pool and spec), so only an equal one matches.
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+
+
+def _pool_input(pool) -> tuple:
+    """(vendor_id, product_id, numa_node, count, tags): tags as sorted (key, value) pairs, None
+    values left out (Nova's match of a string never equals None)."""
+    tags = tuple(sorted((key, _tag_value(value)) for key, value in pool.items()
+                        if key not in _POOL_NOT_TAGS and value is not None))
+    return pool.get("vendor_id", ""), pool.get("product_id", ""), pool.get("numa_node"), pool.get("count", 0), tags
+
+
 def _pci_inputs(pci_stats):
     if pci_stats is None:
         return None
-    pools = getattr(pci_stats, "pools", None) or ()
-    try:
-        return list(map(_pool_fields, pools))
-    except KeyError:  # a pool without one of the fields: as the drop-in reads them
-        return [(pool.get("vendor_id", ""), pool.get("product_id", ""), pool.get("numa_node"), pool.get("count", 0))
-                for pool in pools]
+    return list(map(_pool_input, getattr(pci_stats, "pools", None) or ()))
 
 
 def _inputs_unchanged(inputs: tuple, host_topology, ratios, pci_stats) -> bool:
@@ -281,10 +293,13 @@ def host_json_from_inputs(inputs: tuple) -> Dict[str, Any]:
             out["socket"] = socket
         cells.append(out)
     devices = []
-    for i, (vendor, product, node, count) in enumerate(pools or ()):
+    for i, (vendor, product, node, count, tags) in enumerate(pools or ()):
         for j in range(int(count)):
-            devices.append({"address": f"pool{i}-{j}", "numa_node": node, "vendor_id": vendor,
-                            "product_id": product, "allocated": False})
+            device = {"address": f"pool{i}-{j}", "numa_node": node, "vendor_id": vendor, "product_id": product,
+                      "allocated": False}
+            if tags:
+                device["tags"] = dict(tags)
+            devices.append(device)
     host = {"cells": cells, "pci": devices}
     host["allocation_ratio"] = None if ratios is None else {"cpu": ratios[0], "ram": ratios[1]}
     return host
@@ -298,9 +313,12 @@ def host_json(host_topology, limits=None, pci_stats=None) -> Dict[str, Any]:
 def _pci_requests(pci_requests) -> List[Dict[str, Any]]:
     out = []
     for request in (getattr(pci_requests, "requests", pci_requests) or []):
-        spec = (_get(request, "spec", None) or [{}])[0]
-        entry = {"count": int(_get(request, "count", 1) or 1), "vendor_id": spec.get("vendor_id", ""),
-                 "product_id": spec.get("product_id", "")}
+        specs = _get(request, "spec", None) or []
+        entry = {"count": int(_get(request, "count", 1) or 1)}
+        if specs:  # Nova's spec list as it is: a device matching any one spec will do
+            entry["specs"] = [{key: _tag_value(value) for key, value in spec.items()} for spec in specs]
+        else:  # no spec: Nova matches no device, nor does an empty vendor and product
+            entry.update(vendor_id="", product_id="")
         policy = _get(request, "numa_policy", None)
         if policy:
             entry["alias_numa_policy"] = policy

@@ -7,7 +7,7 @@ Each case is drawn by tools/conformance/nova_differential.py's generator (gen_ca
 with cells, SMT siblings, shared/dedicated CPU sets, pinned CPUs, page pools, usage, allocation
 ratios and PCI pools; random flavors and images with hw:numa_nodes, hw:numa_cpus.N/mem.N,
 cpu_policy, thread policy, mem_page_size, emulator threads, realtime, PCI requests and policies,
-Nova's packing option; a --stress share from its small, tight hosts). Nova answers it with its
+Nova's packing option; a --pci-specs share with Nova's pool tags and PCI requests as spec lists; a --stress share from its small, tight hosts). Nova answers it with its
 own pipeline (nova_differential.run_nova: numa_get_constraints, get_pci_numa_policy_constraint,
 numa_fit_instance_to_host) and, where its answer is inconsistent (a chosen cell that does not fit
 when checked again, dedicated vCPUs left unpinned, pins outside the cell or on used pCPUs: its
@@ -49,7 +49,7 @@ sys.path.insert(0, HERE)
 
 # (name, reason, predicate(case, nova_answer, dropin_answer) -> bool). None are known today: every
 # difference the generator has found was fixed in the engine (tests/conformance/nova-differential.jsonl)
-# or is outside what it draws (vPMEM, network affinity, PCI specs beyond vendor/product: docs/nova.md).
+# or is outside what it draws (vPMEM, network affinity: docs/nova.md).
 KNOWN_DIFFERENCES = []
 
 
@@ -100,6 +100,8 @@ def main():
     ap.add_argument("--budget", type=float, default=30.0,
                     help="stop drawing after this many seconds (the cases done so far are the run)")
     ap.add_argument("--min-cases", type=int, default=150, help="fewer compared cases than this fails the run")
+    ap.add_argument("--pci-specs", type=float, default=0.2,
+                    help="share of cases with tagged PCI pools and PCI requests as spec lists")
     ap.add_argument("--no-filter", action="store_true", help="leave out the filters' comparison")
     args = ap.parse_args()
     try:
@@ -112,6 +114,7 @@ def main():
     from numaplace import nova as npnova
 
     nd.STRESS = args.stress
+    nd.PCI_SPECS = args.pci_specs
     rng = random.Random(args.seed)
     corpus = nd.load_corpus()
     started = time.monotonic()

@@ -814,7 +814,7 @@ STRESS = 0.0
 NETWORK = 0.0
 PMEM = 0.0
 PCI_SPECS = 0.0
-DEV_TYPES = ["type-PCI", "type-VF", "type-PF", "type-VDPA"]
+DEV_TYPES = ["type-PCI", "type-VF", "type-PF", "vdpa"]
 PMEM_VALUES = ["SMALL", "SMALL,LARGE", "LARGE, SMALL ,", " ", ",", "", " , ,", "4GB,4GB"]
 PHYSNETS = ["physnet0", "physnet1", "physnet2", "physnet3"]
 

@@ -249,7 +249,7 @@ TEST(PciFit, PfsVdpaAndRemoteManagedDevicesOnlyWhenASpecAsksForThem) {
   HostTopology host;
   for (std::uint32_t i = 0; i < 2; ++i) host.cells.push_back(make_cell(i, 4, 4096, 0));
   host.pci.push_back(tagged(0u, "154d", "type-PF"));
-  host.pci.push_back(tagged(0u, "154d", "type-VDPA"));
+  host.pci.push_back(tagged(0u, "154d", "vdpa"));
   PciDevice managed = tagged(0u, "154d", "type-VF");
   managed.tags["remote_managed"] = "True";
   host.pci.push_back(managed);
@@ -259,7 +259,7 @@ TEST(PciFit, PfsVdpaAndRemoteManagedDevicesOnlyWhenASpecAsksForThem) {
   pf["dev_type"] = "type-PF";
   EXPECT_TRUE(fit_guest(host, guest_asking(PciNumaPolicy::Preferred, 1, {pf})).placement.has_value());
   PciSpec vdpa = ids;
-  vdpa["dev_type"] = "type-VDPA";
+  vdpa["dev_type"] = "vdpa";
   EXPECT_TRUE(fit_guest(host, guest_asking(PciNumaPolicy::Preferred, 1, {vdpa})).placement.has_value());
   PciSpec remote = ids;
   remote["remote_managed"] = "TRUE";  // matched as a string, without case, as Nova does

@@ -14,6 +14,10 @@ its own (the substitution is process-wide):
   numa_get_constraints replaced by numaplace.nova's, so the API's constraints, the scheduler's
   consume_from_request and the compute host's claim all use numaplace's fit.
 
+The tests probe the NUMA filter by mocking NUMATopologyFilter.host_passes and counting its calls;
+NUMAPlaceFilter makes no per-host host_passes calls (it answers all hosts in filter_all), so in
+the dropins run the probe is moved to NUMAPlaceFilter.filter_all (observe_filter).
+
 Each test's outcome in each run is compared with EXPECTED (tests/nova/functional_expected_failures.txt):
 `TEST_ID # [RUNS] why`, RUNS being `both`, `dropins` or `plain` (the runs it fails in), optionally
 `TEST_ID ~ REGEX # [RUNS] why`, where REGEX must be found in the failure's traceback (so a test
@@ -37,6 +41,7 @@ import importlib.util
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -233,6 +238,14 @@ def observe_filter():
 def run_all(runs, names, jobs):
     """{run: {test: outcome}}, {run: seconds}: each run a child process, `jobs` at a time."""
     outcomes, seconds, waiting, started = {}, {}, list(runs), {}
+
+    def stop(signum, _frame):  # a ctest timeout: take the runs down too, then go
+        for proc, _, _ in started.values():
+            proc.kill()
+        sys.exit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     with tempfile.TemporaryDirectory(prefix="numaplace-nova-functional-") as tmp:
         while waiting or started:
             while waiting and len(started) < jobs:

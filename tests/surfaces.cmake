@@ -72,8 +72,8 @@ if(NUMAPLACE_PYTHON3 AND NOT NUMAPLACE_SANITIZE)
   # the scheduler and the compute claim; outcomes as listed in nova/functional_expected_failures.txt.
   # All classes but NUMAServerTestWithCountingQuotaFromPlacement, which repeats NUMAServersTest's
   # tests with quota usage counted from placement (the same NUMA path; it would add nearly 80 % to
-  # the time). About 80 s of CPU per run, both runs at once, hence PROCESSORS 2: 12 min at load
-  # 12 (docs/nova.md), about 1.5 min quiet by the CPU time; the timeout leaves room for more load.
+  # the time). About 80 s of CPU per run, both runs at once, hence PROCESSORS 2: 170 s at load
+  # 3-5, 12 min at load 12 (docs/nova.md); the timeout leaves room for more load.
   add_test(NAME nova.functional
            COMMAND ${CMAKE_COMMAND} -E env NUMAPLACE_LIBRARY=$<TARGET_FILE:numaplace>
                    PYTHONPATH=${PROJECT_BINARY_DIR}/python PYTHONDONTWRITEBYTECODE=1

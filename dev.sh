@@ -22,7 +22,10 @@ PACKAGES=(cmake g++ make pkg-config libxml2-dev libvirt-dev libvirt-clients libh
           xz-utils man-db python3-setuptools python3-wheel python3-pip
           # Nova 26 and what its unit tests import (ctest label nova: tests/nova, docs/nova.md)
           python3-nova python3-oslotest python3-ddt python3-testscenarios python3-fixtures
-          python3-testtools python3-stestr python3-wsgi-intercept)
+          python3-testtools python3-stestr python3-wsgi-intercept
+          # and what its functional NUMA server tests need besides: placement in process, and
+          # Debian's api-paste.ini (nova-common: /usr/share/nova-common/api-paste.ini)
+          python3-placement nova-common)
 # What ./dev.sh package needs besides: the Debian package tools.
 PACKAGE_TOOLS=(build-essential debhelper dh-python dpkg-dev lintian)
 BUILD_DIR=${BUILD_DIR:-build}

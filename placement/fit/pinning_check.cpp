@@ -11,6 +11,13 @@ using Verdict = PinningCheck::Verdict;
 
 PinningCheck verdict(Verdict v, std::size_t taken_within = 0) { return PinningCheck{v, taken_within}; }
 
+// Bits set in a word that holds few (one core's threads): one step per bit.
+std::uint32_t few_bits(std::uint64_t w) {
+  std::uint32_t n = 0;
+  for (; w != 0; w &= w - 1) ++n;
+  return n;
+}
+
 }  // namespace
 
 // The rules below are pin_dedicated_cpus's, read as counts (cpu_pinning.cpp, Nova's order: cores
@@ -25,49 +32,58 @@ PinningCheck check_dedicated_pinning(const HostCell& cell, std::size_t wanted, T
                                      std::uint32_t reserve, bool whole_core_emulator, const CpuSet* within) {
   if (wanted == 0) return verdict(Verdict::NoFit);
   const CpuSet& pinned = cell.usage.pinned_cpus;
-  const auto is_free = [&](std::uint32_t cpu) { return cell.dedicated_cpus.contains(cpu) && !pinned.contains(cpu); };
+  // An id above kMaxCpuId (which no reader accepts) is in no word: let the pinning decide.
+  if (cell.dedicated_cpus.has_ids_above_max() || pinned.has_ids_above_max() ||
+      (within != nullptr && within->has_ids_above_max())) {
+    return verdict(Verdict::Undecided);
+  }
+  // Word i of the free pCPUs, and of those in `within`, made once; everything below is word-wise.
+  // Per thread, reused (this runs for every pair), as are the per-group counts and `seen`, where
+  // the groups' words are ORed to find a pCPU in two groups (all zero between calls).
+  thread_local std::vector<std::uint64_t> free_words;
+  thread_local std::vector<std::uint64_t> free_within_words;
+  thread_local std::vector<std::uint32_t> free_of;
+  thread_local std::vector<std::uint64_t> seen;
+  const std::uint32_t words = cell.dedicated_cpus.word_count();
+  free_words.resize(words);
+  free_within_words.resize(words);
+  for (std::uint32_t i = 0; i < words; ++i) {
+    free_words[i] = cell.dedicated_cpus.word(i) & ~pinned.word(i);
+    free_within_words[i] = within != nullptr ? free_words[i] & within->word(i) : 0;
+  }
   // Without sibling groups every CPU is its own core (sibling_groups): one thread per core, and
   // every free pCPU (free pCPUs are dedicated ones, which that fallback covers) is a whole core.
   const bool singles = cell.siblings.empty();
-  // Per sibling group, in sibling order: its free threads. Each group is walked once, its ids
-  // marked in `seen` to find a pCPU in two groups. Per thread, reused: this runs for every pair.
-  thread_local std::vector<std::uint32_t> free_of;
-  thread_local std::vector<std::uint64_t> seen;  // all zero between calls
   free_of.clear();
   std::uint32_t threads_per_core = 1;
-  std::size_t total = 0;          // free pCPUs in the sibling groups
-  std::size_t total_within = 0;   // ... of them in `within`
-  bool overlap = false;
+  std::size_t total = 0;         // free pCPUs in the sibling groups
+  std::size_t total_within = 0;  // ... of them in `within`
   if (singles) {
-    total = cell.dedicated_cpus.count_minus(pinned);
-    if (within != nullptr) {
-      for (std::uint32_t cpu : cell.dedicated_cpus) total_within += !pinned.contains(cpu) && within->contains(cpu) ? 1 : 0;
+    for (std::uint32_t i = 0; i < words; ++i) {
+      total += bits_in_word(free_words[i]);
+      total_within += bits_in_word(free_within_words[i]);
     }
   } else {
+    bool overlap = false;
     for (const CpuSet& group : cell.siblings) {
       threads_per_core = std::max(threads_per_core, static_cast<std::uint32_t>(group.size()));
+      overlap = overlap || group.has_ids_above_max();
+      if (seen.size() < group.word_count()) seen.resize(group.word_count(), 0);
       std::uint32_t here = 0;
-      for (std::uint32_t cpu : group) {
-        if (cpu > kMaxCpuId) {
-          overlap = true;  // no mark for it: let the pinning decide
-        } else {
-          const std::size_t word = cpu / 64;
-          const std::uint64_t bit = std::uint64_t{1} << (cpu % 64);
-          if (seen.size() <= word) seen.resize(word + 1, 0);
-          overlap = overlap || (seen[word] & bit) != 0;
-          seen[word] |= bit;
-        }
-        if (!is_free(cpu)) continue;
-        ++here;
-        if (within != nullptr && within->contains(cpu)) ++total_within;
+      for (std::uint32_t i = 0; i < group.word_count(); ++i) {
+        const std::uint64_t ids = group.word(i);
+        if (ids == 0) continue;
+        overlap = overlap || (seen[i] & ids) != 0;
+        seen[i] |= ids;
+        if (i >= words) continue;
+        here += few_bits(ids & free_words[i]);
+        total_within += few_bits(ids & free_within_words[i]);
       }
       free_of.push_back(here);
       total += here;
     }
     for (const CpuSet& group : cell.siblings) {
-      for (std::uint32_t cpu : group) {
-        if (cpu <= kMaxCpuId) seen[cpu / 64] = 0;
-      }
+      for (std::uint32_t i = 0; i < group.word_count(); ++i) seen[i] = 0;
     }
     // A pCPU in two groups would be counted twice where the pinning sees it once: let it decide.
     if (overlap) return verdict(Verdict::Undecided);
@@ -101,13 +117,16 @@ PinningCheck check_dedicated_pinning(const HostCell& cell, std::size_t wanted, T
     if (singles) {
       for (std::uint32_t cpu : cell.dedicated_cpus) {
         if (!pinned.contains(cpu)) walk(1, [&] { return within->contains(cpu) ? std::size_t{1} : std::size_t{0}; });
-      }
+      }  // (isolate without siblings is rare: ids one by one)
     } else {
       for (std::size_t g = 0; g < cell.siblings.size(); ++g) {
         // A touched core holds all of its threads no other guest holds: pins, reserve, isolated.
         walk(free_of[g], [&] {
+          const CpuSet& group = cell.siblings[g];
           std::size_t n = 0;
-          for (std::uint32_t cpu : cell.siblings[g]) n += !pinned.contains(cpu) && within->contains(cpu) ? 1 : 0;
+          for (std::uint32_t i = 0; i < group.word_count(); ++i) {
+            n += bits_in_word(group.word(i) & ~pinned.word(i) & within->word(i));
+          }
           return n;
         });
       }

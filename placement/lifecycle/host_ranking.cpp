@@ -76,8 +76,9 @@ void fill_host_resources(const HostTopology& host, scoring::NodeResources& node)
 
 // Asks the processor to start loading what fitting a host reads, a host or two ahead: 10,000
 // hosts' cells are tens of MiB, far beyond the caches, and the fit of one host is short enough
-// that waiting for its cells' memory was a large part of it (issue 17's profiles put a fifth of
-// the pinning check on the first load of a sibling group). Two stages, because the blocks a cell
+// that waiting for its cells' memory was a large part of it (a profile put most of the pinning
+// check's own time on the first load of each sibling group; the prefetch's own gain was within the
+// noise of the loaded machine it was measured on). Two stages, because the blocks a cell
 // points to (its sibling groups, its distances) can only be asked for once the cell itself has
 // arrived: the cells of host i + 2, then what the cells of host i + 1 point to. A hint only:
 // nothing is read through it, so it changes no answer.

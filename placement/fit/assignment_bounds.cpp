@@ -6,30 +6,52 @@
 
 namespace numaplace {
 
+AssignmentBounds::Buffers& AssignmentBounds::claim_buffers(std::unique_ptr<Buffers>& own) {
+  thread_local Buffers shared;
+  if (shared.in_use) {
+    own = std::make_unique<Buffers>();
+    own->in_use = true;
+    return *own;
+  }
+  shared.in_use = true;
+  return shared;
+}
+
 AssignmentBounds::AssignmentBounds(const HostTopology& host, const std::vector<std::size_t>& order,
                                    const FitMatrix& fits, const std::vector<PciDemand>& demands,
                                    const std::vector<NetworkDemand>& networks)
     : host_(host), order_(order), fits_(fits), demands_(demands), networks_(networks), guests_(fits.rows()),
-      hosts_(order.size()),
-      taken_(hosts_, false), chosen_(guests_, 0), chosen_cells_(host.cells.size(), false) {
+      hosts_(order.size()), buffers_(claim_buffers(own_)), taken_(buffers_.taken), chosen_(buffers_.chosen),
+      chosen_cells_(buffers_.chosen_cells), weight_order_(buffers_.weight_order),
+      network_order_(buffers_.network_order), match_of_guest_(buffers_.match_of_guest), visited_(buffers_.visited),
+      sockets_(buffers_.sockets) {
+  taken_.assign(hosts_, false);
+  chosen_.assign(guests_, 0);
+  chosen_cells_.assign(host.cells.size(), false);
   // Per demand, positions by devices on their cell, most first: best_matching's greedy order.
-  for (const auto& d : demands_) {
-    std::vector<std::size_t> by_devices(hosts_);
+  weight_order_.resize(demands_.size());
+  for (std::size_t r = 0; r < demands_.size(); ++r) {
+    const PciDemand& d = demands_[r];
+    std::vector<std::size_t>& by_devices = weight_order_[r];
+    by_devices.resize(hosts_);
     std::iota(by_devices.begin(), by_devices.end(), 0);
     std::stable_sort(by_devices.begin(), by_devices.end(), [&](std::size_t a, std::size_t b) {
       return d.per_cell[order_[a]] > d.per_cell[order_[b]];
     });
-    weight_order_.push_back(std::move(by_devices));
   }
-  for (const auto& d : networks_) {
-    std::vector<std::size_t> providing_first(hosts_);
+  network_order_.resize(networks_.size());
+  for (std::size_t r = 0; r < networks_.size(); ++r) {
+    const NetworkDemand& d = networks_[r];
+    std::vector<std::size_t>& providing_first = network_order_[r];
+    providing_first.resize(hosts_);
     std::iota(providing_first.begin(), providing_first.end(), 0);
     std::stable_sort(providing_first.begin(), providing_first.end(), [&](std::size_t a, std::size_t b) {
       return d.per_cell[order_[a]] > d.per_cell[order_[b]];
     });
-    network_order_.push_back(std::move(providing_first));
   }
 }
+
+AssignmentBounds::~AssignmentBounds() { buffers_.in_use = false; }
 
 bool AssignmentBounds::feasible(std::size_t next) {
   const std::size_t remaining = guests_ - next;

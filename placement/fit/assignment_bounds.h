@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "placement/fit/fit_matrix.h"
@@ -26,6 +27,9 @@ class AssignmentBounds {
   AssignmentBounds(const HostTopology& host, const std::vector<std::size_t>& order,
                    const FitMatrix& fits, const std::vector<PciDemand>& demands,
                    const std::vector<NetworkDemand>& networks = no_network_demands());
+  ~AssignmentBounds();
+  AssignmentBounds(const AssignmentBounds&) = delete;
+  AssignmentBounds& operator=(const AssignmentBounds&) = delete;
 
   // False only when no completion of guest cells 0..next-1 as taken can succeed: no complete
   // matching of the rest onto free positions (Kuhn's augmenting paths), or, per PCI request, the
@@ -71,6 +75,22 @@ class AssignmentBounds {
   std::uint32_t socket_bound(std::size_t next, const PciDemand& d);
 
   static constexpr std::size_t kNone = static_cast<std::size_t>(-1);
+  // The working vectors, kept per thread from one search to the next (a ranking runs a search
+  // per host, and these were allocated per search); every one is set again before it is read.
+  // A second search alive on the same thread (none is, today) gets its own.
+  struct Buffers {
+    std::vector<bool> taken;
+    std::vector<std::size_t> chosen;
+    std::vector<bool> chosen_cells;
+    std::vector<std::vector<std::size_t>> weight_order;
+    std::vector<std::vector<std::size_t>> network_order;
+    std::vector<std::size_t> match_of_guest;
+    std::vector<bool> visited;
+    std::vector<std::uint32_t> sockets;
+    bool in_use = false;
+  };
+  static Buffers& claim_buffers(std::unique_ptr<Buffers>& own);
+
   const HostTopology& host_;
   const std::vector<std::size_t>& order_;
   const FitMatrix& fits_;
@@ -78,14 +98,16 @@ class AssignmentBounds {
   const std::vector<NetworkDemand>& networks_;
   const std::size_t guests_;
   const std::size_t hosts_;
-  std::vector<bool> taken_;
-  std::vector<std::size_t> chosen_;
-  std::vector<bool> chosen_cells_;
-  std::vector<std::vector<std::size_t>> weight_order_;
-  std::vector<std::vector<std::size_t>> network_order_;  // per network demand: providing positions first
-  std::vector<std::size_t> match_of_guest_;
-  std::vector<bool> visited_;
-  std::vector<std::uint32_t> sockets_;  // socket_bound's buffer, reused
+  std::unique_ptr<Buffers> own_;  // only when the thread's buffers are in use
+  Buffers& buffers_;
+  std::vector<bool>& taken_;
+  std::vector<std::size_t>& chosen_;
+  std::vector<bool>& chosen_cells_;
+  std::vector<std::vector<std::size_t>>& weight_order_;
+  std::vector<std::vector<std::size_t>>& network_order_;  // per network demand: providing positions first
+  std::vector<std::size_t>& match_of_guest_;
+  std::vector<bool>& visited_;
+  std::vector<std::uint32_t>& sockets_;  // socket_bound's buffer, reused
   std::size_t tried_ = 0;
   const PciDemand* last_pci_shortfall_ = nullptr;
   const NetworkDemand* last_network_shortfall_ = nullptr;

@@ -6,9 +6,66 @@
 #include <limits>
 
 #include "placement/fit/assignment_bounds.h"
+#include "placement/fit/stable_insertion_sort.h"
 
 namespace numaplace {
 namespace {
+
+struct Candidate {
+  std::size_t position;
+  std::int64_t score;
+  std::int64_t distance;
+};
+
+// What one level computes once for all its children.
+struct Level {
+  std::vector<char> tried;        // per twin class: a position of it was tried here
+  std::vector<char> open;         // free and open to some guest cell from this level on
+  std::vector<std::int64_t> low;  // per open position: its m nearest open distances (m: see near_sums)
+  std::vector<std::int64_t> low1; // ... its m + 1 nearest
+  std::vector<std::int64_t> mth;  // ... its m-th nearest
+  std::vector<std::size_t> seen;  // ... how many open positions it has besides itself, up to m + 1
+  bool sums_ready = false;
+  void reset(std::size_t n) {
+    tried.assign(n, 0);
+    open.assign(n, 0);
+    low.assign(n, 0);
+    low1.assign(n, 0);
+    mth.assign(n, 0);
+    seen.assign(n, 0);
+    sums_ready = false;
+  }
+};
+
+// Everything a search sizes per call, kept per thread between calls: a ranking searches once per
+// fitting host, and these were most of its allocations. Every container is set again (assign,
+// resize, clear) before it is read, so a search sees nothing of the one before; only capacity
+// stays. One search at a time per thread (nothing in a search starts another); a search that
+// finds the buffers in use takes fresh ones.
+struct SearchBuffers {
+  FitMatrix live;
+  std::vector<std::size_t> chosen;
+  std::vector<std::vector<Candidate>> candidates;
+  std::vector<FitMatrix> saved;
+  std::vector<Level> levels;
+  std::vector<std::int64_t> distance;
+  std::vector<std::size_t> near;
+  std::vector<std::int64_t> near_distance;
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> groups_at;
+  std::vector<std::int64_t> acc;
+  std::vector<std::size_t> twin;
+  std::vector<std::size_t> twin_firsts;
+  std::vector<std::size_t> after;
+  std::vector<std::int64_t> values;
+  std::vector<char> in_child;
+  std::vector<std::int64_t> share;
+  std::vector<std::int64_t> cuts;
+  std::vector<char> eligible;
+  std::vector<std::size_t> seed_at;
+  std::vector<char> seed_used;
+  std::vector<std::int64_t> seed_near;
+  bool in_use = false;
+};
 
 // The branch and bound. Its order of candidates (per guest cell: score, distance to the cells
 // chosen, position) is the documented tie-break, and it only ever replaces the best so far by
@@ -30,19 +87,41 @@ namespace {
 //    no PCI or network demand, the count of positions the group may still take.
 class BranchAndBound {
  public:
-  BranchAndBound(const AssignmentProblem& problem, FitMatrix live_fits, std::size_t max_nodes)
+  // `buffers.live` holds the fit matrix with the caller's masks; the rest is sized here.
+  BranchAndBound(const AssignmentProblem& problem, SearchBuffers& buffers, std::size_t max_nodes)
       : p_(problem),
-        live_(std::move(live_fits)),
+        live_(buffers.live),
         guests_(live_.rows()),
         hosts_(problem.order.size()),
         bounds_(problem.host, problem.order, live_, problem.demands, problem.networks),
-        chosen_(guests_, 0),
-        candidates_(guests_),
-        saved_(guests_, FitMatrix(guests_, hosts_)),
-        levels_(guests_),
-        acc_(hosts_, 0),
-        twin_(hosts_, 0),
+        chosen_(buffers.chosen),
+        candidates_(buffers.candidates),
+        saved_(buffers.saved),
+        levels_(buffers.levels),
+        distance_(buffers.distance),
+        near_(buffers.near),
+        near_distance_(buffers.near_distance),
+        groups_at_(buffers.groups_at),
+        acc_(buffers.acc),
+        twin_(buffers.twin),
+        twin_firsts_(buffers.twin_firsts),
+        after_(buffers.after),
+        values_(buffers.values),
+        in_child_(buffers.in_child),
+        share_(buffers.share),
+        cuts_(buffers.cuts),
+        eligible_(buffers.eligible),
+        seed_at_(buffers.seed_at),
+        seed_used_(buffers.seed_used),
+        seed_near_(buffers.seed_near),
         max_nodes_(max_nodes) {
+    chosen_.assign(guests_, 0);
+    candidates_.resize(guests_);
+    saved_.resize(guests_);
+    for (auto& matrix : saved_) matrix.reset(guests_, hosts_);
+    levels_.resize(guests_);
+    acc_.assign(hosts_, 0);
+    twin_.assign(hosts_, 0);
     for (auto& list : candidates_) list.reserve(hosts_);
     for (auto& level : levels_) level.reset(hosts_);
     values_.reserve(hosts_);
@@ -60,7 +139,7 @@ class BranchAndBound {
         if (b != a) list[i++] = b;
         if (dist(a, b) != dist(b, a)) symmetric = false;
       }
-      std::stable_sort(list, list + (hosts_ - 1), [&](std::size_t x, std::size_t y) { return dmin(a, x) < dmin(a, y); });
+      stable_insertion_sort(list, list + (hosts_ - 1), [&](std::size_t x, std::size_t y) { return dmin(a, x) < dmin(a, y); });
     }
     near_distance_.resize(near_.size());
     for (std::size_t a = 0; a < hosts_; ++a) {
@@ -70,6 +149,7 @@ class BranchAndBound {
     }
     // Shape groups still to place from each guest cell on: (first cell left, cells left).
     groups_at_.resize(guests_ + 1);
+    for (auto& groups : groups_at_) groups.clear();
     for (std::size_t next = 0; next < guests_; ++next) {
       for (std::size_t g = next; g < guests_; ++g) {
         auto it = std::find_if(groups_at_[next].begin(), groups_at_[next].end(),
@@ -96,7 +176,7 @@ class BranchAndBound {
   BestAssignment run() {
     BestAssignment out;
     if (bounds_.feasible(0)) search(0, 0, 0);
-    out.best = best_;
+    out.best = std::move(best_);
     out.nodes = nodes_;
     out.capped = capped_;
     if (!best_) {
@@ -120,7 +200,8 @@ class BranchAndBound {
   // symmetric distance matrix "p and q may be swapped" is an equivalence, so comparing with
   // each class's first position is enough.
   void find_twins(bool allowed) {
-    std::vector<std::size_t> firsts;
+    std::vector<std::size_t>& firsts = twin_firsts_;
+    firsts.clear();
     for (std::size_t q = 0; q < hosts_; ++q) {
       twin_[q] = q;
       if (!allowed) continue;
@@ -187,9 +268,12 @@ class BranchAndBound {
   // value does not depend on the order of its cells, so sorting each shape group's positions
   // into the search's increasing order keeps it).
   void seed_floor() {
-    std::vector<std::size_t> at(guests_, 0);
-    std::vector<char> used(hosts_, 0);
-    std::vector<std::int64_t> near(hosts_, 0);  // per position: its distance to every cell placed
+    std::vector<std::size_t>& at = seed_at_;
+    std::vector<char>& used = seed_used_;
+    std::vector<std::int64_t>& near = seed_near_;  // per position: its distance to every cell placed
+    at.assign(guests_, 0);
+    used.assign(hosts_, 0);
+    near.assign(hosts_, 0);
     std::int64_t value = 0;
     for (std::size_t g = 0; g < guests_; ++g) {
       std::size_t pick = hosts_;
@@ -235,25 +319,6 @@ class BranchAndBound {
     }
     floor_ = value;
   }
-
-  // What one level computes once for all its children.
-  struct Level {
-    std::vector<char> tried;        // per twin class: a position of it was tried here
-    std::vector<char> open;         // free and open to some guest cell from this level on
-    std::vector<std::int64_t> low;  // per open position: its m nearest open distances (m: see near_sums)
-    std::vector<std::int64_t> low1; // ... its m + 1 nearest
-    std::vector<std::int64_t> mth;  // ... its m-th nearest
-    std::vector<std::size_t> seen;  // ... how many open positions it has besides itself, up to m + 1
-    bool sums_ready = false;
-    void reset(std::size_t n) {
-      tried.assign(n, 0);
-      open.assign(n, 0);
-      low.assign(n, 0);
-      low1.assign(n, 0);
-      mth.assign(n, 0);
-      seen.assign(n, 0);
-    }
-  };
 
   // Positions free and open to a guest cell from `next` on, as flags into `out`.
   void mark_open(std::size_t next, std::vector<char>& out) const {
@@ -500,35 +565,34 @@ class BranchAndBound {
     }
   }
 
-  struct Candidate {
-    std::size_t position;
-    std::int64_t score;
-    std::int64_t distance;
-  };
-
   const AssignmentProblem& p_;
-  FitMatrix live_;  // the fit matrix with this search's masks
+  FitMatrix& live_;  // the fit matrix with this search's masks
   const std::size_t guests_;
   const std::size_t hosts_;
   AssignmentBounds bounds_;
-  std::vector<std::size_t> chosen_;
-  std::vector<std::vector<Candidate>> candidates_;  // per depth
-  std::vector<FitMatrix> saved_;                    // per depth: the entries it masked, as they were
-  std::vector<Level> levels_;                       // per depth
-  std::vector<std::int64_t> distance_;              // [a * hosts + b], position to position
-  std::vector<std::size_t> near_;                   // per position: the others, nearest first
-  std::vector<std::int64_t> near_distance_;         // ... and their distances (the smaller way)
-  std::vector<std::vector<std::pair<std::size_t, std::size_t>>> groups_at_;
-  std::vector<std::int64_t> acc_;                   // per position: its distance from the cells chosen
-  std::vector<std::size_t> twin_;                   // per position: the first position of its class
-  std::vector<std::size_t> after_;                  // per shape group: the first position it may still take
-  bool mask_matrix_ = true;                         // live_ carries the masks too (see open_to)
-  std::vector<std::int64_t> values_;                // scratch of the bounds
-  std::vector<char> in_child_;                      // scratch: positions open at the child
-  std::vector<std::int64_t> share_;                 // scratch: per open position, twice its distance share
+  // In SearchBuffers, reused from search to search on a thread:
+  std::vector<std::size_t>& chosen_;
+  std::vector<std::vector<Candidate>>& candidates_;  // per depth
+  std::vector<FitMatrix>& saved_;                    // per depth: the entries it masked, as they were
+  std::vector<Level>& levels_;                       // per depth
+  std::vector<std::int64_t>& distance_;              // [a * hosts + b], position to position
+  std::vector<std::size_t>& near_;                   // per position: the others, nearest first
+  std::vector<std::int64_t>& near_distance_;         // ... and their distances (the smaller way)
+  std::vector<std::vector<std::pair<std::size_t, std::size_t>>>& groups_at_;
+  std::vector<std::int64_t>& acc_;                   // per position: its distance from the cells chosen
+  std::vector<std::size_t>& twin_;                   // per position: the first position of its class
+  std::vector<std::size_t>& twin_firsts_;            // scratch of find_twins
+  std::vector<std::size_t>& after_;                  // per shape group: the first position it may still take
+  std::vector<std::int64_t>& values_;                // scratch of the bounds
+  std::vector<char>& in_child_;                      // scratch: positions open at the child
+  std::vector<std::int64_t>& share_;                 // scratch: per open position, twice its distance share
+  std::vector<std::int64_t>& cuts_;                  // per group left: see top_score_bound
+  std::vector<char>& eligible_;                      // scratch of top_score_bound: 1 may, 2 must be taken
+  std::vector<std::size_t>& seed_at_;                // scratch of seed_floor
+  std::vector<char>& seed_used_;
+  std::vector<std::int64_t>& seed_near_;
+  bool mask_matrix_ = true;                          // live_ carries the masks too (see open_to)
   std::int64_t weight_ = 1;                         // see choose_weight
-  std::vector<std::int64_t> cuts_;                  // per group left: see top_score_bound
-  std::vector<char> eligible_;                      // scratch of top_score_bound: 1 may, 2 must be taken
   static constexpr std::int64_t kNoFloor = std::numeric_limits<std::int64_t>::min();
   std::int64_t floor_ = kNoFloor;                   // see seed_floor
   bool combined_ = false;
@@ -551,13 +615,21 @@ std::int64_t position_distance(const HostTopology& host, const std::vector<std::
 BestAssignment find_best_assignment(const AssignmentProblem& problem,
                                     const std::vector<std::pair<std::size_t, std::size_t>>& forbidden,
                                     std::size_t max_nodes) {
-  FitMatrix live = problem.fits;
+  thread_local SearchBuffers shared;
+  SearchBuffers own;  // only when the thread's buffers are in use (no search starts another today)
+  SearchBuffers& buffers = shared.in_use ? own : shared;
+  buffers.in_use = true;
+  struct Release {
+    SearchBuffers& b;
+    ~Release() { b.in_use = false; }
+  } release{buffers};
+  buffers.live = problem.fits;  // a copy into kept storage
   for (const auto& [group, position] : forbidden) {
-    for (std::size_t g = 0; g < live.rows(); ++g) {
-      if (problem.shape_group[g] == group) live.set(g, position, false);
+    for (std::size_t g = 0; g < buffers.live.rows(); ++g) {
+      if (problem.shape_group[g] == group) buffers.live.set(g, position, false);
     }
   }
-  BranchAndBound search(problem, std::move(live), max_nodes);
+  BranchAndBound search(problem, buffers, max_nodes);
   return search.run();
 }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "placement/fit/pinning_check.h"
 #include "placement/model/fit_demands.h"
 #include "placement/model/count_words.h"
 #include "placement/request/page_size.h"
@@ -43,8 +44,11 @@ bool reserves_emulator_cpu(const GuestTopology& guest, const GuestCell& guest_ce
          guest.cells.front().id == guest_cell.id;
 }
 
-CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopology& guest,
-                 const GuestCell& guest_cell, bool reserve_emulator, PinningStyle style) {
+namespace {
+
+// fit_cell, and with `build_pinning` false fit_cell_decision: the same checks in the same order.
+CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestTopology& guest,
+                    const GuestCell& guest_cell, bool reserve_emulator, PinningStyle style, bool build_pinning) {
   CellFit out;
   // Reasons are only written on failure: the search checks every pair.
   const auto name_of = [](const HostCell& c) { return "host cell " + std::to_string(c.id); };
@@ -130,31 +134,47 @@ CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopo
       return misfit("needs " + mib(want_kib) + " of memory for a pinned cell, " + name_of(cell) + " has " +
                     signed_mib(free_memory) + " free (" + mib(cell.usage.memory_kib) + " used by guests)");
     }
-    std::string why;
-    auto pinning = pin_dedicated_cpus(cell, guest_cell.dedicated_cpus, guest.thread_policy,
-                                      static_cast<std::uint32_t>(reserve), &why, style,
-                                      host.accounting == Accounting::Exclusive);
-    if (!pinning) return misfit(why);
-    out.pinning = std::move(*pinning);
   }
-
   // On a real host (Exclusive accounting) the pCPUs this cell takes leave the floating set: the
   // floating guests already here and the cell's own shared vCPUs run on what is left, within the
-  // CPU ratio. The pinned part's memory is held within the RAM ratio too (stricter only below 1).
+  // CPU ratio. Only how many are left matters below.
   const bool exclusive = host.accounting == Accounting::Exclusive;
-  CpuSet floating_left = exclusive ? floating_cpus_of(host, cell) : cell.shared_cpus;
+  const CpuSet floating_here = exclusive ? floating_cpus_of(host, cell) : CpuSet{};
+  std::size_t floating_left = exclusive ? floating_here.size() : cell.shared_cpus.size();
+  if (pinned) {
+    const auto reserve_count = static_cast<std::uint32_t>(reserve);
+    std::optional<PinningCheck> check;
+    if (!build_pinning) {
+      check = check_dedicated_pinning(cell, guest_cell.dedicated_cpus.size(), guest.thread_policy, reserve_count,
+                                      exclusive, exclusive ? &floating_here : nullptr);
+    }
+    if (!check || check->verdict != PinningCheck::Verdict::Fits) {
+      // The pinning itself: asked for, undecided by counts, or the reason of a misfit.
+      std::string why;
+      auto pinning = pin_dedicated_cpus(cell, guest_cell.dedicated_cpus, guest.thread_policy, reserve_count, &why,
+                                        style, exclusive);
+      if (!pinning) return misfit(why);
+      out.pinning = std::move(*pinning);
+      if (exclusive) {
+        CpuSet taken = out.pinning.reserved.united(out.pinning.isolated);
+        for (const auto& [vcpu, pcpu] : out.pinning.pinning) taken.insert(pcpu);
+        floating_left -= floating_here.count_common(taken);
+      }
+      if (!build_pinning) out.pinning = CpuPinning{};  // a decision carries no pinning
+    } else if (exclusive) {
+      floating_left -= check->taken_within;
+    }
+  }
+  // The pinned part's memory is held within the RAM ratio too (stricter only below 1).
   if (exclusive && pinned) {
-    CpuSet taken = out.pinning.reserved.united(out.pinning.isolated);
-    for (const auto& [vcpu, pcpu] : out.pinning.pinning) taken.insert(pcpu);
-    floating_left.subtract(taken);
     const double load = cell.usage.shared_cpus + (floating ? static_cast<double>(shared_vcpus) : 0.0);
-    const double room = static_cast<double>(floating_left.size()) * host.ratio.cpu;
-    if (load > 0 && (floating_left.empty() || (host.ratio.enforced && load > room))) {
+    const double room = static_cast<double>(floating_left) * host.ratio.cpu;
+    if (load > 0 && (floating_left == 0 || (host.ratio.enforced && load > room))) {
       return misfit("needs " + dedicated_text_of() + " of " + name_of(cell) + ", which would leave " +
-                    format_ratio(load) + " floating vCPUs on " + std::to_string(floating_left.size()) +
+                    format_ratio(load) + " floating vCPUs on " + std::to_string(floating_left) +
                     " CPUs not held by dedicated guests" +
-                    (floating_left.empty() ? std::string() : ", limit " + format_ratio(room) + " at CPU ratio " +
-                                                                 format_ratio(host.ratio.cpu)));
+                    (floating_left == 0 ? std::string() : ", limit " + format_ratio(room) + " at CPU ratio " +
+                                                              format_ratio(host.ratio.cpu)));
     }
     if (host.ratio.enforced && host.ratio.ram < 1.0 &&
         static_cast<double>(cell.usage.memory_kib + want_kib) > static_cast<double>(cell.memory_kib) * host.ratio.ram) {
@@ -165,16 +185,16 @@ CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopo
                     format_ratio(host.ratio.ram) + ")");
     }
   }
-  if (exclusive && floating && floating_left.size() < shared_vcpus) {
+  if (exclusive && floating && floating_left < shared_vcpus) {
     return misfit("needs " + count_of(shared_vcpus, "shared vCPU") + ", " + name_of(cell) + " has " +
-                  std::to_string(floating_left.size()) + " CPUs for shared guests not held by dedicated guests");
+                  std::to_string(floating_left) + " CPUs for shared guests not held by dedicated guests");
   }
 
   // Stage 3, the floating part against the allocation ratios: shared vCPU load within CPU
   // ratio x shared CPUs (Exclusive: those left to floating guests), memory within RAM ratio x cell
   // memory; none when the host sets no limits.
   if (floating && host.ratio.enforced) {
-    const double cpu_limit = static_cast<double>(floating_left.size()) * host.ratio.cpu;
+    const double cpu_limit = static_cast<double>(floating_left) * host.ratio.cpu;
     const double memory_limit = static_cast<double>(cell.memory_kib) * host.ratio.ram;
     Demands limits;
     limits.add("shared-vcpus", cell.usage.shared_cpus + static_cast<double>(shared_vcpus), cpu_limit);
@@ -183,7 +203,7 @@ CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopo
       if (std::string(short_of->dimension) == "shared-vcpus") {
         return misfit("needs " + count_of(shared_vcpus, "shared vCPU") + ", " + name_of(cell) + " carries " +
                       format_ratio(cell.usage.shared_cpus) + " vCPUs already, limit " + format_ratio(cpu_limit) + " (" +
-                      std::to_string(floating_left.size()) + " CPUs x CPU ratio " + format_ratio(host.ratio.cpu) +
+                      std::to_string(floating_left) + " CPUs x CPU ratio " + format_ratio(host.ratio.cpu) +
                       ")");
       }
       return misfit("needs " + mib(want_kib) + " of memory, " + name_of(cell) + " has " +
@@ -193,6 +213,18 @@ CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopo
   }
   out.fits = true;
   return out;
+}
+
+}  // namespace
+
+CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopology& guest,
+                 const GuestCell& guest_cell, bool reserve_emulator, PinningStyle style) {
+  return assess_cell(host, cell, guest, guest_cell, reserve_emulator, style, true);
+}
+
+CellFit fit_cell_decision(const HostTopology& host, const HostCell& cell, const GuestTopology& guest,
+                          const GuestCell& guest_cell, bool reserve_emulator) {
+  return assess_cell(host, cell, guest, guest_cell, reserve_emulator, PinningStyle::NovaOrder, false);
 }
 
 }  // namespace numaplace

@@ -41,6 +41,13 @@ CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopo
                  const GuestCell& guest_cell, bool reserve_emulator,
                  PinningStyle style = PinningStyle::NovaOrder);
 
+// fit_cell's answer (fits, reason, page size) without the pinning, which stays empty: the fit
+// matrix's check of every pair. Whether the dedicated vCPUs can be pinned is decided from counts
+// (pinning_check.h), the pinning built only where counts cannot decide and for the reason of a
+// misfit, so the answer is fit_cell's exactly (CellFitDecision.* compares them on random cells).
+CellFit fit_cell_decision(const HostTopology& host, const HostCell& cell, const GuestTopology& guest,
+                          const GuestCell& guest_cell, bool reserve_emulator);
+
 // True when the topology's guest cell `guest_cell` is the one that reserves the emulator pCPU.
 bool reserves_emulator_cpu(const GuestTopology& guest, const GuestCell& guest_cell);
 

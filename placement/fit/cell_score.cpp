@@ -24,12 +24,17 @@ int CellLoad::memory_percent() const { return percent(memory_used_kib, memory_ca
 CellLoad cell_load_after(const HostTopology& host, const HostCell& cell, const GuestTopology& guest,
                          const GuestCell& guest_cell, std::uint64_t pagesize_kib, bool reserve_emulator) {
   CellLoad load;
-  const CpuSet all = cell.cpus.united(cell.shared_cpus).united(cell.dedicated_cpus);
+  // Every CPU of the cell: its CPUs, which hold the shared and dedicated sets on every host read
+  // so far (then no set is built), else the union of the three.
+  const bool within_cpus =
+      cell.shared_cpus.count_minus(cell.cpus) == 0 && cell.dedicated_cpus.count_minus(cell.cpus) == 0;
+  const std::size_t all_cpus =
+      within_cpus ? cell.cpus.size() : cell.cpus.united(cell.shared_cpus).united(cell.dedicated_cpus).size();
   const double ratio = host.ratio.cpu > 0 ? host.ratio.cpu : 1.0;
   const bool pinned_policy = guest.cpu_policy == CpuPolicy::Dedicated || guest.cpu_policy == CpuPolicy::Mixed;
   const std::size_t dedicated = pinned_policy ? guest_cell.dedicated_cpus.size() + (reserve_emulator ? 1 : 0) : 0;
   const std::size_t floating = guest_cell.cpus.size() - (pinned_policy ? guest_cell.dedicated_cpus.size() : 0);
-  load.cpu_capacity_milli = static_cast<std::int64_t>(all.size()) * 1000;
+  load.cpu_capacity_milli = static_cast<std::int64_t>(all_cpus) * 1000;
   const double used = static_cast<double>(cell.usage.pinned_cpus.size() + dedicated) +
                       (cell.usage.shared_cpus + static_cast<double>(floating)) / ratio;
   load.cpu_used_milli = static_cast<std::int64_t>(std::llround(used * 1000.0));

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "placement/fit/stable_insertion_sort.h"
 #include "placement/model/count_words.h"
 
 namespace numaplace {
@@ -32,7 +33,8 @@ void visit_order(const FreeCores& cores, PinningStyle style, std::vector<std::si
   order.resize(cores.spans.size());
   for (std::size_t c = 0; c < order.size(); ++c) order[c] = c;
   if (style == PinningStyle::Compact) {
-    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return cores.size(a) < cores.size(b); });
+    stable_insertion_sort(order.begin(), order.end(),
+                          [&](std::size_t a, std::size_t b) { return cores.size(a) < cores.size(b); });
   }
 }
 

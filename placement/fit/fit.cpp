@@ -11,12 +11,13 @@
 #include "placement/fit/fit_matrix.h"
 #include "placement/fit/network_demands.h"
 #include "placement/fit/pci_pools.h"
+#include "placement/fit/stable_insertion_sort.h"
 
 namespace numaplace {
 
 std::optional<std::string> cell_misfit(const HostTopology& host, const HostCell& cell, const GuestTopology& guest,
                                        const GuestCell& guest_cell) {
-  CellFit fit = fit_cell(host, cell, guest, guest_cell, reserves_emulator_cpu(guest, guest_cell));
+  CellFit fit = fit_cell_decision(host, cell, guest, guest_cell, reserves_emulator_cpu(guest, guest_cell));
   if (fit.fits) return std::nullopt;
   return fit.reason;
 }
@@ -68,15 +69,21 @@ CpuSet emulator_cpus(const HostTopology& host, const Placement& placement, const
 
 CellPlacement cell_placement(const HostTopology& host, const HostCell& cell, const GuestCell& guest_cell,
                              const CellFit& fit) {
+  CellFit copy = fit;
+  return cell_placement(host, cell, guest_cell, std::move(copy));
+}
+
+CellPlacement cell_placement(const HostTopology& host, const HostCell& cell, const GuestCell& guest_cell,
+                             CellFit&& fit) {
   CellPlacement cp;
   cp.guest_cell = guest_cell.id;
   cp.host_cell = cell.id;
   cp.guest_cpus = guest_cell.cpus;
   cp.memory_kib = guest_cell.memory_kib;
   cp.pagesize_kib = guest_cell.pagesize != kPageSizeNone ? static_cast<std::int64_t>(fit.pagesize_kib) : 0;
-  cp.pinning = fit.pinning.pinning;
-  cp.cpuset_reserved = fit.pinning.reserved;
-  cp.isolated_cpus = fit.pinning.isolated;
+  cp.pinning = std::move(fit.pinning.pinning);
+  cp.cpuset_reserved = std::move(fit.pinning.reserved);
+  cp.isolated_cpus = std::move(fit.pinning.isolated);
   if (guest_cell.shared_cpus().empty() && !cp.pinning.empty()) {
     for (const auto& [vcpu, pcpu] : cp.pinning) cp.host_cpus.insert(pcpu);
   } else {
@@ -87,17 +94,20 @@ CellPlacement cell_placement(const HostTopology& host, const HostCell& cell, con
   return cp;
 }
 
-std::vector<std::size_t> nova_host_cell_order(const HostTopology& host, const GuestTopology& guest,
-                                              const FitOptions& options) {
-  std::vector<std::size_t> order(host.cells.size());
+namespace {
+
+// nova_host_cell_order into `order`, with `key` and `devices` as its working space.
+void fill_nova_host_cell_order(const HostTopology& host, const GuestTopology& guest, const FitOptions& options,
+                               std::vector<std::size_t>& order, std::vector<double>& key,
+                               std::vector<std::uint32_t>& devices) {
+  order.resize(host.cells.size());
   std::iota(order.begin(), order.end(), 0);
-  if (host.cells.size() <= guest.cells.size()) return order;  // Nova keeps host order then
+  if (host.cells.size() <= guest.cells.size()) return;  // Nova keeps host order then
 
   const bool pack = options.pack_host_cells;
-  std::vector<double> key(host.cells.size());
+  key.resize(host.cells.size());
   auto sort_by_key = [&] {
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return pack ? key[a] < key[b] : key[a] > key[b]; });
+    stable_insertion_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return pack ? key[a] < key[b] : key[a] > key[b]; });
   };
   for (std::size_t i = 0; i < host.cells.size(); ++i) {
     key[i] = static_cast<double>(host.cells[i].memory_kib) - static_cast<double>(host.cells[i].usage.memory_kib);
@@ -105,16 +115,28 @@ std::vector<std::size_t> nova_host_cell_order(const HostTopology& host, const Gu
   sort_by_key();
   const bool pinned = guest.cpu_policy == CpuPolicy::Dedicated || guest.cpu_policy == CpuPolicy::Mixed;
   for (std::size_t i = 0; i < host.cells.size(); ++i) {
-    key[i] = pinned ? static_cast<double>(host.cells[i].free_dedicated_cpus().size()) : -host.cells[i].usage.shared_cpus;
+    const HostCell& cell = host.cells[i];
+    key[i] = pinned ? static_cast<double>(cell.dedicated_cpus.count_minus(cell.usage.pinned_cpus)) : -cell.usage.shared_cpus;
   }
   sort_by_key();
   // Free PCI devices per cell: most first when the guest asks for devices, fewest first otherwise.
-  std::vector<std::uint32_t> devices(host.cells.size());
+  if (host.pci.empty()) return;  // every cell has none: the stable sort would keep the order
+  devices.resize(host.cells.size());
   for (std::size_t i = 0; i < host.cells.size(); ++i) devices[i] = free_pci_devices_on(host, host.cells[i].id);
   const bool wants_pci = !guest.pci_requests.empty();
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+  stable_insertion_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     return wants_pci ? devices[a] > devices[b] : devices[a] < devices[b];
   });
+}
+
+}  // namespace
+
+std::vector<std::size_t> nova_host_cell_order(const HostTopology& host, const GuestTopology& guest,
+                                              const FitOptions& options) {
+  std::vector<std::size_t> order;
+  std::vector<double> key;
+  std::vector<std::uint32_t> devices;
+  fill_nova_host_cell_order(host, guest, options, order, key, devices);
   return order;
 }
 
@@ -180,6 +202,10 @@ struct FitMatrices {
   std::vector<std::vector<std::int64_t>> scores;
   std::vector<std::vector<CellLoad>> loads;
   std::vector<std::size_t> shape_group;
+  // Nova's order of host cells and its working space (fill_nova_host_cell_order).
+  std::vector<std::size_t> order;
+  std::vector<double> order_key;
+  std::vector<std::uint32_t> order_devices;
 
   void reset(std::size_t guests, std::size_t hosts, bool want_loads) {
     reasons.resize(guests);
@@ -204,7 +230,7 @@ struct FitRun {
   FitExplanation* explain;      // into result.explanation; null: no explanation asked
   FitMatrices& matrices;
   std::optional<scoring::UtilizationShape> shape;  // Strategy::Ratio only
-  std::vector<std::size_t> order;                  // host cell indexes by position (Nova's order)
+  std::vector<std::size_t>& order;                 // host cell indexes by position (Nova's order), in matrices
   std::vector<PciDemand> demands;
   std::vector<NetworkDemand> networks;             // network affinity: host cells the chosen set must reach
   std::vector<std::size_t> chosen;                 // host position by guest cell index, once found
@@ -303,7 +329,8 @@ void assess_pairs(FitRun& run) {
         fits.set(g, p, false);
         reasons[g][p] = limit->source + " does not include host cell " + std::to_string(cell.id);
       } else {
-        CellFit fit = fit_cell(run.host, cell, run.guest, guest_cell, reserve);
+        // The decision only: the pinning is built for the chosen pairs (placement_of).
+        CellFit fit = fit_cell_decision(run.host, cell, run.guest, guest_cell, reserve);
         fits.set(g, p, fit.fits);
         reasons[g][p] = std::move(fit.reason);
         if (fit.fits && want_loads) {
@@ -417,7 +444,7 @@ void keep_within_one_socket(FitRun& run, std::size_t* nodes, bool* capped) {
   }
   if (best) {
     run.socket = best_socket;
-    run.chosen = best->positions;
+    run.chosen = std::move(best->positions);
   }
 }
 
@@ -441,7 +468,7 @@ std::optional<std::string> choose_best_fit(FitRun& run) {
     run.explain->capped = best.capped;
   }
   if (!best.best) return no_assignment_text(run.host, best.pci_shortfall, best.network_shortfall);
-  run.chosen = best.best->positions;
+  run.chosen = std::move(best.best->positions);
   return std::nullopt;
 }
 
@@ -546,12 +573,13 @@ void explain_choice(const FitRun& run, FitExplanation& explain) {
 Placement placement_of(const FitRun& run) {
   const PinningStyle style = run.scored ? PinningStyle::Compact : PinningStyle::NovaOrder;
   Placement placement;
+  placement.cells.reserve(run.guest.cells.size());
   for (std::size_t g = 0; g < run.guest.cells.size(); ++g) {
     const GuestCell& guest_cell = run.guest.cells[g];
     const HostCell& cell = run.host.cells[run.order[run.chosen[g]]];
-    const CellFit fit =
-        fit_cell(run.host, cell, run.guest, guest_cell, reserves_emulator_cpu(run.guest, guest_cell), style);
-    placement.cells.push_back(cell_placement(run.host, cell, guest_cell, fit));
+    placement.cells.push_back(cell_placement(
+        run.host, cell, guest_cell,
+        fit_cell(run.host, cell, run.guest, guest_cell, reserves_emulator_cpu(run.guest, guest_cell), style)));
   }
   return placement;
 }
@@ -562,7 +590,7 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
   thread_local FitMatrices matrices;
   const Strategy pair_scoring = cell_scoring_strategy(options.strategy, host.cells.size());
   const bool scored = options.strategy != Strategy::Nova;
-  FitRun run{host, guest, options, pair_scoring, scored, nullptr, matrices, {}, {}, {}, {}, {}, {}, {}, {}};
+  FitRun run{host, guest, options, pair_scoring, scored, nullptr, matrices, {}, matrices.order, {}, {}, {}, {}, {}, {}};
   begin_explanation(run);
   auto refuse = [&](std::string summary) {
     run.result.summary = std::move(summary);
@@ -570,7 +598,7 @@ FitResult fit_guest(const HostTopology& host, const GuestTopology& guest, const 
     return std::move(run.result);
   };
   if (auto why = refuse_request(run)) return refuse(std::move(*why));
-  run.order = nova_host_cell_order(host, guest, options);
+  fill_nova_host_cell_order(host, guest, options, run.order, matrices.order_key, matrices.order_devices);
   assess_pairs(run);
   if (run.explain != nullptr) explain_pairs(run, *run.explain);
   run.demands = pci_demands(host, guest);

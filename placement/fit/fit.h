@@ -102,6 +102,9 @@ std::optional<std::string> cell_misfit(const HostTopology& host, const HostCell&
 // float over floating_cpus_of(host, cell) less its own pins.
 CellPlacement cell_placement(const HostTopology& host, const HostCell& cell, const GuestCell& guest_cell,
                              const CellFit& fit);
+// The same, taking the fit's pinning rather than copying it.
+CellPlacement cell_placement(const HostTopology& host, const HostCell& cell, const GuestCell& guest_cell,
+                             CellFit&& fit);
 
 // Host cell indexes in the order Nova tries them.
 std::vector<std::size_t> nova_host_cell_order(const HostTopology& host, const GuestTopology& guest,

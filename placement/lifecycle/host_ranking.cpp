@@ -74,6 +74,29 @@ void fill_host_resources(const HostTopology& host, scoring::NodeResources& node)
   node.requested["memory"] = memory_requested;
 }
 
+// Asks the processor to start loading what fitting a host reads, a host or two ahead: 10,000
+// hosts' cells are tens of MiB, far beyond the caches, and the fit of one host is short enough
+// that waiting for its cells' memory was a large part of it (a profile put most of the pinning
+// check's own time on the first load of each sibling group; the prefetch's own gain was within the
+// noise of the loaded machine it was measured on). Two stages, because the blocks a cell
+// points to (its sibling groups, its distances) can only be asked for once the cell itself has
+// arrived: the cells of host i + 2, then what the cells of host i + 1 point to. A hint only:
+// nothing is read through it, so it changes no answer.
+void prefetch_cells(const HostTopology& host) {
+  const auto* bytes = reinterpret_cast<const char*>(host.cells.data());
+  const std::size_t size = host.cells.size() * sizeof(HostCell);
+  for (std::size_t offset = 0; offset < size; offset += 64) __builtin_prefetch(bytes + offset);
+}
+
+void prefetch_cell_blocks(const HostTopology& host) {
+  for (const HostCell& cell : host.cells) {
+    const auto* groups = reinterpret_cast<const char*>(cell.siblings.data());
+    const std::size_t size = cell.siblings.size() * sizeof(CpuSet);
+    for (std::size_t offset = 0; offset < size; offset += 64) __builtin_prefetch(groups + offset);
+    if (!cell.distances.empty()) __builtin_prefetch(cell.distances.data());
+  }
+}
+
 }  // namespace
 
 scoring::NodeResources host_resources(const HostTopology& host) {
@@ -107,13 +130,18 @@ Result<std::vector<RankedHost>> rank_hosts(std::span<const HostTopology> hosts, 
   const GuestTopology* topology = derived->has_value() ? &**derived : nullptr;
 
   std::vector<RankedHost> fitting;
+  fitting.reserve(hosts.size());  // the answer holds every host: one allocation, no moves as it grows
   std::vector<RankedHost> refused;
   scoring::NodeResources node;  // reused host to host
   // What the guest adds depends on the host only through its CPU ratio: kept for the last one.
   std::optional<double> pod_ratio;
   scoring::PodRequest pod;
+  if (!hosts.empty()) prefetch_cells(hosts[0]);
+  if (hosts.size() > 1) prefetch_cells(hosts[1]);
   for (std::size_t i = 0; i < hosts.size(); ++i) {
     const HostTopology& host = hosts[i];
+    if (i + 2 < hosts.size()) prefetch_cells(hosts[i + 2]);
+    if (i + 1 < hosts.size()) prefetch_cell_blocks(hosts[i + 1]);
     RankedHost ranked;
     ranked.index = i;
     if (topology != nullptr) {

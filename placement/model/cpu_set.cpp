@@ -19,13 +19,7 @@ constexpr std::uint64_t bit_span(std::uint32_t first, std::uint32_t last) {
   return upto & ~((std::uint64_t{1} << first) - 1);
 }
 
-// Bits set in a word, without libgcc's table call (the build targets plain x86-64, no popcnt).
-inline std::uint32_t bits_in(std::uint64_t w) {
-  w = w - ((w >> 1) & 0x5555555555555555ULL);
-  w = (w & 0x3333333333333333ULL) + ((w >> 2) & 0x3333333333333333ULL);
-  w = (w + (w >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
-  return static_cast<std::uint32_t>((w * 0x0101010101010101ULL) >> 56);
-}
+inline std::uint32_t bits_in(std::uint64_t w) { return bits_in_word(w); }
 
 const std::vector<std::uint32_t> kNoIds;
 

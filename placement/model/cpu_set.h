@@ -111,6 +111,13 @@ class CpuSet {
   std::size_t count_common(const CpuSet& other) const;
   std::size_t count_minus(const CpuSet& other) const { return size() - count_common(other); }
 
+  // Word-wise reading, for a caller that combines several sets word by word without building
+  // any (the fit matrix's pinning check, pinning_check.cpp): word i holds ids 64i..64i+63 as
+  // bits, 0 beyond the set's words. Ids above kMaxCpuId are in no word (has_ids_above_max).
+  std::uint32_t word_count() const { return nwords_; }
+  std::uint64_t word(std::uint32_t i) const { return i < nwords_ ? words()[i] : 0; }
+  bool has_ids_above_max() const { return above_size() > 0; }
+
   // Ascending ids, as a new vector.
   std::vector<std::uint32_t> ids() const { return {begin(), end()}; }
   iterator begin() const { return iterator(this, 0, 0); }
@@ -145,6 +152,15 @@ class CpuSet {
   std::unique_ptr<Spill> spill_;
   std::array<std::uint64_t, kInlineWords> inline_{};
 };
+
+// The number of bits set in a word, without libgcc's table call (the build targets plain x86-64,
+// no popcnt instruction).
+inline std::uint32_t bits_in_word(std::uint64_t w) {
+  w = w - ((w >> 1) & 0x5555555555555555ULL);
+  w = (w & 0x3333333333333333ULL) + ((w >> 2) & 0x3333333333333333ULL);
+  w = (w + (w >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+  return static_cast<std::uint32_t>((w * 0x0101010101010101ULL) >> 56);
+}
 
 // libvirt cpulist syntax. `what` names the field in error messages ("vcpu cpuset").
 Result<CpuSet> parse_cpu_list(std::string_view text, std::string_view what = "cpulist");

@@ -513,33 +513,46 @@ class _Pass:
 # multi-instance boot.
 # Host states that take no weak reference are kept by id in a bounded map (the inputs check keeps
 # that sound too).
-_filter_hosts: "weakref.WeakKeyDictionary[Any, list]" = weakref.WeakKeyDictionary()
-_filter_hosts_by_id: "collections.OrderedDict[int, list]" = collections.OrderedDict()
+class _HostCache:
+    """numaplace hosts per host_state: [host_inputs, numaplace.Host, kept answers, the host's
+    handle], made again whenever the inputs read now differ from the ones the host was made from.
+    Host states that take no weak reference are kept by id in a bounded map (the inputs check keeps
+    that sound too)."""
+
+    def __init__(self):
+        self.by_state: "weakref.WeakKeyDictionary[Any, list]" = weakref.WeakKeyDictionary()
+        self.by_id: "collections.OrderedDict[int, list]" = collections.OrderedDict()
+
+    def get(self, host_state, host_topology, ratios, pci_stats) -> list:
+        with _cache_lock:
+            try:
+                found = self.by_state.get(host_state)
+                weak = True
+            except TypeError:
+                found = self.by_id.get(id(host_state))
+                weak = False
+        if found is not None and _inputs_unchanged(found[0], host_topology, ratios, pci_stats):
+            return found
+        inputs = host_inputs(host_topology, None if ratios is None else _Ratios(*ratios), pci_stats)
+        host = numaplace.Host(host_json_from_inputs(inputs))
+        entry = [inputs, host, {}, host._handle.value]
+        with _cache_lock:
+            if weak:
+                self.by_state[host_state] = entry
+            else:
+                self.by_id[id(host_state)] = entry
+                self.by_id.move_to_end(id(host_state))
+                while len(self.by_id) > _CACHE_SIZE:
+                    self.by_id.popitem(last=False)
+        return entry
+
+
+_filter_hosts = _HostCache()
 _ANSWERS_KEPT = 8
 
 
 def _filter_host(host_state, host_topology, ratios, pci_stats) -> list:
-    with _cache_lock:
-        try:
-            found = _filter_hosts.get(host_state)
-            weak = True
-        except TypeError:
-            found = _filter_hosts_by_id.get(id(host_state))
-            weak = False
-    if found is not None and _inputs_unchanged(found[0], host_topology, ratios, pci_stats):
-        return found
-    inputs = host_inputs(host_topology, _Ratios(*ratios), pci_stats)
-    host = numaplace.Host(host_json_from_inputs(inputs))
-    entry = [inputs, host, {}, host._handle.value]
-    with _cache_lock:
-        if weak:
-            _filter_hosts[host_state] = entry
-        else:
-            _filter_hosts_by_id[id(host_state)] = entry
-            _filter_hosts_by_id.move_to_end(id(host_state))
-            while len(_filter_hosts_by_id) > _CACHE_SIZE:
-                _filter_hosts_by_id.popitem(last=False)
-    return entry
+    return _filter_hosts.get(host_state, host_topology, ratios, pci_stats)
 
 
 @contextlib.contextmanager
@@ -682,32 +695,11 @@ def _make_filter():
 # numaplace.Host, {request key: weight}, the host's handle], used while the inputs are unchanged.
 # A weight is a function of the answer and of host fields the inputs hold (pcpuset, pinned_cpus,
 # memory, memory_usage), so it is kept with the host.
-_weigher_hosts: "weakref.WeakKeyDictionary[Any, list]" = weakref.WeakKeyDictionary()
-_weigher_hosts_by_id: "collections.OrderedDict[int, list]" = collections.OrderedDict()
+_weigher_hosts = _HostCache()
 
 
 def _weigher_host(host_state, host_topology) -> list:
-    with _cache_lock:
-        try:
-            found = _weigher_hosts.get(host_state)
-            weak = True
-        except TypeError:
-            found = _weigher_hosts_by_id.get(id(host_state))
-            weak = False
-    if found is not None and _inputs_unchanged(found[0], host_topology, None, None):
-        return found
-    inputs = host_inputs(host_topology, None, None)
-    host = numaplace.Host(host_json_from_inputs(inputs))
-    entry = [inputs, host, {}, host._handle.value]
-    with _cache_lock:
-        if weak:
-            _weigher_hosts[host_state] = entry
-        else:
-            _weigher_hosts_by_id[id(host_state)] = entry
-            _weigher_hosts_by_id.move_to_end(id(host_state))
-            while len(_weigher_hosts_by_id) > _CACHE_SIZE:
-                _weigher_hosts_by_id.popitem(last=False)
-    return entry
+    return _weigher_hosts.get(host_state, host_topology, None, None)
 
 
 def _room(host_topology, answer) -> float:

@@ -146,13 +146,13 @@ class DirectedInvalidation(unittest.TestCase):
         state = host_state(small_host(pinned={0}))
         guest = spec(2, 1024, {"hw:numa_nodes": "1"})
         self.assertTrue(self.passes(state, guest))
-        cached = npnova._filter_hosts[state][1]
+        cached = npnova._filter_hosts.by_state[state][1]
         state.numa_topology = small_host(pinned={0})  # what HostState.update does with an unchanged host
         self.assertTrue(self.passes(state, guest))
-        self.assertIs(npnova._filter_hosts[state][1], cached)
+        self.assertIs(npnova._filter_hosts.by_state[state][1], cached)
         state.numa_topology = small_host(pinned={0, 1})
         self.assertTrue(self.passes(state, guest))
-        self.assertIsNot(npnova._filter_hosts[state][1], cached)
+        self.assertIsNot(npnova._filter_hosts.by_state[state][1], cached)
 
 
 def mutate(rng, state):

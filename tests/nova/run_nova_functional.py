@@ -89,7 +89,6 @@ def read_expected(path):
 
 def child(run, names, out_path):
     import nova.monkey_patch  # noqa: F401  (before any oslo or urllib3 import: see the docstring)
-    import io
     import unittest
     import run_nova_tests as unit
 
@@ -125,12 +124,7 @@ def child(run, names, out_path):
 
     suite = unittest.defaultTestLoader.loadTestsFromNames(names)
     result = TimedRecorder(counter)
-    real_stderr = sys.stderr
-    sys.stderr = io.StringIO()  # Nova's logging and warnings; the outcomes are what count
-    try:
-        suite.run(result)
-    finally:
-        sys.stderr = real_stderr
+    unit.run_quietly(suite, result)
     with open(out_path, "w", encoding="utf-8") as f:
         json.dump(result.outcomes, f)
     # Nova's services leave threads and greenthreads behind that can keep the interpreter from

@@ -31,6 +31,17 @@ MODULES = ["nova.tests.unit.virt.test_hardware",
            "nova.tests.unit.compute.test_claims"]
 
 
+def run_quietly(suite, result):
+    """Runs `suite` into `result` with stderr (Nova's logging and warnings) swallowed: the
+    outcomes are what count."""
+    real_stderr = sys.stderr
+    sys.stderr = io.StringIO()
+    try:
+        suite.run(result)
+    finally:
+        sys.stderr = real_stderr
+
+
 def read_expected(path):
     """{test id: reason} and the min-dropin-tests floor."""
     expected, floor = {}, 0
@@ -133,12 +144,7 @@ def main():
     started = time.monotonic()
     suite = unittest.defaultTestLoader.loadTestsFromNames(args.modules)
     result = Recorder(counter)
-    real_stderr = sys.stderr
-    sys.stderr = io.StringIO()  # Nova's logging and warnings; the outcomes are what count
-    try:
-        suite.run(result)
-    finally:
-        sys.stderr = real_stderr
+    run_quietly(suite, result)
     seconds = time.monotonic() - started
 
     outcomes = result.outcomes

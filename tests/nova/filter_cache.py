@@ -209,10 +209,7 @@ class RandomInvalidation(unittest.TestCase):
         flt = npnova.NUMAPlaceFilter()
         steps = changed_seen = 0
         for _ in range(60):
-            while True:
-                host = nd.random_host(rng)
-                if len(host["cells"]) >= 2:
-                    break
+            host = nd.random_multicell_host(rng)
             topology = nd.build_host(host)
             state = host_state(topology, host["allocation_ratio"]["cpu"], host["allocation_ratio"]["ram"])
             state.pci_stats = nd.build_pci_stats(host, topology)
@@ -279,10 +276,7 @@ class WeigherCache(unittest.TestCase):
         weigher = npnova.NUMAPlaceWeigher()
         states, steps, positive = [], 0, 0
         for _ in range(40):
-            while True:
-                host = nd.random_host(rng)
-                if len(host["cells"]) >= 2:
-                    break
+            host = nd.random_multicell_host(rng)
             topology = nd.build_host(host)
             states.append(host_state(topology, host["allocation_ratio"]["cpu"], host["allocation_ratio"]["ram"]))
         for _ in range(30):

@@ -47,9 +47,7 @@ def make_hosts(nd, count, seed):
     states = []
     cells = []
     while len(states) < count:
-        host = nd.random_host(rng)
-        if len(host["cells"]) < 2:
-            continue
+        host = nd.random_multicell_host(rng)
         topology = nd.build_host(host)
         state = host_manager.HostState(f"host{len(states)}", f"node{len(states)}", "cell1")
         state.numa_topology = topology

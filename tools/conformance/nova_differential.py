@@ -454,6 +454,15 @@ def random_host(rng):
 PCI_IDS = [("8086", "154d"), ("10de", "1eb8"), ("15b3", "1018")]
 
 
+def random_multicell_host(rng):
+    """random_host drawn again until it has two cells or more (a one-cell host leaves a filter or
+    weigher nothing to choose between cells)."""
+    while True:
+        host = random_host(rng)
+        if len(host["cells"]) >= 2:
+            return host
+
+
 def random_pci(rng, ncells):
     devs = []
     n = rng.randint(1, 6)

@@ -48,6 +48,7 @@ constexpr RegisteredError kRegister[] = {
     {"InvalidDomain", ErrorKind::BadInput},
     {"InvalidEmulatorThreadsPolicy", ErrorKind::BadInput},
     {"InvalidFleet", ErrorKind::BadInput},
+    {"InvalidHostCells", ErrorKind::BadInput},
     {"InvalidHostConfig", ErrorKind::BadInput},
     {"InvalidHostJson", ErrorKind::BadInput},
     {"InvalidHwlocXml", ErrorKind::BadInput},

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -15,10 +16,12 @@
 #include <mutex>
 #include <new>
 #include <shared_mutex>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "placement/lifecycle/claims.h"
+#include "plugin/sources/host_cells.h"
 #include "plugin/sources/host_claims.h"
 #include "plugin/sources/host_config_file.h"
 #include "plugin/sources/host_json.h"
@@ -234,6 +237,17 @@ np_status np_host_from_json(const char* json, np_host** host, np_error** error) 
   return make_host(host, error, [&] {
     if (json == nullptr) return invalid_argument(error, "the host JSON is NULL");
     return adopt_host(numaplace::plugin::host_from_json_text(json), host, error);
+  });
+}
+
+np_status np_host_from_cells(const long long* words, size_t word_count, double cpu_ratio, double ram_ratio,
+                             const char* pci_json, np_host** host, np_error** error) {
+  static_assert(sizeof(long long) == sizeof(std::int64_t));
+  return make_host(host, error, [&] {
+    if (words == nullptr && word_count != 0) return invalid_argument(error, "the cell words are NULL");
+    const std::span<const std::int64_t> cells(reinterpret_cast<const std::int64_t*>(words), word_count);
+    return adopt_host(numaplace::plugin::host_from_cells(cells, cpu_ratio, ram_ratio, pci_json == nullptr ? "" : pci_json),
+                      host, error);
   });
 }
 

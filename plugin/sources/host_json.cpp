@@ -200,6 +200,20 @@ Result<HostTopology> host_from_json_text(std::string_view text, std::string_view
   return host_from_json(parsed, what);
 }
 
+Result<std::vector<PciDevice>> pci_devices_from_json_text(std::string_view text, std::string_view what) {
+  const std::string where(what);
+  json parsed = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) return make_error("InvalidHostJson", where + " is not valid JSON");
+  try {
+    if (!parsed.is_array()) bad(where, "must be a list");
+    std::vector<PciDevice> devices;
+    for (std::size_t i = 0; i < parsed.size(); ++i) devices.push_back(pci_of(parsed[i], where + "[" + std::to_string(i) + "]"));
+    return devices;
+  } catch (const BadField& problem) {
+    return make_error("InvalidHostJson", problem.message);
+  }
+}
+
 nlohmann::json host_to_json(const HostTopology& host) {
   json cells = json::array();
   for (const auto& cell : host.cells) {

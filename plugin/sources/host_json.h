@@ -16,6 +16,7 @@
 //                                                              scores then use the default ratios)
 // Every field is checked (types, ranges, CPU ids up to kMaxCpuId, unique cell ids,
 // sizes that do not overflow KiB); a bad one is "InvalidHostJson" naming where it is.
+// pci_devices_from_json_text reads the "pci" list alone (for host_cells.h).
 // host_to_json writes the same schema, the one writer of a host (the C ABI's np_host_to_json and
 // `numaplace topology --json`): memory in KiB, every CPU list an array (an empty one is []),
 // shared_cpuset and dedicated_cpuset always, and per cell a computed "free" object (pCPUs to pin,
@@ -27,6 +28,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "placement/model/error.h"
 #include "placement/model/host_topology.h"
@@ -36,6 +38,9 @@ namespace numaplace::plugin {
 Result<HostTopology> host_from_json(const nlohmann::json& host, std::string_view what = "host JSON");
 // Parses the text first ("InvalidHostJson" when it is not JSON).
 Result<HostTopology> host_from_json_text(std::string_view text, std::string_view what = "host JSON");
+
+// A "pci" list of the schema above, as text.
+Result<std::vector<PciDevice>> pci_devices_from_json_text(std::string_view text, std::string_view what = "pci");
 
 // The host in the schema above; host_from_json(host_to_json(h)) gives h back.
 nlohmann::json host_to_json(const HostTopology& host);

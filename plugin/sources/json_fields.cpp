@@ -22,7 +22,12 @@ std::uint64_t unsigned_of(const json& value, const std::string& where, std::uint
     if (v > max) bad(where, "is " + std::to_string(v) + ", above the limit " + std::to_string(max));
     return v;
   }
-  if (value.is_number_integer()) bad(where, "is negative");
+  if (value.is_number_integer()) {  // signed: a document built in memory rather than parsed from text
+    const auto v = value.get<std::int64_t>();
+    if (v < 0) bad(where, "is negative");
+    if (static_cast<std::uint64_t>(v) > max) bad(where, "is " + std::to_string(v) + ", above the limit " + std::to_string(max));
+    return static_cast<std::uint64_t>(v);
+  }
   if (value.is_number_float()) {
     const double d = value.get<double>();
     if (d >= 0 && d == std::floor(d) && d <= static_cast<double>(max)) return static_cast<std::uint64_t>(d);

@@ -35,8 +35,10 @@ needed; nothing here keeps global state besides the loaded library.
 numaplace.__version__ is the package's version (the library's: library_version()).
 """
 
+import array
 import ctypes
 import json
+import math
 import os
 import threading
 from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Union
@@ -127,6 +129,8 @@ def _load() -> ctypes.CDLL:
             "np_host_from_hwloc_file": (ctypes.c_int, [ctypes.c_char_p, out_host, out_error]),
             "np_host_from_this_machine": (ctypes.c_int, [out_host, out_error]),
             "np_host_from_json": (ctypes.c_int, [ctypes.c_char_p, out_host, out_error]),
+            "np_host_from_cells": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_double,
+                                                  ctypes.c_double, ctypes.c_char_p, out_host, out_error]),
             "np_host_from_libvirt": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_uint, out_host, out_error]),
             "np_host_to_json": (ctypes.c_int, [host_p, P(ctypes.c_void_p), out_error]),
             "np_string_free": (None, [ctypes.c_void_p]),
@@ -263,6 +267,32 @@ class Host:
         else:
             raise Error("InvalidArgument", f"host must be a str or a dict, not {type(source).__name__}", 1)
         _check(lib, status, error)
+
+    @classmethod
+    def from_cells(cls, words, cpu_ratio: float = math.nan, ram_ratio: float = math.nan,
+                   pci: Optional[str] = None) -> "Host":
+        """np_host_from_cells: the host of packed cell words (an array.array('q'), or any sequence
+        of integers; docs/library.md gives the words), the allocation ratios (both NaN: no limits)
+        and the host schema's "pci" list as JSON text (None: no devices). Bad words raise
+        numaplace.Error InvalidHostCells."""
+        lib = _load()
+        if not isinstance(words, array.array) or words.typecode != "q":
+            try:
+                words = array.array("q", words)
+            except (TypeError, OverflowError) as problem:
+                raise Error("InvalidHostCells", f"packed host cells must be 64-bit integers ({problem})", 1) from None
+        # the array's own buffer, by address (a ctypes array type per length would cost more than the
+        # call); `words` stays referenced until the call returns
+        address, count = words.buffer_info()
+        host = cls.__new__(cls)
+        host._lib = lib
+        host._handle = ctypes.c_void_p()
+        error = ctypes.c_void_p()
+        status = lib.np_host_from_cells(address if count else None, count, cpu_ratio, ram_ratio,
+                                        None if pci is None else _text(pci, "pci"), ctypes.byref(host._handle),
+                                        ctypes.byref(error))
+        _check(lib, status, error)
+        return host
 
     def add_claims(self, domain_xmls: Iterable[str]) -> None:
         """Counts what these already-placed guests hold (all or nothing)."""

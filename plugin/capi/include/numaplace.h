@@ -86,6 +86,12 @@ NP_EXPORT np_status np_host_from_this_machine(np_host** host, np_error** error);
 /* JSON text in the nova-fit host schema (cells, usage, network_metadata, pci, allocation_ratio; see
  * docs/library.md, "The JSON host schema"); usage in it counts as already claimed. */
 NP_EXPORT np_status np_host_from_json(const char* json, np_host** host, np_error** error);
+/* The same host from packed cell words instead of JSON text, for a scheduler that converts many
+ * hosts often (docs/library.md, "Packed host cells", gives the words): `words` holds the cells,
+ * cpu_ratio and ram_ratio the allocation ratios (both NaN: no limits), pci_json the host schema's
+ * "pci" list as text (NULL or "": none). Bad words are InvalidHostCells, naming the word. */
+NP_EXPORT np_status np_host_from_cells(const long long* words, size_t word_count, double cpu_ratio, double ram_ratio,
+                                       const char* pci_json, np_host** host, np_error** error);
 /* A live libvirt host ("qemu:///system", "test:///default"): capabilities, PCI
  * node devices and, with NP_LIBVIRT_RUNNING_CLAIMS, the claims of its running
  * guests (their live XML). Domains that cannot be read are skipped. */

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "plugin/sources/host_cells.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <string>
+
+#include "plugin/sources/host_json.h"
+
+namespace numaplace::plugin {
+namespace {
+
+// The same bounds as the JSON reader's fields (host_json.cpp, json_fields.cpp).
+constexpr std::int64_t kMaxCellId = 65535;
+constexpr std::int64_t kMaxMemoryMib = (std::int64_t{1} << 50) / 1024;
+constexpr std::int64_t kMaxPageSizeKib = std::int64_t{1} << 30;
+constexpr std::int64_t kMaxPages = std::int64_t{1} << 40;
+constexpr std::int64_t kMaxSharedCpusUsed = 1'000'000'000;
+
+struct BadWord {
+  std::string message;
+};
+
+// Reads the words front to back. What each read is for is a plain text, made into a sentence (with
+// the cell it belongs to) only when the word is bad or missing: the reads are the whole cost.
+class WordReader {
+ public:
+  explicit WordReader(std::span<const std::int64_t> words) : words_(words) {}
+
+  void start_cell(std::size_t index) { cell_ = index; }
+
+  std::int64_t next(std::int64_t min, std::int64_t max, const char* what) {
+    if (at_ >= words_.size()) throw BadWord{"the words end at word " + std::to_string(at_) + ", where " + named(what) + " was to come"};
+    const std::int64_t value = words_[at_];
+    if (value < min || value > max) {
+      throw BadWord{"word " + std::to_string(at_) + " (" + named(what) + ") is " + std::to_string(value) +
+                    ", not within " + std::to_string(min) + ".." + std::to_string(max)};
+    }
+    ++at_;
+    return value;
+  }
+
+  // N, then N CPU ids.
+  CpuSet cpus(const char* count_what, const char* what) {
+    const auto count = next(0, static_cast<std::int64_t>(remaining()), count_what);
+    CpuSet set;
+    for (std::int64_t i = 0; i < count; ++i) set.insert(static_cast<std::uint32_t>(next(0, kMaxCpuId, what)));
+    return set;
+  }
+
+  std::size_t remaining() const { return words_.size() - at_; }
+  std::size_t position() const { return at_; }
+
+ private:
+  std::string named(const char* what) const {
+    return cell_ == kNoCell ? std::string(what) : "cell " + std::to_string(cell_) + " " + what;
+  }
+
+  static constexpr std::size_t kNoCell = static_cast<std::size_t>(-1);
+  std::span<const std::int64_t> words_;
+  std::size_t at_ = 0;
+  std::size_t cell_ = kNoCell;
+};
+
+HostCell cell_of(WordReader& words) {
+  HostCell cell;
+  cell.id = static_cast<std::uint32_t>(words.next(0, kMaxCellId, "id"));
+  cell.memory_kib = static_cast<std::uint64_t>(words.next(0, kMaxMemoryMib, "memory MiB")) * 1024;
+  cell.usage.shared_cpus = static_cast<double>(words.next(0, kMaxSharedCpusUsed, "shared CPUs used"));
+  cell.usage.memory_kib = static_cast<std::uint64_t>(words.next(0, kMaxMemoryMib, "memory used MiB")) * 1024;
+  const std::int64_t socket = words.next(-1, kMaxCellId, "socket");
+  if (socket >= 0) cell.socket = static_cast<std::uint32_t>(socket);
+  cell.shared_cpus = words.cpus("number of shared CPUs", "shared CPU id");
+  cell.dedicated_cpus = words.cpus("number of dedicated CPUs", "dedicated CPU id");
+  cell.cpus = cell.shared_cpus.united(cell.dedicated_cpus);
+  cell.usage.pinned_cpus = words.cpus("number of pinned CPUs", "pinned CPU id");
+  const auto groups = words.next(0, static_cast<std::int64_t>(words.remaining()), "number of sibling groups");
+  std::vector<std::int64_t> sizes(static_cast<std::size_t>(groups));
+  std::int64_t left = static_cast<std::int64_t>(words.remaining()) - groups;
+  for (auto& size : sizes) {
+    size = words.next(0, std::max<std::int64_t>(left, 0), "size of a sibling group");
+    left -= size;
+  }
+  cell.siblings.resize(sizes.size());
+  for (std::size_t g = 0; g < sizes.size(); ++g) {
+    for (std::int64_t i = 0; i < sizes[g]; ++i) cell.siblings[g].insert(static_cast<std::uint32_t>(words.next(0, kMaxCpuId, "sibling CPU id")));
+  }
+  const auto pools = words.next(0, static_cast<std::int64_t>(words.remaining() / 4), "number of page pools");
+  for (std::int64_t p = 0; p < pools; ++p) {
+    PagePool pool;
+    pool.size_kib = static_cast<std::uint64_t>(words.next(1, kMaxPageSizeKib, "page size KiB"));
+    pool.total = static_cast<std::uint64_t>(words.next(0, kMaxPages, "pages total"));
+    pool.used = static_cast<std::uint64_t>(words.next(0, kMaxPages, "pages used"));
+    pool.reserved = static_cast<std::uint64_t>(words.next(0, kMaxPages, "pages reserved"));
+    cell.pages.push_back(pool);
+  }
+  std::sort(cell.pages.begin(), cell.pages.end(),
+            [](const PagePool& a, const PagePool& b) { return a.size_kib < b.size_kib; });
+  return cell;
+}
+
+std::string ratio_problem(double ratio, const char* name) {
+  if (std::isfinite(ratio) && ratio > 0 && ratio <= 1e6) return {};
+  return std::string("the ") + name + " allocation ratio must be a positive number up to 1e6 (both NaN: no limits)";
+}
+
+}  // namespace
+
+Result<HostTopology> host_from_cells(std::span<const std::int64_t> words, double cpu_ratio, double ram_ratio,
+                                     std::string_view pci_json) {
+  HostTopology topology;
+  topology.accounting = Accounting::Nova;
+  if (std::isnan(cpu_ratio) && std::isnan(ram_ratio)) {
+    topology.ratio.enforced = false;
+  } else {
+    for (const auto& problem : {ratio_problem(cpu_ratio, "CPU"), ratio_problem(ram_ratio, "RAM")}) {
+      if (!problem.empty()) return make_error("InvalidHostCells", problem);
+    }
+    topology.ratio.cpu = cpu_ratio;
+    topology.ratio.ram = ram_ratio;
+  }
+  try {
+    WordReader reader(words);
+    const auto count = reader.next(1, static_cast<std::int64_t>(words.size()), "the number of cells");
+    topology.cells.reserve(static_cast<std::size_t>(count));
+    std::set<std::uint32_t> ids;
+    for (std::int64_t i = 0; i < count; ++i) {
+      reader.start_cell(static_cast<std::size_t>(i));
+      HostCell cell = cell_of(reader);
+      if (!ids.insert(cell.id).second) throw BadWord{"cell " + std::to_string(i) + " repeats cell id " + std::to_string(cell.id)};
+      topology.cells.push_back(std::move(cell));
+    }
+    if (reader.remaining() != 0) {
+      throw BadWord{std::to_string(reader.remaining()) + " words are left after the last cell (word " +
+                    std::to_string(reader.position()) + " on)"};
+    }
+  } catch (const BadWord& problem) {
+    return make_error("InvalidHostCells", "packed host cells: " + problem.message);
+  }
+  if (!pci_json.empty()) {
+    auto devices = pci_devices_from_json_text(pci_json);
+    if (!devices) return devices.error();
+    topology.pci = std::move(*devices);
+  }
+  return topology;
+}
+
+}  // namespace numaplace::plugin

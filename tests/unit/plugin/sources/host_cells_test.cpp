@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Packed host cells (plugin/sources/host_cells.h, np_host_from_cells): on random hosts the packed
+// words and the JSON host schema, each written here from the same description, read as the same
+// host (the JSON reader is the oracle, a separate reader); every kind of bad word is a named error
+// that says which word; the C entry point checks its arguments.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "numaplace.h"
+#include "plugin/sources/host_cells.h"
+#include "plugin/sources/host_json.h"
+
+namespace numaplace {
+namespace {
+
+using Words = std::vector<std::int64_t>;
+
+// A host as a scheduler holds it: what both encodings below are written from.
+struct Described {
+  struct Cell {
+    std::int64_t id = 0, memory_mib = 0, shared_used = 0, memory_used_mib = 0;
+    std::optional<std::int64_t> socket;
+    std::vector<std::int64_t> shared, dedicated, pinned;
+    std::vector<std::vector<std::int64_t>> siblings;
+    std::vector<std::array<std::int64_t, 4>> pages;  // size KiB, total, used, reserved
+  };
+  std::vector<Cell> cells;
+  std::optional<std::pair<double, double>> ratios;
+  nlohmann::json pci = nlohmann::json::array();
+};
+
+Words words_of(const Described& host) {
+  Words w{static_cast<std::int64_t>(host.cells.size())};
+  auto list = [&](const std::vector<std::int64_t>& ids) {
+    w.push_back(static_cast<std::int64_t>(ids.size()));
+    w.insert(w.end(), ids.begin(), ids.end());
+  };
+  for (const auto& c : host.cells) {
+    w.insert(w.end(), {c.id, c.memory_mib, c.shared_used, c.memory_used_mib, c.socket.value_or(-1)});
+    list(c.shared);
+    list(c.dedicated);
+    list(c.pinned);
+    w.push_back(static_cast<std::int64_t>(c.siblings.size()));
+    for (const auto& group : c.siblings) w.push_back(static_cast<std::int64_t>(group.size()));
+    for (const auto& group : c.siblings) w.insert(w.end(), group.begin(), group.end());
+    w.push_back(static_cast<std::int64_t>(c.pages.size()));
+    for (const auto& p : c.pages) w.insert(w.end(), p.begin(), p.end());
+  }
+  return w;
+}
+
+nlohmann::json json_of(const Described& host) {
+  nlohmann::json cells = nlohmann::json::array();
+  for (const auto& c : host.cells) {
+    std::vector<std::int64_t> all(c.shared);
+    all.insert(all.end(), c.dedicated.begin(), c.dedicated.end());
+    nlohmann::json cell = {{"id", c.id}, {"cpus", all}, {"shared_cpuset", c.shared}, {"dedicated_cpuset", c.dedicated},
+                           {"siblings", c.siblings}, {"memory_mib", c.memory_mib},
+                           {"usage", {{"shared_cpus", c.shared_used}, {"pinned_cpus", c.pinned},
+                                      {"memory_mib", c.memory_used_mib}}}};
+    if (c.socket) cell["socket"] = *c.socket;
+    nlohmann::json pages = nlohmann::json::array();
+    for (const auto& p : c.pages) pages.push_back({{"size_kib", p[0]}, {"total", p[1]}, {"used", p[2]}, {"reserved", p[3]}});
+    cell["pages"] = pages;
+    cells.push_back(cell);
+  }
+  nlohmann::json out = {{"cells", cells}, {"pci", host.pci}};
+  out["allocation_ratio"] = host.ratios ? nlohmann::json{{"cpu", host.ratios->first}, {"ram", host.ratios->second}}
+                                        : nlohmann::json(nullptr);
+  return out;
+}
+
+Described random_host(std::mt19937& rng) {
+  auto pick = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+  Described host;
+  const auto cells = pick(1, 8);
+  std::vector<std::int64_t> ids;
+  for (std::int64_t i = 0; i < cells; ++i) ids.push_back(i * 3 + pick(0, 2));  // unique, not in order
+  std::shuffle(ids.begin(), ids.end(), rng);
+  std::int64_t next_cpu = pick(0, 2) == 0 ? pick(60, 200) : 0;  // ids above one 64-bit word too
+  for (std::int64_t id : ids) {
+    Described::Cell c;
+    c.id = id;
+    c.memory_mib = pick(0, 1 << 20);
+    c.memory_used_mib = pick(0, c.memory_mib + 1024);  // over the cell's memory is the host's report
+    c.shared_used = pick(0, 64);
+    if (pick(0, 1)) c.socket = pick(0, 7);
+    const auto threads = pick(1, 2), cores = pick(0, 8);
+    for (std::int64_t core = 0; core < cores; ++core) {
+      std::vector<std::int64_t> group;
+      for (std::int64_t t = 0; t < threads; ++t) {
+        const std::int64_t cpu = next_cpu++;
+        group.push_back(cpu);
+        switch (pick(0, 2)) {  // shared, dedicated, or both (Nova's CPU sets without a split)
+          case 0: c.shared.push_back(cpu); break;
+          case 1: c.dedicated.push_back(cpu); break;
+          default: c.shared.push_back(cpu); c.dedicated.push_back(cpu);
+        }
+        if (pick(0, 3) == 0) c.pinned.push_back(cpu);
+      }
+      if (pick(0, 5) != 0) c.siblings.push_back(group);  // a host may list no siblings for a core
+    }
+    std::shuffle(c.shared.begin(), c.shared.end(), rng);  // the words' order is free, as a set's
+    const auto pools = pick(0, 3);
+    for (std::int64_t p = 0; p < pools; ++p) {
+      const std::int64_t size = std::array<std::int64_t, 3>{4, 2048, 1048576}[static_cast<std::size_t>(p)];
+      const std::int64_t total = pick(0, 1 << 20);
+      c.pages.push_back({size, total, pick(0, total), pick(0, 16)});
+    }
+    std::shuffle(c.pages.begin(), c.pages.end(), rng);
+    host.cells.push_back(std::move(c));
+  }
+  if (pick(0, 3) != 0) host.ratios = std::make_pair(static_cast<double>(pick(1, 32)) / 2, static_cast<double>(pick(2, 6)) / 4);
+  for (std::int64_t d = pick(0, 2) == 0 ? pick(1, 4) : 0; d > 0; --d) {
+    host.pci.push_back({{"address", "pool0-" + std::to_string(d)}, {"numa_node", ids[0]}, {"vendor_id", "8086"},
+                        {"product_id", "1572"}, {"allocated", false}, {"tags", {{"physical_network", "physnet1"}}}});
+  }
+  return host;
+}
+
+TEST(HostCellsProperty, PackedWordsReadAsTheSameHostAsItsJson) {
+  std::mt19937 rng(20261203);
+  for (int round = 0; round < 3000; ++round) {
+    const Described described = random_host(rng);
+    const Words words = words_of(described);
+    const nlohmann::json json = json_of(described);
+    const double cpu = described.ratios ? described.ratios->first : std::nan("");
+    const double ram = described.ratios ? described.ratios->second : std::nan("");
+    const std::string pci = described.pci.empty() ? std::string() : described.pci.dump();
+    auto packed = plugin::host_from_cells(words, cpu, ram, pci);
+    auto from_json = plugin::host_from_json_text(json.dump());
+    ASSERT_TRUE(from_json) << from_json.error().message << "\n" << json.dump();
+    ASSERT_TRUE(packed) << packed.error().message << "\n" << json.dump();
+    EXPECT_EQ(plugin::host_to_json(*packed), plugin::host_to_json(*from_json)) << "round " << round << ": " << json.dump();
+    EXPECT_EQ(packed->accounting, from_json->accounting);
+    EXPECT_EQ(packed->ratio.enforced, described.ratios.has_value());
+  }
+}
+
+// One cell: id 0, 1024 MiB, nothing used, no socket, CPUs 0-1 shared and dedicated, no pins,
+// one sibling group {0, 1}, one 4 KiB pool.
+Words one_cell() { return {1, 0, 1024, 0, 0, -1, 2, 0, 1, 2, 0, 1, 0, 1, 2, 0, 1, 1, 4, 262144, 0, 0}; }
+
+std::string error_of(const Words& words, double cpu = 2.0, double ram = 1.0, const std::string& pci = "") {
+  auto host = plugin::host_from_cells(words, cpu, ram, pci);
+  if (host) return "read";
+  return host.error().name + ": " + host.error().message;
+}
+
+TEST(HostCells, ReadsOneCell) {
+  auto host = plugin::host_from_cells(one_cell(), 2.0, 1.0, "");
+  ASSERT_TRUE(host) << host.error().message;
+  ASSERT_EQ(host->cells.size(), 1u);
+  EXPECT_EQ(to_cpu_list(host->cells[0].cpus), "0-1");
+  EXPECT_EQ(host->cells[0].memory_kib, 1024u * 1024);
+  EXPECT_FALSE(host->cells[0].socket.has_value());
+  ASSERT_EQ(host->cells[0].siblings.size(), 1u);
+  EXPECT_EQ(host->ratio.cpu, 2.0);
+  EXPECT_TRUE(host->ratio.enforced);
+}
+
+TEST(HostCells, NamesTheBadWord) {
+  Words truncated = one_cell();
+  truncated.pop_back();
+  EXPECT_EQ(error_of(truncated), "InvalidHostCells: packed host cells: the words end at word 21, where cell 0 pages reserved was to come");
+  Words trailing = one_cell();
+  trailing.push_back(7);
+  EXPECT_EQ(error_of(trailing), "InvalidHostCells: packed host cells: 1 words are left after the last cell (word 22 on)");
+  Words cpu = one_cell();
+  cpu[7] = 65536;
+  EXPECT_EQ(error_of(cpu), "InvalidHostCells: packed host cells: word 7 (cell 0 shared CPU id) is 65536, not within 0..65535");
+  Words negative = one_cell();
+  negative[6] = -1;
+  EXPECT_EQ(error_of(negative).rfind("InvalidHostCells: packed host cells: word 6 (cell 0 number of shared CPUs) is -1", 0), 0u)
+      << error_of(negative);
+  Words memory = one_cell();
+  memory[2] = std::int64_t{1} << 41;  // MiB whose KiB would pass 1 EiB
+  EXPECT_NE(error_of(memory).find("word 2 (cell 0 memory MiB)"), std::string::npos) << error_of(memory);
+  Words page = one_cell();
+  page[18] = 0;
+  EXPECT_NE(error_of(page).find("word 18 (cell 0 page size KiB) is 0"), std::string::npos) << error_of(page);
+  Words groups = one_cell();
+  groups[13] = 5;  // a sibling group larger than what is left
+  EXPECT_NE(error_of(groups).find("(cell 0 size of a sibling group)"), std::string::npos) << error_of(groups);
+  Words none = {0};
+  EXPECT_NE(error_of(none).find("word 0 (the number of cells) is 0"), std::string::npos) << error_of(none);
+  EXPECT_NE(error_of({}).find("the words end at word 0"), std::string::npos);
+  Words twice = one_cell();
+  twice[0] = 2;
+  Words second = one_cell();
+  twice.insert(twice.end(), second.begin() + 1, second.end());
+  EXPECT_EQ(error_of(twice), "InvalidHostCells: packed host cells: cell 1 repeats cell id 0");
+}
+
+TEST(HostCells, RatiosAreBothNanOrBothValid) {
+  EXPECT_EQ(error_of(one_cell(), std::nan(""), std::nan("")), "read");
+  EXPECT_NE(error_of(one_cell(), std::nan(""), 1.0).find("the CPU allocation ratio must be"), std::string::npos);
+  EXPECT_NE(error_of(one_cell(), 2.0, -1.0).find("the RAM allocation ratio must be"), std::string::npos);
+  EXPECT_NE(error_of(one_cell(), 2.0, INFINITY).find("the RAM allocation ratio must be"), std::string::npos);
+  EXPECT_FALSE(plugin::host_from_cells(one_cell(), std::nan(""), std::nan(""), "")->ratio.enforced);
+}
+
+TEST(HostCells, PciIsTheJsonSchemasList) {
+  auto host = plugin::host_from_cells(one_cell(), 2.0, 1.0, R"([{"address": "0000:3b:00.1", "numa_node": 0,
+      "vendor_id": "8086", "product_id": "1572", "tags": {"physical_network": "physnet1"}}])");
+  ASSERT_TRUE(host) << host.error().message;
+  ASSERT_EQ(host->pci.size(), 1u);
+  EXPECT_EQ(host->pci[0].tags.at("physical_network"), "physnet1");
+  EXPECT_EQ(error_of(one_cell(), 2.0, 1.0, "{"), "InvalidHostJson: pci is not valid JSON");
+  EXPECT_EQ(error_of(one_cell(), 2.0, 1.0, R"([{"allocated": 1}])"), "InvalidHostJson: pci[0].allocated: must be true or false");
+}
+
+TEST(HostCellsCApi, ChecksItsArgumentsAndGivesAHost) {
+  const Words words = one_cell();
+  const auto* data = reinterpret_cast<const long long*>(words.data());
+  np_host* host = nullptr;
+  np_error* error = nullptr;
+  EXPECT_EQ(np_host_from_cells(nullptr, 3, 2.0, 1.0, nullptr, &host, &error), NP_ERR_INVALID_ARGUMENT);
+  EXPECT_STREQ(np_error_name(error), "InvalidArgument");
+  EXPECT_EQ(host, nullptr);
+  np_error_free(error);
+  EXPECT_EQ(np_host_from_cells(data, words.size() - 1, 2.0, 1.0, nullptr, &host, &error), NP_ERR_INVALID_INPUT);
+  EXPECT_STREQ(np_error_name(error), "InvalidHostCells");
+  EXPECT_EQ(host, nullptr);
+  np_error_free(error);
+  ASSERT_EQ(np_host_from_cells(data, words.size(), 2.0, 1.0, "", &host, &error), NP_OK) << np_error_message(error);
+  char* json = nullptr;
+  ASSERT_EQ(np_host_to_json(host, &json, &error), NP_OK);
+  auto back = nlohmann::json::parse(json);
+  EXPECT_EQ(back["cells"][0]["memory_kib"], 1024 * 1024);
+  np_string_free(json);
+  np_host_free(host);
+}
+
+}  // namespace
+}  // namespace numaplace

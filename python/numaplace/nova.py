@@ -32,11 +32,14 @@ NUMAPlaceWeigher keeps its hosts and weights the same way (docs/nova.md). A sche
 hold numaplace.Host values and call Host.fit, which is the fast path.
 """
 
+import array
 import collections
 import contextlib
 import gc
 import itertools
 import json
+import logging
+import math
 import operator
 import threading
 import weakref
@@ -48,6 +51,7 @@ __all__ = ["numa_get_constraints", "numa_fit_instance_to_host", "NUMAPlaceFilter
            "host_json", "request_json"]
 
 _nova = None  # (objects, exception, fields), imported on first use
+_LOG = logging.getLogger(__name__)
 
 
 def _nova_modules():
@@ -183,27 +187,34 @@ def host_inputs(host_topology, limits=None, pci_stats=None) -> tuple:
     makes them differ. The filter's host cache relies on that (_inputs_unchanged)."""
     cells, pages, page_counts = [], [], []
     for cell in host_topology.cells:
-        try:  # Nova's objects with every field set: read from the cell's __dict__ at once
-            fields = vars(cell)
-            cell_id, cpuset, pcpuset, siblings, memory, cpu_usage, pinned, memory_usage, socket = _cell_fields(fields)
-            cell_pages = fields["_obj_mempages"]
-        except (TypeError, KeyError):  # a field unset, or not Nova's objects: field by field
-            cell_id, memory = _read(cell, "id"), _read(cell, "memory")
-            cpuset, pcpuset, siblings = _get(cell, "cpuset", None), _get(cell, "pcpuset", None), _get(cell, "siblings")
-            cpu_usage, pinned, memory_usage = _get(cell, "cpu_usage", 0), _get(cell, "pinned_cpus"), _get(cell, "memory_usage", 0)
-            socket, cell_pages = _get(cell, "socket", None), _get(cell, "mempages", None)
-        cells.append((cell_id, _frozen(cpuset), _frozen(pcpuset), [_frozen(s) for s in (siblings or ())], memory,
-                      cpu_usage or 0, _frozen(pinned), memory_usage or 0, socket))
-        cell_pages = cell_pages or ()
+        fields, cell_pages = _cell_input(cell)
+        cells.append(fields)
         page_counts.append(len(cell_pages))
-        try:
-            page_fields = list(map(_page_fields, cell_pages))
-        except AttributeError:
-            page_fields = [(_read(p, "size_kb"), _read(p, "total"), _get(p, "used", 0), _get(p, "reserved", 0))
-                           for p in cell_pages]
-        pages.extend((size, total, used or 0, reserved or 0) for size, total, used, reserved in page_fields)
+        pages.extend(cell_pages)
     ratios = None if limits is None else (float(limits.cpu_allocation_ratio), float(limits.ram_allocation_ratio))
     return cells, pages, page_counts, ratios, _pci_inputs(pci_stats)
+
+
+def _cell_input(cell) -> tuple:
+    """One host cell's part of host_inputs: (its _CELL_FIELDS copied, its page pools' _PAGE_FIELDS)."""
+    try:  # Nova's objects with every field set: read from the cell's __dict__ at once
+        fields = vars(cell)
+        cell_id, cpuset, pcpuset, siblings, memory, cpu_usage, pinned, memory_usage, socket = _cell_fields(fields)
+        cell_pages = fields["_obj_mempages"]
+    except (TypeError, KeyError):  # a field unset, or not Nova's objects: field by field
+        cell_id, memory = _read(cell, "id"), _read(cell, "memory")
+        cpuset, pcpuset, siblings = _get(cell, "cpuset", None), _get(cell, "pcpuset", None), _get(cell, "siblings")
+        cpu_usage, pinned, memory_usage = _get(cell, "cpu_usage", 0), _get(cell, "pinned_cpus"), _get(cell, "memory_usage", 0)
+        socket, cell_pages = _get(cell, "socket", None), _get(cell, "mempages", None)
+    copied = (cell_id, _frozen(cpuset), _frozen(pcpuset), _frozen_all(siblings), memory,
+              cpu_usage or 0, _frozen(pinned), memory_usage or 0, socket)
+    cell_pages = cell_pages or ()
+    try:
+        page_fields = list(map(_page_fields, cell_pages))
+    except AttributeError:
+        page_fields = [(_read(p, "size_kb"), _read(p, "total"), _get(p, "used", 0), _get(p, "reserved", 0))
+                       for p in cell_pages]
+    return copied, [(size, total, used or 0, reserved or 0) for size, total, used, reserved in page_fields]
 
 
 # The frozensets of host_inputs' copies, one object per distinct set: hosts of one shape share
@@ -220,6 +231,15 @@ def _frozen(values) -> frozenset:
     if len(_frozensets) >= _FROZENSETS_KEPT:
         _frozensets.clear()
     return _frozensets.setdefault(made, made)
+
+
+def _frozen_all(groups) -> List[frozenset]:
+    """[_frozen(group) for group in groups], with no Python call per group (a cell has many
+    sibling groups; map runs in C)."""
+    made = list(map(frozenset, groups or ()))
+    if len(_frozensets) + len(made) > _FROZENSETS_KEPT:
+        _frozensets.clear()
+    return list(map(_frozensets.setdefault, made, made))
 
 
 # A pool's keys that are not its tags (Nova flattens PciDevicePool.tags into the pool's dict; a
@@ -292,6 +312,13 @@ def host_json_from_inputs(inputs: tuple) -> Dict[str, Any]:
         if socket is not None:
             out["socket"] = socket
         cells.append(out)
+    host = {"cells": cells, "pci": _pci_devices(pools)}
+    host["allocation_ratio"] = None if ratios is None else {"cpu": ratios[0], "ram": ratios[1]}
+    return host
+
+
+def _pci_devices(pools) -> List[Dict[str, Any]]:
+    """The host schema's "pci" list of host_inputs' PCI pools: each pool as `count` free devices."""
     devices = []
     for i, (vendor, product, node, count, tags) in enumerate(pools or ()):
         for j in range(int(count)):
@@ -300,9 +327,130 @@ def host_json_from_inputs(inputs: tuple) -> Dict[str, Any]:
             if tags:
                 device["tags"] = dict(tags)
             devices.append(device)
-    host = {"cells": cells, "pci": devices}
-    host["allocation_ratio"] = None if ratios is None else {"cpu": ratios[0], "ram": ratios[1]}
-    return host
+    return devices
+
+
+def _cell_chunk(fields: tuple, pages: list) -> array.array:
+    """One cell of np_host_from_cells' packed words (docs/library.md, "Packed host cells"), from
+    its _cell_input: the cell host_json_from_inputs writes, without JSON text on either side. An
+    array, so that a host's words are joined by copying memory. TypeError or OverflowError where
+    a field is not a 64-bit integer (a fractional CPU usage, say)."""
+    cell_id, shared, dedicated, siblings, memory, cpu_usage, pinned, memory_usage, socket = fields
+    words = [cell_id, memory, cpu_usage, memory_usage, -1 if socket is None else socket, len(shared)]
+    put, put_all = words.append, words.extend
+    put_all(shared)
+    put(len(dedicated))
+    put_all(dedicated)
+    put(len(pinned))
+    put_all(pinned)
+    put(len(siblings))
+    put_all(map(len, siblings))
+    put_all(itertools.chain.from_iterable(siblings))
+    put(len(pages))
+    for page in pages:
+        put_all(page)
+    return array.array("q", words)
+
+
+def _cell_chunks(inputs: tuple) -> Optional[list]:
+    """host_inputs' cells, each as its _cell_chunk; None where a field does not fit the words
+    (host_of_inputs then reads the host's JSON)."""
+    cell_inputs, page_inputs, page_counts = inputs[0], inputs[1], inputs[2]
+    chunks, start = [], 0
+    try:
+        for fields, count in zip(cell_inputs, page_counts):
+            chunks.append(_cell_chunk(fields, page_inputs[start:start + count]))
+            start += count
+    except (TypeError, OverflowError):
+        return None
+    return chunks
+
+
+def cell_words(inputs: tuple, chunks: Optional[list] = None) -> Optional[array.array]:
+    """host_inputs' cells as np_host_from_cells' packed words: the number of cells, then each
+    cell's _cell_chunk (`chunks`, made from the inputs when not given); None where a field does
+    not fit the words."""
+    if chunks is None:
+        chunks = _cell_chunks(inputs)
+        if chunks is None:
+            return None
+    words = array.array("q", (len(inputs[0]),))
+    for chunk in chunks:
+        words += chunk
+    return words
+
+
+def host_of_inputs(inputs: tuple, chunks: Optional[list] = None):
+    """The numaplace.Host of host_inputs' value: from packed cell words (np_host_from_cells), the
+    same host as numaplace.Host(host_json_from_inputs(inputs)) at a fraction of the cost (no JSON
+    text built or parsed for the cells); read from that JSON instead where the words cannot hold a
+    field or the library refuses them, so that a bad host raises what the JSON reader says."""
+    ratios, pools = inputs[3], inputs[4]
+    words = cell_words(inputs, chunks)
+    if words is not None:
+        cpu, ram = (math.nan, math.nan) if ratios is None else ratios
+        try:
+            return numaplace.Host.from_cells(words, cpu, ram, _pci_text(pools))
+        except numaplace.Error:
+            pass
+    return numaplace.Host(host_json_from_inputs(inputs))
+
+
+# The "pci" JSON text of the last few PCI pool lists (host_inputs' form, as a tuple): hosts of a
+# fleet share a few pool lists, and a host changed by a claim mostly keeps its pools.
+_pci_texts: "collections.OrderedDict[tuple, str]" = collections.OrderedDict()
+
+
+def _pci_text(pools) -> Optional[str]:
+    if not pools:
+        return None
+    key = tuple(pools)
+    with _cache_lock:
+        text = _pci_texts.get(key)
+    if text is None:
+        text = json.dumps(_pci_devices(pools))
+        with _cache_lock:
+            _pci_texts[key] = text
+            while len(_pci_texts) > _CACHE_SIZE:
+                _pci_texts.popitem(last=False)
+    return text
+
+
+def _inputs_updated(inputs: tuple, chunks: list, host_topology, ratios, pci_stats) -> Optional[tuple]:
+    """host_inputs(host_topology, ratios, pci_stats) and its _cell_chunks, made from the `inputs`
+    and `chunks` of the host's last conversion where a cell is unchanged: each cell whose fields
+    and page pools, read as they are now, equal its copy keeps its copy and its chunk; the others
+    are read again. The same value as host_inputs gives (a cell equal to its copy is what its copy
+    says). None where the cells cannot be read that way (then everything is read again)."""
+    cells_then, pages_then, counts_then = inputs[0], inputs[1], inputs[2]
+    try:
+        live_cells = host_topology._obj_cells
+        fields_now = list(map(_cell_fields, map(vars, live_cells)))
+        pages_now = [list(map(_page_fields, _cell_pages(vars(cell)))) for cell in live_cells]
+    except (AttributeError, KeyError, TypeError):
+        return None
+    if len(fields_now) != len(cells_then):
+        return None
+    cells, pages, counts, new_chunks = [], [], [], []
+    start = 0
+    for i, cell in enumerate(live_cells):
+        count = counts_then[i]
+        then_pages = pages_then[start:start + count]
+        start += count
+        if fields_now[i] == cells_then[i] and pages_now[i] == then_pages:
+            fields, cell_pages, chunk = cells_then[i], then_pages, chunks[i]
+        else:
+            fields, cell_pages = _cell_input(cell)
+            try:
+                chunk = _cell_chunk(fields, cell_pages)
+            except (TypeError, OverflowError):
+                return None
+        cells.append(fields)
+        counts.append(len(cell_pages))
+        pages.extend(cell_pages)
+        new_chunks.append(chunk)
+    ratios = None if ratios is None else (float(ratios[0]), float(ratios[1]))
+    return (cells, pages, counts, ratios, _pci_inputs(pci_stats)), new_chunks
 
 
 def host_json(host_topology, limits=None, pci_stats=None) -> Dict[str, Any]:
@@ -450,7 +598,49 @@ def numa_fit_instance_to_host(host_topology, instance_topology, limits=None, pci
     answer = host.fit(request, _nova_options())
     if answer["kind"] != "fit":
         return None
+    if _LOG.isEnabledFor(logging.INFO):
+        _log_pinning(host_topology, answer)
     return _apply_answer(instance_topology, answer)
+
+
+def _free_cores(cell, taken=frozenset()) -> List[List[int]]:
+    """The host cell's pCPUs that are free (not pinned, not in `taken`), grouped by thread
+    siblings: each group sorted, the groups by their first pCPU; a pCPU in no sibling set is a
+    group of its own."""
+    free = set(_get(cell, "pcpuset", set()) or set()) - set(_get(cell, "pinned_cpus", set()) or set()) - set(taken)
+    groups = []
+    for siblings in _get(cell, "siblings", None) or ():
+        group = sorted(free & set(siblings))
+        if group:
+            groups.append(group)
+            free -= set(group)
+    groups.extend([cpu] for cpu in free)
+    return sorted(groups)
+
+
+def _log_pinning(host_topology, answer) -> None:
+    """Nova's INFO lines for a pinned guest cell, in its words, so that what reads a compute
+    node's log for them (operators, Nova's own functional tests) finds them with the drop-in fit:
+    'Computed NUMA topology CPU pinning: usable pCPUs: ..., vCPUs mapping: ...' and, with pCPUs
+    reserved for the emulator, 'Computed NUMA topology reserved pCPUs: ...'. Here "usable pCPUs"
+    is the host cell's free pCPUs by core before the guest (Nova's list where the guest may use
+    every thread of a core), the mapping (vCPU, pCPU) pairs by vCPU."""
+    cells = {_get(cell, "id", None): cell for cell in host_topology.cells}
+    for placed in answer["cells"]:
+        pinning = placed["pinning"]
+        cell = cells.get(placed["host_cell"])
+        if pinning is None or cell is None:
+            continue
+        mapping = sorted((int(vcpu), pcpu) for vcpu, pcpu in pinning.items())
+        _LOG.info("Computed NUMA topology CPU pinning: usable pCPUs: %(usable_cores)s, "
+                  "vCPUs mapping: %(vcpus_pinning)s",
+                  {"usable_cores": _free_cores(cell), "vcpus_pinning": mapping})
+        reserved = placed["cpuset_reserved"]
+        if reserved:
+            _LOG.info("Computed NUMA topology reserved pCPUs: usable pCPUs: %(usable_cores)s, "
+                      "reserved pCPUs: %(cpuset_reserved)s",
+                      {"usable_cores": _free_cores(cell, [pcpu for _, pcpu in mapping]),
+                       "cpuset_reserved": set(reserved)})
 
 
 # ---- the scheduler's filter and weigher ----
@@ -505,7 +695,7 @@ class _Pass:
 
 
 # The filter's numaplace host per host_state: [host_inputs, numaplace.Host, answers, the host's
-# handle]. A hit needs the inputs read now to equal the ones the host was made from, so a host
+# handle, the cells' packed words (_cell_chunks)]. A hit needs the inputs read now to equal the ones the host was made from, so a host
 # changed in place (or given a new topology, ratios or PCI pools) is made again, never answered from
 # the old one. `answers` keeps the verdicts of the last few requests (True: fits) by the request's
 # JSON text and the options: np_fit on an unchanged host (the filter never claims on it) gives the
@@ -515,7 +705,8 @@ class _Pass:
 # that sound too).
 class _HostCache:
     """numaplace hosts per host_state: [host_inputs, numaplace.Host, kept answers, the host's
-    handle], made again whenever the inputs read now differ from the ones the host was made from.
+    handle, the cells' packed words], made again whenever the inputs read now differ from the ones
+    the host was made from (the cells that did not change keep their copies and words).
     Host states that take no weak reference are kept by id in a bounded map (the inputs check keeps
     that sound too)."""
 
@@ -533,9 +724,17 @@ class _HostCache:
                 weak = False
         if found is not None and _inputs_unchanged(found[0], host_topology, ratios, pci_stats):
             return found
-        inputs = host_inputs(host_topology, None if ratios is None else _Ratios(*ratios), pci_stats)
-        host = numaplace.Host(host_json_from_inputs(inputs))
-        entry = [inputs, host, {}, host._handle.value]
+        # A host seen before is read again only in the cells that changed (a claim changes one
+        # or two); its numaplace host is made again whole, from packed words (no JSON).
+        updated = None if found is None or found[4] is None else \
+            _inputs_updated(found[0], found[4], host_topology, ratios, pci_stats)
+        if updated is None:
+            inputs = host_inputs(host_topology, None if ratios is None else _Ratios(*ratios), pci_stats)
+            chunks = _cell_chunks(inputs)
+        else:
+            inputs, chunks = updated
+        host = host_of_inputs(inputs, chunks)
+        entry = [inputs, host, {}, host._handle.value, chunks]
         with _cache_lock:
             if weak:
                 self.by_state[host_state] = entry

@@ -12,8 +12,9 @@ the host's inputs (numaplace.nova.host_inputs) are unchanged. Checked here:
     changed in place at random (every field host_inputs reads, sets and lists mutated without
     assignment as well as fields assigned), after each change the filter's verdict for random
     requests equals a reference made apart from the cache: a new numaplace.Host read from
-    host_json of the host as it is now and np_fit on it; and whenever host_json changed, the
-    cache's own check (_inputs_unchanged) says so;
+    host_json of the host as it is now and np_fit on it; the cached host (made from packed cell
+    words, only the changed cells packed again) equals that host, as np_host_to_json writes both;
+    and whenever host_json changed, the cache's own check (_inputs_unchanged) says so;
   - the weigher: NUMAPlaceWeigher keeps its hosts and weights the same way; through random changes
     in place, weigh_objects over 40 random hosts equals a weight computed apart (a fresh host,
     np_fit, the free share of the chosen cells), the first time and from the weights kept.
@@ -238,6 +239,11 @@ class RandomInvalidation(unittest.TestCase):
                         entry[0], topology, (float(state.cpu_allocation_ratio), float(state.ram_allocation_ratio)),
                         state.pci_stats))
                 self.assertEqual(flt.host_passes(state, guest), reference(state, guest), msg=f"after {kind}")
+                # the cached host (made from packed words, the unchanged cells' words kept) is the
+                # host its JSON makes, as the library writes both back
+                ratios = (float(state.cpu_allocation_ratio), float(state.ram_allocation_ratio))
+                cached = npnova._filter_host(state, topology, ratios, state.pci_stats)[1]
+                self.assertEqual(cached.to_dict(), numaplace.Host(json.loads(after)).to_dict(), msg=f"after {kind}")
                 steps += 1
         self.assertGreater(steps, 400)
         self.assertGreater(changed_seen, 200)

@@ -728,6 +728,15 @@ class _HostCache:
         # or two); its numaplace host is made again whole, from packed words (no JSON).
         updated = None if found is None or found[4] is None else \
             _inputs_updated(found[0], found[4], host_topology, ratios, pci_stats)
+        if found is not None:
+            # The old entry let go before the new host is made, so that (unless a pass elsewhere
+            # still holds it) its host is freed first and the new one takes its warm memory.
+            with _cache_lock:
+                if weak:
+                    self.by_state.pop(host_state, None)
+                else:
+                    self.by_id.pop(id(host_state), None)
+            found = None
         if updated is None:
             inputs = host_inputs(host_topology, None if ratios is None else _Ratios(*ratios), pci_stats)
             chunks = _cell_chunks(inputs)

@@ -743,7 +743,7 @@ class _HostCache:
         else:
             inputs, chunks = updated
         host = host_of_inputs(inputs, chunks)
-        entry = [inputs, host, {}, host._handle.value, chunks]
+        entry = [inputs, host, {}, host._handle.value, chunks, None]
         with _cache_lock:
             if weak:
                 self.by_state[host_state] = entry
@@ -757,6 +757,23 @@ class _HostCache:
 
 _filter_hosts = _HostCache()
 _ANSWERS_KEPT = 8
+
+
+def _with_networks_entry(entry: list, host_topology) -> list:
+    """For a request that asks to be close to networks: the entry of the host with its cells'
+    network affinity (what the fit then applies), kept in the filter's entry (its slot 5) with the
+    cells' network metadata it was made with. `entry` was just checked against the host as it is
+    now, so the host with networks needs only its networks compared: a cell's physnets or tunneled
+    flag changed (in place or assigned) makes it again; an entry made again after any other
+    change starts without one."""
+    networks = [_network_json(_get(cell, "network_metadata", None)) for cell in host_topology.cells]
+    kept = entry[5]
+    if kept is not None and kept[0] == networks:
+        return kept[1]
+    host = numaplace.Host(_with_networks(host_json_from_inputs(entry[0]), host_topology))
+    made = [entry[0], host, {}, host._handle.value, None, None]
+    entry[5] = (networks, made)
+    return made
 
 
 def _filter_host(host_state, host_topology, ratios, pci_stats) -> list:
@@ -884,14 +901,9 @@ def _make_filter():
                 if waiting is None:
                     plan.request(with_pci)  # a request Nova refuses raises here, at the first host with a topology
                     waiting = pending[with_pci] = []
+                entry = _filter_host(host_state, host_topology, ratios, pci_stats)
                 if plan.networks:
-                    # The cells' network affinity counts: a host made afresh with it, not the
-                    # filter's cached host (whose inputs leave the networks out).
-                    host = numaplace.Host(_with_networks(host_json(host_topology, _Ratios(*ratios), pci_stats),
-                                                         host_topology))
-                    entry = [None, host, {}, host._handle.value]
-                else:
-                    entry = _filter_host(host_state, host_topology, ratios, pci_stats)
+                    entry = _with_networks_entry(entry, host_topology)
                 waiting.append((i, entry))
             return pending
 

@@ -7,7 +7,7 @@ the host's inputs (numaplace.nova.host_inputs) are unchanged. Checked here:
   - directed: a guest that fits exactly is refused once one more pCPU is pinned by set.add (the
     set changed in place, no attribute assigned), passes again when it is discarded; the same for
     memory usage, a page pool's `used`, a PCI pool's count, a cell dropped from the cells list,
-    and the allocation ratio; a host state given a new but equal topology keeps its cached host;
+    the allocation ratio, and a cell's network affinity (for a request close to a network); a host state given a new but equal topology keeps its cached host;
   - property: random hosts (tools/conformance/nova_differential.py's random_host, as Nova objects)
     changed in place at random (every field host_inputs reads, sets and lists mutated without
     assignment as well as fields assigned), after each change the filter's verdict for random
@@ -142,6 +142,33 @@ class DirectedInvalidation(unittest.TestCase):
         state.pci_stats.pools[0]["count"] = 0  # a PCI pool drained in place
         self.assertFalse(self.passes(state, with_nic))
         self.assertFalse(reference(state, with_nic))
+
+    def test_a_cells_network_affinity_changed_in_place_is_seen(self):
+        objects = NOVA["objects"]
+        state = host_state(small_host())
+        state.numa_topology.cells[1].memory_usage = 4096  # the guest's 2 GiB fit cell 0 only
+        guest = spec(2, 2048, {"hw:numa_nodes": "1"})
+        guest.network_metadata = objects.NetworkMetadata(physnets={"physnet1"}, tunneled=False)
+        cells = state.numa_topology.cells
+        cells[0].network_metadata.physnets.add("physnet1")  # the network is close to cell 0
+        self.assertTrue(self.passes(state, guest))
+        self.assertTrue(self.passes(state, guest))  # the second pass from the kept host with networks
+        kept = npnova._filter_hosts.by_state[state][5][1]
+        cells[0].network_metadata.physnets.discard("physnet1")  # in place: now close to cell 1 only
+        cells[1].network_metadata.physnets.add("physnet1")
+        self.assertFalse(self.passes(state, guest))
+        self.assertIsNot(npnova._filter_hosts.by_state[state][5][1], kept)
+        cells[1].network_metadata.tunneled = True  # a change that does not matter to this guest
+        self.assertFalse(self.passes(state, guest))
+        cells[1].network_metadata.physnets.clear()
+        cells[0].network_metadata.physnets.add("physnet1")
+        self.assertTrue(self.passes(state, guest))
+        cells[0].memory_usage = 3000  # any other change: the host and its networks made again
+        self.assertFalse(self.passes(state, guest))
+        plain = spec(2, 2048, {"hw:numa_nodes": "1"})  # without networks the cached host without them
+        self.assertFalse(self.passes(state, plain))
+        cells[0].memory_usage = 0
+        self.assertTrue(self.passes(state, plain))
 
     def test_an_equal_new_topology_keeps_the_cached_host(self):
         state = host_state(small_host(pinned={0}))

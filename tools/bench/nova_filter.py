@@ -18,7 +18,10 @@ process's CPU time (time.process_time) by default, which other work on the machi
 less than the wall clock; --clock wall for the wall clock.
 
   NUMAPLACE_LIBRARY=build/libnumaplace.so PYTHONPATH=build/python \\
-    /usr/bin/python3 tools/bench/nova_filter.py [--hosts 1000] [--rounds 3] [--seed 1] [--changed 0.1]
+    /usr/bin/python3 tools/bench/nova_filter.py [--hosts 1000] [--rounds 3] [--seed 1] [--changed 0.1] [--networks]
+
+--networks gives the requests network NUMA affinity (physnet0, close to the first cell of every
+other host), so both filters check it (numaplace's keeps its hosts with their networks for it).
 
 The hosts are tools/conformance/nova_differential.py's random hosts (random_host, with the one-cell
 draws drawn again: 2 to 16 cells, SMT or not, shared and dedicated CPU sets, huge page pools, PCI
@@ -59,6 +62,9 @@ def make_hosts(nd, count, seed):
     return states, cells
 
 
+NETWORKS = False  # --networks: physnet0 close to some hosts' first cell, and asked by every request
+
+
 def make_spec(nova, dedicated, memory_mib=8192):
     objects, hardware = nova["objects"], nova["hardware"]
     specs = {"hw:numa_nodes": "2"}
@@ -67,9 +73,20 @@ def make_spec(nova, dedicated, memory_mib=8192):
     flavor = objects.Flavor(vcpus=8, memory_mb=memory_mib, extra_specs=specs, name="f", flavorid="f", root_gb=0,
                             ephemeral_gb=0, swap=0)
     image = objects.ImageMeta.from_dict({"properties": {}})
-    return objects.RequestSpec(flavor=flavor, image=image, numa_topology=hardware.numa_get_constraints(flavor, image),
+    spec = objects.RequestSpec(flavor=flavor, image=image, numa_topology=hardware.numa_get_constraints(flavor, image),
                                pci_requests=objects.InstancePCIRequests(requests=[]),
                                instance_uuid="4f6c5ab0-5c4e-4e4a-9a43-2f1a1f5d0001")
+    if NETWORKS:
+        spec.network_metadata = objects.NetworkMetadata(physnets={"physnet0"}, tunneled=False)
+    return spec
+
+
+def add_networks(nova, hosts):
+    """--networks: physnet0 close to the first cell of every other host (the rest name none)."""
+    for i, state in enumerate(hosts):
+        if i % 2 == 0:
+            state.numa_topology.cells[0].network_metadata = nova["objects"].NetworkMetadata(
+                physnets={"physnet0"}, tunneled=False)
 
 
 def one_pass(flt, hosts, spec):
@@ -122,9 +139,13 @@ def main():
     ap.add_argument("--clock", choices=("cpu", "wall"), default="cpu",
                     help="the process's CPU time (default: steady on a loaded machine) or wall-clock time")
     ap.add_argument("--no-weigher", action="store_true", help="leave out the weighers' comparison")
+    ap.add_argument("--networks", action="store_true",
+                    help="network NUMA affinity: physnet0 close to the first cell of every other host, "
+                         "and every request asks to be close to physnet0")
     args = ap.parse_args()
-    global CPU_TIME
+    global CPU_TIME, NETWORKS
     CPU_TIME = args.clock == "cpu"
+    NETWORKS = args.networks
     try:
         import nova_differential as nd
         nova = nd.nova()
@@ -137,6 +158,8 @@ def main():
     numaplace.library_version()  # the library loaded before the clock starts
 
     hosts, cells = make_hosts(nd, args.hosts, args.seed)
+    if args.networks:
+        add_networks(nova, hosts)
     print(f"{len(hosts)} hosts of {min(cells)} to {max(cells)} cells (mean {statistics.mean(cells):.1f}), "
           f"seed {args.seed}; Nova {nova_version()}; {args.clock} time per pass")
     bad = 0

@@ -280,7 +280,8 @@ class Host:
             try:
                 words = array.array("q", words)
             except (TypeError, OverflowError) as problem:
-                raise Error("InvalidHostCells", f"packed host cells must be 64-bit integers ({problem})", 1) from None
+                raise Error("InvalidHostCells", f"packed host cells must be 64-bit integers ({problem})",
+                            2) from None  # NP_ERR_INVALID_INPUT
         # the array's own buffer, by address (a ctypes array type per length would cost more than the
         # call); `words` stays referenced until the call returns
         address, count = words.buffer_info()

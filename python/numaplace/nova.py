@@ -695,8 +695,8 @@ class _Pass:
 
 
 # The filter's numaplace host per host_state: [host_inputs, numaplace.Host, answers, the host's
-# handle, the cells' packed words (_cell_chunks)]. A hit needs the inputs read now to equal the ones the host was made from, so a host
-# changed in place (or given a new topology, ratios or PCI pools) is made again, never answered from
+# handle, the cells' packed words (_cell_chunks), the host with its networks (_with_networks_entry)].
+# A hit needs the inputs read now to equal the ones the host was made from, so a host changed in place (or given a new topology, ratios or PCI pools) is made again, never answered from
 # the old one. `answers` keeps the verdicts of the last few requests (True: fits) by the request's
 # JSON text and the options: np_fit on an unchanged host (the filter never claims on it) gives the
 # same answer, and Nova asks the same request of all its hosts again for each instance of a

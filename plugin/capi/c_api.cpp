@@ -241,12 +241,13 @@ np_status np_host_from_json(const char* json, np_host** host, np_error** error) 
 }
 
 np_status np_host_from_cells(const long long* words, size_t word_count, double cpu_ratio, double ram_ratio,
-                             const char* pci_json, np_host** host, np_error** error) {
+                             const char* pci_json, const char* networks_json, np_host** host, np_error** error) {
   static_assert(sizeof(long long) == sizeof(std::int64_t));
   return make_host(host, error, [&] {
     if (words == nullptr && word_count != 0) return invalid_argument(error, "the cell words are NULL");
     const std::span<const std::int64_t> cells(reinterpret_cast<const std::int64_t*>(words), word_count);
-    return adopt_host(numaplace::plugin::host_from_cells(cells, cpu_ratio, ram_ratio, pci_json == nullptr ? "" : pci_json),
+    return adopt_host(numaplace::plugin::host_from_cells(cells, cpu_ratio, ram_ratio, pci_json == nullptr ? "" : pci_json,
+                                                         networks_json == nullptr ? "" : networks_json),
                       host, error);
   });
 }

@@ -108,7 +108,7 @@ std::string ratio_problem(double ratio, const char* name) {
 }  // namespace
 
 Result<HostTopology> host_from_cells(std::span<const std::int64_t> words, double cpu_ratio, double ram_ratio,
-                                     std::string_view pci_json) {
+                                     std::string_view pci_json, std::string_view networks_json) {
   HostTopology topology;
   topology.accounting = Accounting::Nova;
   if (std::isnan(cpu_ratio) && std::isnan(ram_ratio)) {
@@ -142,6 +142,11 @@ Result<HostTopology> host_from_cells(std::span<const std::int64_t> words, double
     auto devices = pci_devices_from_json_text(pci_json);
     if (!devices) return devices.error();
     topology.pci = std::move(*devices);
+  }
+  if (!networks_json.empty()) {
+    auto networks = cell_networks_from_json_text(networks_json, topology.cells.size());
+    if (!networks) return networks.error();
+    for (std::size_t i = 0; i < topology.cells.size(); ++i) topology.cells[i].network = std::move((*networks)[i]);
   }
   return topology;
 }

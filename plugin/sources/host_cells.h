@@ -13,7 +13,10 @@
 // field (the same ranges; CPU ids up to kMaxCpuId, unique cell ids, memory that fits in KiB), and
 // the words must end exactly where the last cell does. Ratios: both NaN is no limits (the JSON's
 // "allocation_ratio": null), else each finite in (0, 1e6]. PCI devices come as the JSON host's
-// "pci" list text (empty: none), read by the JSON reader (a bad one is its "InvalidHostJson").
+// "pci" list text (empty: none), read by the JSON reader (a bad one is its "InvalidHostJson");
+// the cells' network affinity as the text of a JSON list with one entry per cell, in the words'
+// order: null or the schema's "network_metadata" object (empty text: no cell has any; a list of
+// another length, or a bad entry, is "InvalidHostJson").
 // Accounting is Nova's, as for a JSON host. Bad words are "InvalidHostCells", saying which word
 // and why.
 #pragma once
@@ -28,6 +31,6 @@
 namespace numaplace::plugin {
 
 Result<HostTopology> host_from_cells(std::span<const std::int64_t> words, double cpu_ratio, double ram_ratio,
-                                     std::string_view pci_json);
+                                     std::string_view pci_json, std::string_view networks_json = {});
 
 }  // namespace numaplace::plugin

@@ -214,6 +214,25 @@ Result<std::vector<PciDevice>> pci_devices_from_json_text(std::string_view text,
   }
 }
 
+Result<std::vector<NetworkAffinity>> cell_networks_from_json_text(std::string_view text, std::size_t cells,
+                                                                  std::string_view what) {
+  const std::string where(what);
+  json parsed = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) return make_error("InvalidHostJson", where + " is not valid JSON");
+  try {
+    if (!parsed.is_array() || parsed.size() != cells) {
+      bad(where, "must be a list of " + std::to_string(cells) + " entries, one per cell (null or network_metadata)");
+    }
+    std::vector<NetworkAffinity> networks(cells);
+    for (std::size_t i = 0; i < cells; ++i) {
+      if (!parsed[i].is_null()) networks[i] = json_fields::network_of(parsed[i], where + "[" + std::to_string(i) + "]");
+    }
+    return networks;
+  } catch (const BadField& problem) {
+    return make_error("InvalidHostJson", problem.message);
+  }
+}
+
 nlohmann::json host_to_json(const HostTopology& host) {
   json cells = json::array();
   for (const auto& cell : host.cells) {

@@ -16,7 +16,8 @@
 //                                                              scores then use the default ratios)
 // Every field is checked (types, ranges, CPU ids up to kMaxCpuId, unique cell ids,
 // sizes that do not overflow KiB); a bad one is "InvalidHostJson" naming where it is.
-// pci_devices_from_json_text reads the "pci" list alone (for host_cells.h).
+// pci_devices_from_json_text reads the "pci" list alone, cell_networks_from_json_text the cells'
+// network_metadata alone (for host_cells.h).
 // host_to_json writes the same schema, the one writer of a host (the C ABI's np_host_to_json and
 // `numaplace topology --json`): memory in KiB, every CPU list an array (an empty one is []),
 // shared_cpuset and dedicated_cpuset always, and per cell a computed "free" object (pCPUs to pin,
@@ -41,6 +42,10 @@ Result<HostTopology> host_from_json_text(std::string_view text, std::string_view
 
 // A "pci" list of the schema above, as text.
 Result<std::vector<PciDevice>> pci_devices_from_json_text(std::string_view text, std::string_view what = "pci");
+// The cells' "network_metadata", as the text of a list of `cells` entries, each null (none) or
+// the schema's object.
+Result<std::vector<NetworkAffinity>> cell_networks_from_json_text(std::string_view text, std::size_t cells,
+                                                                  std::string_view what = "networks");
 
 // The host in the schema above; host_from_json(host_to_json(h)) gives h back.
 nlohmann::json host_to_json(const HostTopology& host);

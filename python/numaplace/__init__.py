@@ -130,7 +130,8 @@ def _load() -> ctypes.CDLL:
             "np_host_from_this_machine": (ctypes.c_int, [out_host, out_error]),
             "np_host_from_json": (ctypes.c_int, [ctypes.c_char_p, out_host, out_error]),
             "np_host_from_cells": (ctypes.c_int, [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_double,
-                                                  ctypes.c_double, ctypes.c_char_p, out_host, out_error]),
+                                                  ctypes.c_double, ctypes.c_char_p, ctypes.c_char_p, out_host,
+                                                  out_error]),
             "np_host_from_libvirt": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_uint, out_host, out_error]),
             "np_host_to_json": (ctypes.c_int, [host_p, P(ctypes.c_void_p), out_error]),
             "np_string_free": (None, [ctypes.c_void_p]),
@@ -270,11 +271,12 @@ class Host:
 
     @classmethod
     def from_cells(cls, words, cpu_ratio: float = math.nan, ram_ratio: float = math.nan,
-                   pci: Optional[str] = None) -> "Host":
+                   pci: Optional[str] = None, networks: Optional[str] = None) -> "Host":
         """np_host_from_cells: the host of packed cell words (an array.array('q'), or any sequence
-        of integers; docs/library.md gives the words), the allocation ratios (both NaN: no limits)
-        and the host schema's "pci" list as JSON text (None: no devices). Bad words raise
-        numaplace.Error InvalidHostCells."""
+        of integers; docs/library.md gives the words), the allocation ratios (both NaN: no limits),
+        the host schema's "pci" list as JSON text (None: no devices) and the cells' network
+        metadata as the text of a JSON list, an entry per cell, null or the schema's object (None:
+        no cell has any). Bad words raise numaplace.Error InvalidHostCells."""
         lib = _load()
         if not isinstance(words, array.array) or words.typecode != "q":
             try:
@@ -290,8 +292,9 @@ class Host:
         host._handle = ctypes.c_void_p()
         error = ctypes.c_void_p()
         status = lib.np_host_from_cells(address if count else None, count, cpu_ratio, ram_ratio,
-                                        None if pci is None else _text(pci, "pci"), ctypes.byref(host._handle),
-                                        ctypes.byref(error))
+                                        None if pci is None else _text(pci, "pci"),
+                                        None if networks is None else _text(networks, "networks"),
+                                        ctypes.byref(host._handle), ctypes.byref(error))
         _check(lib, status, error)
         return host
 

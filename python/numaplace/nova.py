@@ -380,20 +380,27 @@ def cell_words(inputs: tuple, chunks: Optional[list] = None) -> Optional[array.a
     return words
 
 
-def host_of_inputs(inputs: tuple, chunks: Optional[list] = None):
+def host_of_inputs(inputs: tuple, chunks: Optional[list] = None, networks: Optional[list] = None):
     """The numaplace.Host of host_inputs' value: from packed cell words (np_host_from_cells), the
     same host as numaplace.Host(host_json_from_inputs(inputs)) at a fraction of the cost (no JSON
     text built or parsed for the cells); read from that JSON instead where the words cannot hold a
-    field or the library refuses them, so that a bad host raises what the JSON reader says."""
+    field or the library refuses them, so that a bad host raises what the JSON reader says.
+    `networks`: each cell's network affinity as _network_json gives it (None: the host without)."""
     ratios, pools = inputs[3], inputs[4]
     words = cell_words(inputs, chunks)
     if words is not None:
         cpu, ram = (math.nan, math.nan) if ratios is None else ratios
         try:
-            return numaplace.Host.from_cells(words, cpu, ram, _pci_text(pools))
+            return numaplace.Host.from_cells(words, cpu, ram, _pci_text(pools),
+                                             None if networks is None else json.dumps(networks))
         except numaplace.Error:
             pass
-    return numaplace.Host(host_json_from_inputs(inputs))
+    host = host_json_from_inputs(inputs)
+    if networks is not None:
+        for cell, network in zip(host["cells"], networks):
+            if network is not None:
+                cell["network_metadata"] = network
+    return numaplace.Host(host)
 
 
 # The "pci" JSON text of the last few PCI pool lists (host_inputs' form, as a tuple): hosts of a
@@ -770,7 +777,7 @@ def _with_networks_entry(entry: list, host_topology) -> list:
     kept = entry[5]
     if kept is not None and kept[0] == networks:
         return kept[1]
-    host = numaplace.Host(_with_networks(host_json_from_inputs(entry[0]), host_topology))
+    host = host_of_inputs(entry[0], entry[4], networks)
     made = [entry[0], host, {}, host._handle.value, None, None]
     entry[5] = (networks, made)
     return made

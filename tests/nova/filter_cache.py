@@ -150,16 +150,24 @@ class DirectedInvalidation(unittest.TestCase):
         guest = spec(2, 2048, {"hw:numa_nodes": "1"})
         guest.network_metadata = objects.NetworkMetadata(physnets={"physnet1"}, tunneled=False)
         cells = state.numa_topology.cells
+        def same_as_its_json():  # the kept host with networks is the host its JSON makes
+            made = numaplace.Host(npnova._with_networks(npnova.host_json(state.numa_topology, _limits(state),
+                                                                          state.pci_stats), state.numa_topology))
+            self.assertEqual(npnova._filter_hosts.by_state[state][5][1][1].to_dict(), made.to_dict())
+
         cells[0].network_metadata.physnets.add("physnet1")  # the network is close to cell 0
         self.assertTrue(self.passes(state, guest))
         self.assertTrue(self.passes(state, guest))  # the second pass from the kept host with networks
+        same_as_its_json()
         kept = npnova._filter_hosts.by_state[state][5][1]
         cells[0].network_metadata.physnets.discard("physnet1")  # in place: now close to cell 1 only
         cells[1].network_metadata.physnets.add("physnet1")
         self.assertFalse(self.passes(state, guest))
         self.assertIsNot(npnova._filter_hosts.by_state[state][5][1], kept)
+        same_as_its_json()
         cells[1].network_metadata.tunneled = True  # a change that does not matter to this guest
         self.assertFalse(self.passes(state, guest))
+        same_as_its_json()
         cells[1].network_metadata.physnets.clear()
         cells[0].network_metadata.physnets.add("physnet1")
         self.assertTrue(self.passes(state, guest))

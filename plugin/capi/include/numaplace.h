@@ -89,9 +89,12 @@ NP_EXPORT np_status np_host_from_json(const char* json, np_host** host, np_error
 /* The same host from packed cell words instead of JSON text, for a scheduler that converts many
  * hosts often (docs/library.md, "Packed host cells", gives the words): `words` holds the cells,
  * cpu_ratio and ram_ratio the allocation ratios (both NaN: no limits), pci_json the host schema's
- * "pci" list as text (NULL or "": none). Bad words are InvalidHostCells, naming the word. */
+ * "pci" list as text, networks_json the cells' "network_metadata" as a JSON list with an entry per
+ * cell, null or the object (NULL or "" for either: none). Bad words are InvalidHostCells, naming
+ * the word; bad JSON texts InvalidHostJson. */
 NP_EXPORT np_status np_host_from_cells(const long long* words, size_t word_count, double cpu_ratio, double ram_ratio,
-                                       const char* pci_json, np_host** host, np_error** error);
+                                       const char* pci_json, const char* networks_json, np_host** host,
+                                       np_error** error);
 /* A live libvirt host ("qemu:///system", "test:///default"): capabilities, PCI
  * node devices and, with NP_LIBVIRT_RUNNING_CLAIMS, the claims of its running
  * guests (their live XML). Domains that cannot be read are skipped. */

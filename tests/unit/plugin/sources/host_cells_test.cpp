@@ -30,6 +30,7 @@ struct Described {
     std::vector<std::int64_t> shared, dedicated, pinned;
     std::vector<std::vector<std::int64_t>> siblings;
     std::vector<std::array<std::int64_t, 4>> pages;  // size KiB, total, used, reserved
+    nlohmann::json network;                           // null, or the schema's network_metadata
   };
   std::vector<Cell> cells;
   std::optional<std::pair<double, double>> ratios;
@@ -66,12 +67,15 @@ nlohmann::json json_of(const Described& host) {
                            {"usage", {{"shared_cpus", c.shared_used}, {"pinned_cpus", c.pinned},
                                       {"memory_mib", c.memory_used_mib}}}};
     if (c.socket) cell["socket"] = *c.socket;
+    if (!c.network.is_null()) cell["network_metadata"] = c.network;
     nlohmann::json pages = nlohmann::json::array();
     for (const auto& p : c.pages) pages.push_back({{"size_kib", p[0]}, {"total", p[1]}, {"used", p[2]}, {"reserved", p[3]}});
     cell["pages"] = pages;
     cells.push_back(cell);
   }
-  nlohmann::json out = {{"cells", cells}, {"pci", host.pci}};
+  nlohmann::json out;
+  out["cells"] = cells;
+  out["pci"] = host.pci;
   out["allocation_ratio"] = host.ratios ? nlohmann::json{{"cpu", host.ratios->first}, {"ram", host.ratios->second}}
                                         : nlohmann::json(nullptr);
   return out;
@@ -115,6 +119,13 @@ Described random_host(std::mt19937& rng) {
       c.pages.push_back({size, total, pick(0, total), pick(0, 16)});
     }
     std::shuffle(c.pages.begin(), c.pages.end(), rng);
+    if (pick(0, 2) == 0) {
+      nlohmann::json physnets = nlohmann::json::array();
+      for (const char* name : {"physnet2", "physnet0", "physnet1"}) {
+        if (pick(0, 1)) physnets.push_back(name);
+      }
+      c.network = {{"physnets", physnets}, {"tunneled", pick(0, 1) == 1}};
+    }
     host.cells.push_back(std::move(c));
   }
   if (pick(0, 3) != 0) host.ratios = std::make_pair(static_cast<double>(pick(1, 32)) / 2, static_cast<double>(pick(2, 6)) / 4);
@@ -134,7 +145,13 @@ TEST(HostCellsProperty, PackedWordsReadAsTheSameHostAsItsJson) {
     const double cpu = described.ratios ? described.ratios->first : std::nan("");
     const double ram = described.ratios ? described.ratios->second : std::nan("");
     const std::string pci = described.pci.empty() ? std::string() : described.pci.dump();
-    auto packed = plugin::host_from_cells(words, cpu, ram, pci);
+    nlohmann::json networks = nlohmann::json::array();
+    bool any_network = false;
+    for (const auto& cell : described.cells) {
+      networks.push_back(cell.network);
+      any_network = any_network || !cell.network.is_null();
+    }
+    auto packed = plugin::host_from_cells(words, cpu, ram, pci, any_network || round % 2 ? networks.dump() : "");
     auto from_json = plugin::host_from_json_text(json.dump());
     ASSERT_TRUE(from_json) << from_json.error().message << "\n" << json.dump();
     ASSERT_TRUE(packed) << packed.error().message << "\n" << json.dump();
@@ -217,20 +234,37 @@ TEST(HostCells, PciIsTheJsonSchemasList) {
   EXPECT_EQ(error_of(one_cell(), 2.0, 1.0, R"([{"allocated": 1}])"), "InvalidHostJson: pci[0].allocated: must be true or false");
 }
 
+TEST(HostCells, NetworksAreAListWithAnEntryPerCell) {
+  auto host = plugin::host_from_cells(one_cell(), 2.0, 1.0, "", R"([{"physnets": ["physnet1"], "tunneled": true}])");
+  ASSERT_TRUE(host) << host.error().message;
+  EXPECT_EQ(host->cells[0].network.physnets, std::vector<std::string>{"physnet1"});
+  EXPECT_TRUE(host->cells[0].network.tunneled);
+  auto none = plugin::host_from_cells(one_cell(), 2.0, 1.0, "", "[null]");
+  ASSERT_TRUE(none) << none.error().message;
+  EXPECT_TRUE(none->cells[0].network.physnets.empty());
+  auto wrong = plugin::host_from_cells(one_cell(), 2.0, 1.0, "", "[null, null]");
+  ASSERT_FALSE(wrong);
+  EXPECT_EQ(wrong.error().name, "InvalidHostJson");
+  EXPECT_NE(wrong.error().message.find("must be a list of 1 entries, one per cell"), std::string::npos) << wrong.error().message;
+  auto bad = plugin::host_from_cells(one_cell(), 2.0, 1.0, "", R"([{"physnets": "physnet1"}])");
+  ASSERT_FALSE(bad);
+  EXPECT_NE(bad.error().message.find("networks[0]"), std::string::npos) << bad.error().message;
+}
+
 TEST(HostCellsCApi, ChecksItsArgumentsAndGivesAHost) {
   const Words words = one_cell();
   const auto* data = reinterpret_cast<const long long*>(words.data());
   np_host* host = nullptr;
   np_error* error = nullptr;
-  EXPECT_EQ(np_host_from_cells(nullptr, 3, 2.0, 1.0, nullptr, &host, &error), NP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(np_host_from_cells(nullptr, 3, 2.0, 1.0, nullptr, nullptr, &host, &error), NP_ERR_INVALID_ARGUMENT);
   EXPECT_STREQ(np_error_name(error), "InvalidArgument");
   EXPECT_EQ(host, nullptr);
   np_error_free(error);
-  EXPECT_EQ(np_host_from_cells(data, words.size() - 1, 2.0, 1.0, nullptr, &host, &error), NP_ERR_INVALID_INPUT);
+  EXPECT_EQ(np_host_from_cells(data, words.size() - 1, 2.0, 1.0, nullptr, nullptr, &host, &error), NP_ERR_INVALID_INPUT);
   EXPECT_STREQ(np_error_name(error), "InvalidHostCells");
   EXPECT_EQ(host, nullptr);
   np_error_free(error);
-  ASSERT_EQ(np_host_from_cells(data, words.size(), 2.0, 1.0, "", &host, &error), NP_OK) << np_error_message(error);
+  ASSERT_EQ(np_host_from_cells(data, words.size(), 2.0, 1.0, "", nullptr, &host, &error), NP_OK) << np_error_message(error);
   char* json = nullptr;
   ASSERT_EQ(np_host_to_json(host, &json, &error), NP_OK);
   auto back = nlohmann::json::parse(json);

@@ -140,6 +140,25 @@ PciDevice pci_of(const json& d, const std::string& where) {
   return dev;
 }
 
+std::vector<PciDevice> pci_list_of(const json& list, const std::string& where) {
+  if (!list.is_array()) bad(where, "must be a list");
+  std::vector<PciDevice> devices;
+  for (std::size_t i = 0; i < list.size(); ++i) devices.push_back(pci_of(list[i], where + "[" + std::to_string(i) + "]"));
+  return devices;
+}
+
+// Parses `text` and reads it with `read`: "InvalidHostJson" when it is not JSON or a field is bad.
+template <typename Read>
+auto read_text(std::string_view text, const std::string& where, Read&& read) -> Result<decltype(read(json()))> {
+  json parsed = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) return make_error("InvalidHostJson", where + " is not valid JSON");
+  try {
+    return read(parsed);
+  } catch (const BadField& problem) {
+    return make_error("InvalidHostJson", problem.message);
+  }
+}
+
 HostTopology parse(const json& host, const std::string& what) {
   if (!host.is_object()) bad(what, "must be a JSON object with \"cells\"");
   const json* cells = field(host, "cells");
@@ -151,10 +170,7 @@ HostTopology parse(const json& host, const std::string& what) {
     if (!ids.insert(cell.id).second) bad(what + ".cells[" + std::to_string(i) + "]", "repeats cell id " + std::to_string(cell.id));
     topology.cells.push_back(std::move(cell));
   }
-  if (const json* pci = field(host, "pci")) {
-    if (!pci->is_array()) bad(what + ".pci", "must be a list");
-    for (std::size_t i = 0; i < pci->size(); ++i) topology.pci.push_back(pci_of((*pci)[i], what + ".pci[" + std::to_string(i) + "]"));
-  }
+  if (const json* pci = field(host, "pci")) topology.pci = pci_list_of(*pci, what + ".pci");
   // Nova's host model, Nova's accounting, unless the host says otherwise.
   topology.accounting = Accounting::Nova;
   if (const json* accounting = field(host, "accounting")) {
@@ -202,35 +218,22 @@ Result<HostTopology> host_from_json_text(std::string_view text, std::string_view
 
 Result<std::vector<PciDevice>> pci_devices_from_json_text(std::string_view text, std::string_view what) {
   const std::string where(what);
-  json parsed = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) return make_error("InvalidHostJson", where + " is not valid JSON");
-  try {
-    if (!parsed.is_array()) bad(where, "must be a list");
-    std::vector<PciDevice> devices;
-    for (std::size_t i = 0; i < parsed.size(); ++i) devices.push_back(pci_of(parsed[i], where + "[" + std::to_string(i) + "]"));
-    return devices;
-  } catch (const BadField& problem) {
-    return make_error("InvalidHostJson", problem.message);
-  }
+  return read_text(text, where, [&](const json& list) { return pci_list_of(list, where); });
 }
 
 Result<std::vector<NetworkAffinity>> cell_networks_from_json_text(std::string_view text, std::size_t cells,
                                                                   std::string_view what) {
   const std::string where(what);
-  json parsed = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) return make_error("InvalidHostJson", where + " is not valid JSON");
-  try {
-    if (!parsed.is_array() || parsed.size() != cells) {
+  return read_text(text, where, [&](const json& list) {
+    if (!list.is_array() || list.size() != cells) {
       bad(where, "must be a list of " + std::to_string(cells) + " entries, one per cell (null or network_metadata)");
     }
     std::vector<NetworkAffinity> networks(cells);
     for (std::size_t i = 0; i < cells; ++i) {
-      if (!parsed[i].is_null()) networks[i] = json_fields::network_of(parsed[i], where + "[" + std::to_string(i) + "]");
+      if (!list[i].is_null()) networks[i] = json_fields::network_of(list[i], where + "[" + std::to_string(i) + "]");
     }
     return networks;
-  } catch (const BadField& problem) {
-    return make_error("InvalidHostJson", problem.message);
-  }
+  });
 }
 
 nlohmann::json host_to_json(const HostTopology& host) {

@@ -17,16 +17,13 @@ const json* field(const json& object, const char* name) {
 }
 
 std::uint64_t unsigned_of(const json& value, const std::string& where, std::uint64_t max) {
-  if (value.is_number_unsigned()) {
+  // A signed integer is what a document built in memory (not parsed from text) holds for any
+  // whole number; only a negative one is refused as such.
+  if (value.is_number_integer() && !value.is_number_unsigned() && value.get<std::int64_t>() < 0) bad(where, "is negative");
+  if (value.is_number_integer()) {
     const auto v = value.get<std::uint64_t>();
     if (v > max) bad(where, "is " + std::to_string(v) + ", above the limit " + std::to_string(max));
     return v;
-  }
-  if (value.is_number_integer()) {  // signed: a document built in memory rather than parsed from text
-    const auto v = value.get<std::int64_t>();
-    if (v < 0) bad(where, "is negative");
-    if (static_cast<std::uint64_t>(v) > max) bad(where, "is " + std::to_string(v) + ", above the limit " + std::to_string(max));
-    return static_cast<std::uint64_t>(v);
   }
   if (value.is_number_float()) {
     const double d = value.get<double>();

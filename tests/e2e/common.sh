@@ -2,7 +2,7 @@
 # Shared by the end-to-end scripts (sourced, not run). Before sourcing, a script sets TAG (its
 # message prefix), SAMPLE (the recipe-tested domain XML), WORK (its scratch directory) and
 # GUESTS (the names of the guests it may create, removed before and after).
-# Provides: say/fail/skip, take_e2e_lock, need_packages, start_libvirtd_unless_running,
+# Provides: say/fail/skip (and a report of any command that stops the script), take_e2e_lock, need_packages, start_libvirtd_unless_running,
 # remove_guests, stop_started_daemons, finish_e2e, make_guest, qemu_pid, vcpu_thread_cpus,
 # two_cell_caps.
 URI=qemu:///system
@@ -11,6 +11,17 @@ STARTED_DAEMONS=()
 say() { printf '%s: %s\n' "$TAG" "$*"; }
 fail() { printf '%s: FAIL: %s\n' "$TAG" "$*" >&2; exit 1; }
 skip() { say "skipped: $*"; exit 77; }
+
+# A command that ends a script under set -e names itself and its line: without this the script
+# stops with no word (CI once saw e2e.migrate end so, after a pipeline cut short by SIGPIPE under
+# pipefail). Only in the script's own shell: a command substitution's failure is its caller's to
+# judge, and commands whose status is tested (if, &&, ||, !) never trigger it.
+set -E
+report_stop() {  # status line command
+  [ "$BASH_SUBSHELL" -eq 0 ] || return 0
+  printf '%s: FAIL: line %s: "%s" exited %s\n' "$TAG" "$2" "$3" "$1" >&2
+}
+trap 'report_stop "$?" "$LINENO" "$BASH_COMMAND"' ERR
 
 # One e2e run at a time on a machine: they share libvirtd and the host's pCPUs.
 take_e2e_lock() {

@@ -195,8 +195,14 @@ DST_STARTED=1
 unshare -m --propagation private sh "$DST/start.sh" 9>&- || fail "host 2's libvirtd did not start"
 for _ in $(seq 1 60); do dst_virsh version >/dev/null 2>&1 && break; sleep 0.5; done
 dst_virsh version >/dev/null 2>&1 || fail "host 2's libvirtd does not answer at $DST_URI"
-uuid1=$(virsh -c "$URI" capabilities | grep -m1 -o '<uuid>[^<]*' | cut -c7-)
-uuid2=$(dst_virsh capabilities | grep -m1 -o '<uuid>[^<]*' | cut -c7-)
+# Each daemon's capabilities read whole before they are searched: grep -m1 on virsh's pipe may exit
+# while virsh still writes, and under pipefail virsh's SIGPIPE would end this script.
+host_uuid() { awk -F'[<>]' '$2 == "uuid" && !seen {print $3; seen = 1}' "$1"; }  # the first: <host>'s
+virsh -c "$URI" capabilities >"$WORK/caps1.now"
+dst_virsh capabilities >"$WORK/caps2.now"
+uuid1=$(host_uuid "$WORK/caps1.now")
+uuid2=$(host_uuid "$WORK/caps2.now")
+[ -n "$uuid1" ] && [ -n "$uuid2" ] || fail "a daemon's capabilities name no host UUID ('$uuid1', '$uuid2')"
 [ "$uuid1" != "$uuid2" ] || fail "both daemons report host UUID $uuid1"
 say "host 2: a second libvirtd at $DST_URI (host UUID $uuid2, host 1's is $uuid1)"
 dst_virsh define "$WORK/np-mig-b.xml" >/dev/null

@@ -4,8 +4,9 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
-#include <cstdio>
 #include <algorithm>
+#include <charconv>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 
@@ -14,6 +15,7 @@
 #include "placement/fit/fit.h"
 #include "placement/request/guest_topology.h"
 #include "plugin/service/fit_json.h"
+#include "plugin/sources/host_cells.h"
 #include "plugin/sources/host_json.h"
 #include "plugin/sources/hwloc_source.h"
 #include "plugin/service/place_domain.h"
@@ -246,10 +248,12 @@ Outcome fit_request_json(std::string_view data) {
   return std::nullopt;
 }
 
-Outcome fit_host_json(std::string_view data) {
-  auto host = plugin::host_from_json_text(data);
-  if (!host) return host.error();
-  const nlohmann::json written = plugin::host_to_json(*host);
+namespace {
+
+// What every accepted host must keep: written as JSON it reads back to the same host, and a
+// 1-cell guest of 1 vCPU and 1 GiB gets an answer that is a JSON object with a "kind".
+void check_accepted_host(const HostTopology& host) {
+  const nlohmann::json written = plugin::host_to_json(host);
   auto again = plugin::host_from_json(written);
   if (!again) invariant_broken("a host written as JSON does not read back: " + again.error().message);
   if (plugin::host_to_json(*again) != written) invariant_broken("a host read back differs: " + written.dump());
@@ -259,7 +263,60 @@ Outcome fit_host_json(std::string_view data) {
   cell.cpus = CpuSet{0};
   cell.memory_kib = 1024 * 1024;
   guest.cells.push_back(cell);
-  check_answer_text(plugin::fit_answer_text(fit_guest(*host, guest)));
+  check_answer_text(plugin::fit_answer_text(fit_guest(host, guest)));
+}
+
+// The next line of `data` (without its newline), or nullopt at the end.
+std::optional<std::string_view> next_line(std::string_view& data) {
+  if (data.empty()) return std::nullopt;
+  const std::size_t end = data.find('\n');
+  const std::string_view line = data.substr(0, end);
+  data.remove_prefix(end == std::string_view::npos ? data.size() : end + 1);
+  return line;
+}
+
+Error not_packed_words(const std::string& why) {
+  return make_error("NotPackedWords", "fuzz input for packed host cells: " + why);
+}
+
+}  // namespace
+
+Outcome fit_host_json(std::string_view data) {
+  auto host = plugin::host_from_json_text(data);
+  if (!host) return host.error();
+  check_accepted_host(*host);
+  return std::nullopt;
+}
+
+Outcome host_cells_words(std::string_view data) {
+  const auto ratios_line = next_line(data);
+  const auto words_line = next_line(data);
+  if (!ratios_line || !words_line) return not_packed_words("a ratios line and a words line are needed");
+  const std::string ratios_text(*ratios_line);
+  char* end = nullptr;
+  const double cpu_ratio = std::strtod(ratios_text.c_str(), &end);
+  if (end == ratios_text.c_str()) return not_packed_words("line 1 is not two ratios");
+  const char* rest = end;
+  const double ram_ratio = std::strtod(rest, &end);
+  if (end == rest || !trim(std::string_view(end)).empty()) return not_packed_words("line 1 is not two ratios");
+  std::vector<std::int64_t> words;
+  std::string_view text = *words_line;
+  while (true) {
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\t' || text.front() == '\r')) text.remove_prefix(1);
+    if (text.empty()) break;
+    std::int64_t word = 0;
+    const auto [stop, status] = std::from_chars(text.data(), text.data() + text.size(), word);
+    if (status != std::errc() || (stop != text.data() + text.size() && *stop != ' ' && *stop != '\t' && *stop != '\r')) {
+      return not_packed_words("line 2 holds a word that is not a 64-bit integer");
+    }
+    words.push_back(word);
+    text.remove_prefix(static_cast<std::size_t>(stop - text.data()));
+  }
+  const std::string_view pci = next_line(data).value_or(std::string_view());
+  const std::string_view networks = next_line(data).value_or(std::string_view());
+  auto host = plugin::host_from_cells(words, cpu_ratio, ram_ratio, pci, networks);
+  if (!host) return host.error();
+  check_accepted_host(*host);
   return std::nullopt;
 }
 
@@ -274,6 +331,7 @@ Outcome run(std::string_view harness, std::string_view data) {
   if (harness == "hook") return hook_stdin(data);
   if (harness == "fitrequest") return fit_request_json(data);
   if (harness == "fithost") return fit_host_json(data);
+  if (harness == "hostcells") return host_cells_words(data);
   return make_error("UnknownHarness", "no fuzz entry named '" + std::string(harness) + "'");
 }
 

@@ -53,8 +53,15 @@ Outcome fit_request_json(std::string_view data);
 // 1 GiB is fitted on it, its answer text a JSON object with a "kind".
 Outcome fit_host_json(std::string_view data);
 
+// np_host_from_cells' reader (plugin::host_from_cells), fed as text: line 1 the CPU and RAM
+// allocation ratios ("nan nan": no limits), line 2 the words as decimal integers, line 3 (optional)
+// the PCI JSON text, line 4 (optional) the networks JSON text. An input that is not of that form
+// is refused as "NotPackedWords". An accepted host is checked as fit_host_json's: written as JSON it
+// reads back to the same host, and the 1-cell guest's answer is a JSON object with a "kind".
+Outcome host_cells_words(std::string_view data);
+
 // Dispatch by harness name ("cpulist", "specs", "capabilities", "nodedev", "domain", "hwloc", "json", "hook",
-// "fitrequest", "fithost").
+// "fitrequest", "fithost", "hostcells").
 // Returns an Error named "UnknownHarness" for any other name.
 Outcome run(std::string_view harness, std::string_view data);
 

@@ -41,7 +41,7 @@ TEST(FuzzRegressions, EveryKeptCrashIsRefusedByNameOrAccepted) {
 }
 
 TEST(FuzzRegressions, EveryEntryAcceptsAnEmptyInputWithoutCrashing) {
-  for (const char* harness : {"cpulist", "specs", "capabilities", "nodedev", "domain", "hwloc", "json", "fitrequest", "fithost"}) {
+  for (const char* harness : {"cpulist", "specs", "capabilities", "nodedev", "domain", "hwloc", "json", "fitrequest", "fithost", "hostcells"}) {
     const auto outcome = fuzz::run(harness, "");
     if (outcome) {
       EXPECT_NE(outcome->name, "UnknownHarness") << harness;

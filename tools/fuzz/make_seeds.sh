@@ -14,6 +14,7 @@
 #   fitrequest    the requests of the nova vectors (the fit API's flavor/image form), and their
 #                 expected guest topologies in its topology form
 #   fithost       the hosts of the nova vectors (the fit API's host JSON)
+#   hostcells     the same hosts as np_host_from_cells' packed words (fuzz_entries.h's text form)
 # Usage: make_seeds.sh OUT_DIR [DATA_DIR]   (DATA_DIR: tests/data's layout; default tests/data itself)
 set -euo pipefail
 SOURCE=$(cd "$(dirname "$0")/../.." && pwd)
@@ -21,7 +22,7 @@ OUT=$1
 SHARED=$(readlink -f "${2:-$SOURCE/tests/data}")
 [ -d "$SHARED/corpus" ] || { echo "make_seeds.sh: no corpus under $SHARED" >&2; exit 1; }
 rm -rf "$OUT"
-mkdir -p "$OUT"/{cpulist,specs,capabilities,nodedev,domain,hwloc,json,hook,fitrequest,fithost}
+mkdir -p "$OUT"/{cpulist,specs,capabilities,nodedev,domain,hwloc,json,hook,fitrequest,fithost,hostcells}
 
 copy_all() {  # dest files...
   local dest=$1 f; shift
@@ -32,7 +33,7 @@ copy_all capabilities "$SHARED"/corpus/*/capabilities/* "$SHARED"/samples/libvir
 copy_all nodedev "$SHARED"/corpus/*/nodedev/* "$SHARED"/samples/libvirt/nodedev-* "$SHARED"/samples/libvirt/testdriver-node-*
 copy_all domain "$SHARED"/corpus/*/domains/* "$SHARED"/samples/libvirt/domain-* "$SOURCE"/examples/*.xml
 copy_all hwloc "$SHARED"/samples/hwloc/*
-for entry in cpulist specs capabilities nodedev domain hwloc json hook fitrequest fithost; do
+for entry in cpulist specs capabilities nodedev domain hwloc json hook fitrequest fithost hostcells; do
   if [ -d "$SOURCE/tests/fuzz/seeds/$entry" ]; then cp "$SOURCE/tests/fuzz/seeds/$entry"/* "$OUT/$entry/"; fi
 done
 
@@ -45,6 +46,37 @@ def put(entry, text):
     name = hashlib.sha1(data).hexdigest()[:16]
     with open(os.path.join(out, entry, name), "wb") as f:
         f.write(data)
+
+def host_cells_text(host):
+    """The host JSON as the hostcells entry's text (docs/library.md, "Packed host cells"), or None
+    where it holds what the words cannot say."""
+    try:
+        words = [len(host["cells"])]
+        for cell in host["cells"]:
+            usage = cell.get("usage") or {}
+            cpus = cell.get("cpus") or []
+            shared = cell.get("shared_cpuset", cpus)
+            dedicated = cell.get("dedicated_cpuset", cpus)
+            socket = cell.get("socket")
+            words += [cell["id"], cell["memory_mib"], int(usage.get("shared_cpus") or 0), usage.get("memory_mib") or 0,
+                      -1 if socket is None else socket]
+            for ids in (shared, dedicated, usage.get("pinned_cpus") or []):
+                words += [len(ids)] + list(ids)
+            siblings = cell.get("siblings") or []
+            words += [len(siblings)] + [len(g) for g in siblings] + [i for g in siblings for i in g]
+            pages = cell.get("pages") or []
+            words.append(len(pages))
+            for p in pages:
+                words += [p["size_kib"], p["total"], p.get("used", 0), p.get("reserved", 0)]
+        ratio = host.get("allocation_ratio")
+        ratios = "nan nan" if ratio is None else "%r %r" % (float(ratio["cpu"]), float(ratio["ram"]))
+        networks = [cell.get("network_metadata") for cell in host["cells"]]
+        lines = [ratios, " ".join(str(int(w)) for w in words), json.dumps(host.get("pci") or [])]
+        if any(n is not None for n in networks):
+            lines.append(json.dumps(networks))
+        return "\n".join(lines) + "\n"
+    except (KeyError, TypeError, ValueError):
+        return None
 
 lists = set()
 for path in glob.glob(shared + "/corpus/**/*.xml", recursive=True) + glob.glob(shared + "/samples/**/*.xml", recursive=True):
@@ -73,6 +105,9 @@ for path in sorted(vectors, key=lambda p: p[:-3] if p.endswith(".xz") else p):
             put("fitrequest", json.dumps({"topology": topology}))
         if isinstance(vector.get("host"), dict):
             put("fithost", json.dumps(vector["host"]))
+            packed = host_cells_text(vector["host"])
+            if packed:
+                put("hostcells", packed)
         flavor = request.get("flavor", {})
         image = (request.get("image") or {}).get("properties", {})
         def v(x): return x if isinstance(x, str) else json.dumps(x)
@@ -89,6 +124,6 @@ for f in "$OUT"/domain/*; do
   { printf '%s\n' "${ops[i % 3]}"; cat "$f"; } >"$OUT/hook/$(basename "$f")"
   i=$((i + 1))
 done
-for entry in cpulist specs capabilities nodedev domain hwloc json hook fitrequest fithost; do
+for entry in cpulist specs capabilities nodedev domain hwloc json hook fitrequest fithost hostcells; do
   printf '%s %s\n' "$entry" "$(find "$OUT/$entry" -type f | wc -l)"
 done

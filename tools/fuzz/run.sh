@@ -12,7 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 SECONDS_EACH=${1:-60}
 BUILD=${FUZZ_BUILD_DIR:-build-fuzz}
-ALL=(cpulist specs capabilities nodedev domain hwloc json hook fitrequest fithost)
+ALL=(cpulist specs capabilities nodedev domain hwloc json hook fitrequest fithost hostcells)
 read -r -a ENTRIES <<<"${HARNESSES:-${ALL[*]}}"
 JOBS=${FUZZ_JOBS:-1}
 

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "placement/fit/assignment_bounds.h"
+#include "placement/fit/group_matching.h"
 #include "placement/fit/stable_insertion_sort.h"
 
 namespace numaplace {
@@ -64,6 +65,7 @@ struct SearchBuffers {
   std::vector<std::size_t> seed_at;
   std::vector<char> seed_used;
   std::vector<std::int64_t> seed_near;
+  GroupMatching matching;
   bool in_use = false;
 };
 
@@ -76,7 +78,9 @@ struct SearchBuffers {
 //    at one level only the first of each class is tried (a later twin's subtree mirrors, at
 //    equal value, an assignment of the earlier twin's subtree, which is searched first);
 //  - score: per shape group still to place, the sum of its best scores over the positions its
-//    next cell may still take (exact when one group remains);
+//    next cell may still take (exact when one group remains); with several groups, also the best
+//    placement of every group on distinct positions (group_matching.h), which that sum can exceed
+//    by counting one position for two groups;
 //  - score and distance together, as score x weight - distance (weight: more than any distance
 //    sum): per open position its score less its distance share, the pairs with chosen cells
 //    exactly and each pair among the cells still to place at least half of each end's nearest
@@ -114,6 +118,7 @@ class BranchAndBound {
         seed_at_(buffers.seed_at),
         seed_used_(buffers.seed_used),
         seed_near_(buffers.seed_near),
+        matching_(buffers.matching),
         max_nodes_(max_nodes) {
     chosen_.assign(guests_, 0);
     candidates_.resize(guests_);
@@ -176,6 +181,12 @@ class BranchAndBound {
   BestAssignment run() {
     BestAssignment out;
     if (bounds_.feasible(0)) search(0, 0, 0);
+    if (!best_ && capped_ && seed_ready_) {
+      best_.emplace();
+      best_->positions.assign(seed_at_.begin(), seed_at_.end());
+      best_->score = seed_score_;
+      best_->distance = seed_distance_;
+    }
     out.best = std::move(best_);
     out.nodes = nodes_;
     out.capped = capped_;
@@ -262,8 +273,8 @@ class BranchAndBound {
   }
 
   // A value some valid assignment reaches, found fast, as the floor: each guest cell in turn
-  // takes its best position by value (score x weight less the distance to the cells before),
-  // then single moves of one guest cell to a free position it fits are made while one raises
+  // takes its best position by value (score x weight less the distance to the cells before; where
+  // that runs into a dead end, Nova's first fit instead), then single moves of one guest cell to a free position it fits are made while one raises
   // the value. Without PCI or network demands and on symmetric distances only (where an assignment's
   // value does not depend on the order of its cells, so sorting each shape group's positions
   // into the search's increasing order keeps it).
@@ -286,7 +297,16 @@ class BranchAndBound {
           pick_value = v;
         }
       }
-      if (pick == hosts_) return;  // the greedy ran into a dead end: no floor
+      if (pick == hosts_) {  // the greedy ran into a dead end: start from Nova's first fit instead
+        if (!start_from_first_fit()) return;
+        value = 0;
+        std::fill(near.begin(), near.end(), 0);
+        for (std::size_t e = 0; e < guests_; ++e) {
+          value += weight_ * p_.scores[e][at[e]] - near[at[e]];
+          for (std::size_t q = 0; q < hosts_; ++q) near[q] += dist(at[e], q);
+        }
+        break;
+      }
       at[g] = pick;
       used[pick] = 1;
       value += pick_value;
@@ -318,6 +338,34 @@ class BranchAndBound {
       if (!moved) break;
     }
     floor_ = value;
+    // The floor's assignment, each shape group's positions sorted into the search's increasing
+    // order (its value unchanged on symmetric distances): the answer of a search capped before it
+    // found one of its own, so that the cap bounds every search that has a floor.
+    for (std::size_t g = 0; g < guests_; ++g) {
+      for (std::size_t later = g + 1; later < guests_; ++later) {
+        if (p_.shape_group[later] == p_.shape_group[g] && at[later] < at[g]) std::swap(at[g], at[later]);
+      }
+    }
+    seed_score_ = 0;
+    seed_distance_ = 0;
+    for (std::size_t g = 0; g < guests_; ++g) {
+      seed_score_ += p_.scores[g][at[g]];
+      for (std::size_t e = 0; e < g; ++e) seed_distance_ += dist(at[e], at[g]);
+    }
+    seed_ready_ = true;
+  }
+
+  // seed_at_ and seed_used_ as the first assignment in Nova's order (AssignmentBounds::run, its
+  // positions given back afterwards); false when there is none.
+  bool start_from_first_fit() {
+    if (!bounds_.run(0)) return false;
+    std::fill(seed_used_.begin(), seed_used_.end(), 0);
+    for (std::size_t g = 0; g < guests_; ++g) {
+      seed_at_[g] = bounds_.chosen()[g];
+      seed_used_[seed_at_[g]] = 1;
+    }
+    for (std::size_t g = 0; g < guests_; ++g) bounds_.release(seed_at_[g]);
+    return true;
   }
 
   // Positions free and open to a guest cell from `next` on, as flags into `out`.
@@ -376,6 +424,16 @@ class BranchAndBound {
       for (std::size_t i = 0; i < count; ++i) score_bound += values_[i];
       cuts_[group_index++] = values_[count - 1];  // the least score this group's best completion takes
     }
+    const std::int64_t group_score_bound = score_bound;  // what top_score_bound's cuts are taken against
+    if (groups_at_[next].size() > 1) {
+      // The groups on distinct positions: no completion scores more (nor places every cell when
+      // there is no such placement).
+      const auto placed = best_completion(next, [&](std::size_t first, std::size_t p) {
+        return !bounds_.taken(p) && open_to(first, p);
+      }, [&](std::size_t first, std::size_t p) { return p_.scores[first][p]; });
+      if (placed.kind == Completion::None) return false;
+      if (placed.kind == Completion::Value) score_bound = std::min(score_bound, score + placed.value);
+    }
     if (cannot_beat(score_bound, distance)) return false;
     const bool bounded = combined_ ? (best_ || floor_ > kNoFloor) : (best_ && score_bound == best_->score);
     if (bounded) {
@@ -410,9 +468,17 @@ class BranchAndBound {
                            std::greater<>());
           for (std::size_t i = 0; i < count; ++i) twice += values_[i];
         }
+        if (groups_at_[next].size() > 1) {
+          // The same values with every group on distinct positions.
+          const auto placed = best_completion(next, [&](std::size_t first, std::size_t p) {
+            return in_child_[p] && open_to(first, p);
+          }, [&](std::size_t first, std::size_t p) { return 2 * weight_ * p_.scores[first][p] - share_[p]; });
+          if (placed.kind == Completion::None) return false;
+          if (placed.kind == Completion::Value) twice = std::min(twice, 2 * (weight_ * score - distance) + placed.value);
+        }
         // The child's best value is at most twice / 2 (rounded down); it must reach the threshold.
         if (twice < 2 * threshold()) return false;
-        if (!top_score_bound(next, score_bound, distance)) return false;
+        if (!top_score_bound(next, group_score_bound, distance)) return false;
         if (groups_at_[next].size() > 1) {
           // Several groups may each count the same cheap position above; the score bound and the
           // `left` smallest shares of distinct positions bound the value too.
@@ -440,6 +506,29 @@ class BranchAndBound {
     }
     if (groups_at_[next].size() == 1 && unconstrained()) return true;  // the count above is the matching
     return bounds_.feasible(next);
+  }
+
+  // The best total of `value(first, p)` over placements of the shape groups left at `next` (a
+  // group by its first cell) on distinct positions with `allowed(first, p)`: None when there is
+  // no such placement, Unbounded when a value is too large for GroupMatching (no bound then).
+  struct Completion {
+    enum Kind { Value, None, Unbounded } kind;
+    std::int64_t value;
+  };
+  template <typename Allowed, typename ValueOf>
+  Completion best_completion(std::size_t next, Allowed allowed, ValueOf value) {
+    const auto& groups = groups_at_[next];
+    matching_.reset(groups.size(), hosts_);
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      const std::size_t first = groups[i].first;
+      matching_.set_items(i, groups[i].second);
+      for (std::size_t p = first_open(first); p < hosts_; ++p) {
+        if (allowed(first, p) && !matching_.allow(i, p, value(first, p))) return {Completion::Unbounded, 0};
+      }
+    }
+    const std::optional<std::int64_t> best = matching_.best();
+    if (!best) return {hosts_ + groups.size() > GroupMatching::kMaxSize ? Completion::Unbounded : Completion::None, 0};
+    return {Completion::Value, *best};
   }
 
   // With a threshold no completion short of the score bound reaches: every shape group left
@@ -531,7 +620,7 @@ class BranchAndBound {
     for (const Candidate& c : candidates) {
       if (level.tried[twin_[c.position]]) continue;  // a twin tried before covers it
       level.tried[twin_[c.position]] = 1;
-      if (nodes_ >= max_nodes_ && best_) {
+      if (nodes_ >= max_nodes_ && (best_ || seed_ready_)) {
         capped_ = true;
         return;
       }
@@ -591,10 +680,14 @@ class BranchAndBound {
   std::vector<std::size_t>& seed_at_;                // scratch of seed_floor
   std::vector<char>& seed_used_;
   std::vector<std::int64_t>& seed_near_;
+  GroupMatching& matching_;                          // scratch of the bounds with several groups left
   bool mask_matrix_ = true;                          // live_ carries the masks too (see open_to)
   std::int64_t weight_ = 1;                         // see choose_weight
   static constexpr std::int64_t kNoFloor = std::numeric_limits<std::int64_t>::min();
   std::int64_t floor_ = kNoFloor;                   // see seed_floor
+  bool seed_ready_ = false;                         // seed_at_ holds the floor's assignment
+  std::int64_t seed_score_ = 0;
+  std::int64_t seed_distance_ = 0;
   bool combined_ = false;
   std::optional<ScoredAssignment> best_;
   std::size_t nodes_ = 0;

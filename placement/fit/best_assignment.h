@@ -57,8 +57,10 @@ struct BestAssignment {
 
 // Maximises the sum of the pairs' scores; among equal sums minimises the sum of distances
 // between the chosen host cells; among those, the first the search tries (per guest cell:
-// score, distance to the cells chosen, Nova's order). It visits at most `max_nodes` nodes, but
-// never stops before a first assignment (always a valid fit) when one exists.
+// score, distance to the cells chosen, Nova's order). It visits at most `max_nodes` nodes and
+// answers a valid fit whenever one exists: capped before it found an assignment of its own, it
+// answers the greedy floor's (where there is one: no PCI or network demand, symmetric
+// distances), and without a floor it goes on to its first assignment.
 // `forbidden`: (shape group, position) pairs no guest cell of that group may take
 // (the runner-up search forbids, in turn, each pair of the winner).
 BestAssignment find_best_assignment(const AssignmentProblem& problem,

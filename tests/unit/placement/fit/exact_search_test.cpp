@@ -5,7 +5,8 @@
 // per guest cell in turn higher score, less distance to the cells before it, earlier position,
 // over assignments whose cells of one shape take increasing positions), and it is a valid fit.
 // The problems have many interchangeable host cells (the search's twin classes) and, now and
-// then, a forbidden pair or an asymmetric distance. Also: on the benchmark shapes (16 x 8 and
+// then, a forbidden pair or an asymmetric distance. A search capped early still answers a valid
+// fit (the greedy floor's, where it has one) and stops at its cap. Also: on the benchmark shapes (16 x 8 and
 // 64 x 32, empty and used, shared and dedicated) fit_guest's search is never capped.
 #include <gtest/gtest.h>
 
@@ -170,6 +171,57 @@ TEST(ExactSearch, EqualsABruteForceWalkAndItsTieBreakOnRandomProblems) {
     }
   }
   EXPECT_GT(found, 2000);  // most rounds have an assignment: the comparison is not vacuous
+}
+
+// With a node cap too small to finish, the search still answers exactly when a fit exists: on
+// symmetric distances (where it has a greedy floor) it stops at the cap, its answer a valid,
+// canonical fit whose score and distance are what its positions add up to, never better than
+// the walk's best; uncapped, the walk's best itself.
+TEST(ExactSearch, ACappedSearchStopsAtItsCapWithAValidFit) {
+  std::mt19937 rng(20261203);
+  int capped_before_own = 0;
+  for (int round = 0; round < 3000; ++round) {
+    const RandomProblem r = random_problem(rng);
+    const std::size_t n = r.order.size();
+    const std::size_t k = r.fits.rows();
+    bool symmetric = true;
+    for (std::size_t a = 0; a < n; ++a) {
+      for (std::size_t b = 0; b < n; ++b) symmetric = symmetric && r.host.cells[a].distances[b] == r.host.cells[b].distances[a];
+    }
+    const std::size_t cap = 1 + rng() % 3;
+    const AssignmentProblem problem{r.host, r.order, r.fits, r.scores, r.shape_group, r.demands};
+    const BestAssignment got = find_best_assignment(problem, r.forbidden, cap);
+    const std::optional<Walked> want = brute_force(r);
+    ASSERT_EQ(got.best.has_value(), want.has_value()) << "round " << round;
+    if (symmetric) {
+      EXPECT_LE(got.nodes, cap) << "round " << round;
+    }
+    if (!want) continue;
+    if (got.capped && got.nodes < k) ++capped_before_own;  // fewer nodes than one descent: the floor's answer
+    const std::vector<std::size_t>& at = got.best->positions;
+    ASSERT_EQ(at.size(), k);
+    std::int64_t score = 0;
+    std::int64_t distance = 0;
+    for (std::size_t g = 0; g < k; ++g) {
+      EXPECT_TRUE(r.fits.at(g, at[g])) << "round " << round;
+      for (const auto& [group, position] : r.forbidden) EXPECT_FALSE(group == r.shape_group[g] && position == at[g]);
+      for (std::size_t e = 0; e < g; ++e) {
+        EXPECT_NE(at[e], at[g]) << "round " << round;
+        if (r.shape_group[e] == r.shape_group[g]) {
+          EXPECT_LT(at[e], at[g]) << "round " << round;
+        }
+        distance += r.host.cells[r.order[at[e]]].distances[r.order[at[g]]];
+      }
+      score += r.scores[g][at[g]];
+    }
+    EXPECT_EQ(got.best->score, score) << "round " << round;
+    EXPECT_EQ(got.best->distance, distance) << "round " << round;
+    EXPECT_TRUE(score < want->score || (score == want->score && distance >= want->distance)) << "round " << round;
+    if (!got.capped) {
+      EXPECT_EQ(at, want->positions) << "round " << round;
+    }
+  }
+  EXPECT_GT(capped_before_own, 100);  // the floor's answer is what many of these return
 }
 
 // The benchmark's hosts (tools/bench/strategy_fit_bench.cpp): cells of 8 cores x 2 threads and

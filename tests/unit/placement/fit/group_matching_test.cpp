@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// GroupMatching (group_matching.h) is exact: on random problems of up to 4 groups and 7 positions,
+// values positive and negative, some pairs not allowed, its total is the best a walk written here
+// finds over every way of giving each position to one group or none (each group ending with
+// exactly its items), and it says "no placement" exactly when that walk finds none. Also its
+// refusals: values out of range, and more items than positions.
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <random>
+#include <vector>
+
+#include "placement/fit/group_matching.h"
+
+namespace numaplace {
+namespace {
+
+struct Problem {
+  std::vector<std::vector<std::optional<std::int64_t>>> values;  // [group][position], nullopt: not allowed
+  std::vector<std::size_t> items;
+};
+
+// Every position to one group or none, in turn; a complete walk keeps the best total.
+std::optional<std::int64_t> walk_every_placement(const Problem& problem) {
+  const std::size_t groups = problem.items.size();
+  const std::size_t positions = problem.values.empty() ? 0 : problem.values[0].size();
+  std::vector<std::size_t> left = problem.items;
+  std::optional<std::int64_t> best;
+  auto walk = [&](auto&& self, std::size_t p, std::int64_t total) -> void {
+    if (p == positions) {
+      for (std::size_t n : left) {
+        if (n != 0) return;
+      }
+      if (!best || total > *best) best = total;
+      return;
+    }
+    self(self, p + 1, total);  // p stays free
+    for (std::size_t g = 0; g < groups; ++g) {
+      if (left[g] == 0 || !problem.values[g][p]) continue;
+      --left[g];
+      self(self, p + 1, total + *problem.values[g][p]);
+      ++left[g];
+    }
+  };
+  walk(walk, 0, 0);
+  return best;
+}
+
+TEST(GroupMatching, EqualsAWalkOverEveryPlacementOnRandomProblems) {
+  std::mt19937 rng(20261202);
+  GroupMatching matching;  // one object for every problem: reset must forget the one before
+  int placed = 0;
+  int refused = 0;
+  for (int round = 0; round < 4000; ++round) {
+    Problem problem;
+    const std::size_t groups = 1 + rng() % 4;
+    const std::size_t positions = 1 + rng() % 7;
+    const int spread = rng() % 2 ? 10 : 1000;  // small values make many ties
+    problem.values.assign(groups, std::vector<std::optional<std::int64_t>>(positions));
+    problem.items.assign(groups, 0);
+    std::size_t total_items = 0;
+    for (std::size_t g = 0; g < groups; ++g) {
+      problem.items[g] = rng() % 3;
+      total_items += problem.items[g];
+      for (std::size_t p = 0; p < positions; ++p) {
+        if (rng() % 5 != 0) problem.values[g][p] = static_cast<std::int64_t>(rng() % (2 * spread + 1)) - spread;
+      }
+    }
+    if (total_items > positions) continue;
+    matching.reset(groups, positions);
+    for (std::size_t g = 0; g < groups; ++g) {
+      matching.set_items(g, problem.items[g]);
+      for (std::size_t p = 0; p < positions; ++p) {
+        if (problem.values[g][p]) {
+          ASSERT_TRUE(matching.allow(g, p, *problem.values[g][p]));
+        }
+      }
+    }
+    const std::optional<std::int64_t> want = walk_every_placement(problem);
+    const std::optional<std::int64_t> got = matching.best();
+    ASSERT_EQ(got.has_value(), want.has_value()) << "round " << round;
+    if (want) {
+      EXPECT_EQ(*got, *want) << "round " << round;
+      ++placed;
+    } else {
+      ++refused;
+    }
+  }
+  EXPECT_GT(placed, 1500);  // both outcomes are compared many times
+  EXPECT_GT(refused, 50);
+}
+
+TEST(GroupMatching, RefusesValuesOutOfRangeAndMoreItemsThanPositions) {
+  GroupMatching matching;
+  matching.reset(1, 2);
+  EXPECT_FALSE(matching.allow(0, 0, GroupMatching::kMaxValue + 1));
+  EXPECT_FALSE(matching.allow(0, 0, -GroupMatching::kMaxValue - 1));
+  EXPECT_TRUE(matching.allow(0, 1, GroupMatching::kMaxValue));
+  matching.set_items(0, 1);
+  EXPECT_EQ(matching.best(), std::optional<std::int64_t>(GroupMatching::kMaxValue));  // position 0 was not set
+  matching.set_items(0, 3);
+  EXPECT_EQ(matching.best(), std::nullopt);
+  matching.reset(2, 3);
+  EXPECT_EQ(matching.best(), std::optional<std::int64_t>(0));  // no items: the empty placement
+}
+
+}  // namespace
+}  // namespace numaplace

@@ -274,10 +274,11 @@ class BranchAndBound {
 
   // A value some valid assignment reaches, found fast, as the floor: each guest cell in turn
   // takes its best position by value (score x weight less the distance to the cells before; where
-  // that runs into a dead end, Nova's first fit instead), then single moves of one guest cell to a free position it fits are made while one raises
-  // the value. Without PCI or network demands and on symmetric distances only (where an assignment's
-  // value does not depend on the order of its cells, so sorting each shape group's positions
-  // into the search's increasing order keeps it).
+  // that runs into a dead end, Nova's first fit instead), then single moves of one guest cell to
+  // a free position it fits are made while one raises the value. Without PCI or network demands
+  // and on symmetric distances only (where an assignment's value does not depend on the order of
+  // its cells, so sorting each shape group's positions into the search's increasing order keeps
+  // it).
   void seed_floor() {
     std::vector<std::size_t>& at = seed_at_;
     std::vector<char>& used = seed_used_;

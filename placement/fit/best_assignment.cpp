@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <functional>
 #include <limits>
+#include <tuple>
+#include <utility>
 
 #include "placement/fit/assignment_bounds.h"
 #include "placement/fit/group_matching.h"
@@ -300,10 +302,10 @@ class BranchAndBound {
       }
       if (pick == hosts_) {  // the greedy ran into a dead end: start from Nova's first fit instead
         if (!start_from_first_fit()) return;
-        value = 0;
+        const auto [score, distance] = totals_of(at);
+        value = weight_ * score - distance;
         std::fill(near.begin(), near.end(), 0);
         for (std::size_t e = 0; e < guests_; ++e) {
-          value += weight_ * p_.scores[e][at[e]] - near[at[e]];
           for (std::size_t q = 0; q < hosts_; ++q) near[q] += dist(at[e], q);
         }
         break;
@@ -347,13 +349,19 @@ class BranchAndBound {
         if (p_.shape_group[later] == p_.shape_group[g] && at[later] < at[g]) std::swap(at[g], at[later]);
       }
     }
-    seed_score_ = 0;
-    seed_distance_ = 0;
-    for (std::size_t g = 0; g < guests_; ++g) {
-      seed_score_ += p_.scores[g][at[g]];
-      for (std::size_t e = 0; e < g; ++e) seed_distance_ += dist(at[e], at[g]);
-    }
+    std::tie(seed_score_, seed_distance_) = totals_of(at);
     seed_ready_ = true;
+  }
+
+  // A complete assignment's score and distance (pairs in guest cell order), as the search sums them.
+  std::pair<std::int64_t, std::int64_t> totals_of(const std::vector<std::size_t>& at) const {
+    std::int64_t score = 0;
+    std::int64_t distance = 0;
+    for (std::size_t g = 0; g < guests_; ++g) {
+      score += p_.scores[g][at[g]];
+      for (std::size_t e = 0; e < g; ++e) distance += dist(at[e], at[g]);
+    }
+    return {score, distance};
   }
 
   // seed_at_ and seed_used_ as the first assignment in Nova's order (AssignmentBounds::run, its

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "placement/fit/group_matching.h"
 
-#include <algorithm>
-
 namespace numaplace {
 
 void GroupMatching::reset(std::size_t groups, std::size_t positions) {

@@ -20,7 +20,7 @@ class GroupMatching {
   // What a group may not take.
   static constexpr std::int64_t kNotAllowed = std::numeric_limits<std::int64_t>::min();
   // Values beyond +-kMaxValue, or more than kMaxSize groups plus positions, could overflow the
-  // path sums: set() and best() refuse them (the caller bounds otherwise).
+  // path sums: allow() and best() refuse them (the caller bounds otherwise).
   static constexpr std::int64_t kMaxValue = std::numeric_limits<std::int64_t>::max() / 4096;
   static constexpr std::size_t kMaxSize = 1024;
 

@@ -2,7 +2,8 @@
 # Shared by the end-to-end scripts (sourced, not run). Before sourcing, a script sets TAG (its
 # message prefix), SAMPLE (the recipe-tested domain XML), WORK (its scratch directory) and
 # GUESTS (the names of the guests it may create, removed before and after).
-# Provides: say/fail/skip (and a report of any command that stops the script), take_e2e_lock, need_packages, start_libvirtd_unless_running,
+# Provides: say/fail/skip (and a report of any command that stops the script), take_e2e_lock,
+# need_packages, start_libvirtd_unless_running,
 # remove_guests, stop_started_daemons, finish_e2e, make_guest, qemu_pid, vcpu_thread_cpus,
 # two_cell_caps.
 URI=qemu:///system

@@ -53,7 +53,10 @@ Result<HostCell> read_cell(const xmlNode* node, std::map<std::uint32_t, std::uin
     pool.total = *count;
     cell.pages.push_back(pool);
   }
-  std::sort(cell.pages.begin(), cell.pages.end(), [](const PagePool& a, const PagePool& b) { return a.size_kib < b.size_kib; });
+  if (const auto twice = sort_page_pools(cell.pages)) {
+    return make_error("InvalidCapabilities", where + " lists <pages size='" + std::to_string(*twice) +
+                                                 "' unit='KiB'> more than once; a cell has one pool of each page size");
+  }
 
   if (const xmlNode* distances = first_child(node, "distances")) {
     for (const xmlNode* sibling : child_elements(distances, "sibling")) {

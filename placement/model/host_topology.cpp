@@ -5,6 +5,14 @@
 
 namespace numaplace {
 
+std::optional<std::uint64_t> sort_page_pools(std::vector<PagePool>& pages) {
+  std::sort(pages.begin(), pages.end(), [](const PagePool& a, const PagePool& b) { return a.size_kib < b.size_kib; });
+  const auto twice = std::adjacent_find(pages.begin(), pages.end(),
+                                        [](const PagePool& a, const PagePool& b) { return a.size_kib == b.size_kib; });
+  if (twice == pages.end()) return std::nullopt;
+  return twice->size_kib;
+}
+
 std::optional<std::uint32_t> cell_of_cpu(const HostTopology& host, std::uint32_t cpu) {
   for (const auto& cell : host.cells) {
     if (cell.cpus.contains(cpu)) return cell.id;

@@ -27,6 +27,11 @@ struct PagePool {
   std::uint64_t free() const { return total > used + reserved ? total - used - reserved : 0; }
 };
 
+// Sorts a cell's pools ascending by page size and returns a size listed more than once, if any.
+// Every reader refuses such a cell: two pools of one size leave it a guess which one a guest's pages
+// come from, and a host written out and read back would not be the same host.
+std::optional<std::uint64_t> sort_page_pools(std::vector<PagePool>& pages);
+
 struct CellUsage {
   double shared_cpus = 0;       // vCPUs of unpinned guests floating on the shared set
   CpuSet pinned_cpus;           // pCPUs held by dedicated guests (pins, isolate siblings, emulator pCPUs)

@@ -52,7 +52,7 @@ class WordReader {
   std::size_t remaining() const { return words_.size() - at_; }
   std::size_t position() const { return at_; }
 
- private:
+  // `what`, with the cell being read when there is one ("cell 3 page size KiB").
   std::string named(const char* what) const {
     return cell_ == kNoCell ? std::string(what) : "cell " + std::to_string(cell_) + " " + what;
   }
@@ -95,8 +95,9 @@ HostCell cell_of(WordReader& words) {
     pool.reserved = static_cast<std::uint64_t>(words.next(0, kMaxPages, "pages reserved"));
     cell.pages.push_back(pool);
   }
-  std::sort(cell.pages.begin(), cell.pages.end(),
-            [](const PagePool& a, const PagePool& b) { return a.size_kib < b.size_kib; });
+  if (const auto twice = sort_page_pools(cell.pages)) {
+    throw BadWord{words.named("page sizes") + " list " + std::to_string(*twice) + " KiB more than once; give each size one pool"};
+  }
   return cell;
 }
 

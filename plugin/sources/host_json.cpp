@@ -88,8 +88,9 @@ HostCell cell_of(const json& c, const std::string& where) {
       if (const json* reserved = field(p, "reserved")) pool.reserved = unsigned_of(*reserved, at + ".reserved", kMaxPages);
       cell.pages.push_back(pool);
     }
-    std::sort(cell.pages.begin(), cell.pages.end(),
-              [](const PagePool& a, const PagePool& b) { return a.size_kib < b.size_kib; });
+    if (const auto twice = sort_page_pools(cell.pages)) {
+      bad(where + ".pages", "lists page size " + std::to_string(*twice) + " KiB more than once; give each size one pool");
+    }
   }
   if (const json* network = field(c, "network_metadata")) cell.network = json_fields::network_of(*network, where + ".network_metadata");
   if (const json* socket = field(c, "socket")) cell.socket = static_cast<std::uint32_t>(unsigned_of(*socket, where + ".socket", 65535));

@@ -172,7 +172,10 @@ Result<HostTopology> to_host(hwloc_topology_t topology, const std::string& what)
       pool.total = memory.page_types[p].count;
       cell.pages.push_back(pool);
     }
-    std::sort(cell.pages.begin(), cell.pages.end(), [](const PagePool& a, const PagePool& b) { return a.size_kib < b.size_kib; });
+    if (const auto twice = sort_page_pools(cell.pages)) {
+      return load_failed(what, "NUMA node " + std::to_string(cell.id) + " reports page size " + std::to_string(*twice) +
+                                   " KiB more than once");
+    }
 
     const hwloc_obj_t package = hwloc_get_ancestor_obj_by_type(topology, HWLOC_OBJ_PACKAGE, node);
     if (package != nullptr && package->os_index != HWLOC_UNKNOWN_INDEX) cell.socket = package->os_index;

@@ -256,7 +256,11 @@ void check_accepted_host(const HostTopology& host) {
   const nlohmann::json written = plugin::host_to_json(host);
   auto again = plugin::host_from_json(written);
   if (!again) invariant_broken("a host written as JSON does not read back: " + again.error().message);
-  if (plugin::host_to_json(*again) != written) invariant_broken("a host read back differs: " + written.dump());
+  const nlohmann::json reread = plugin::host_to_json(*again);
+  if (reread != written) {
+    invariant_broken("a host read back differs: " + nlohmann::json::diff(written, reread).dump() + " (written: " +
+                     written.dump() + ")");
+  }
   GuestTopology guest;
   GuestCell cell;
   cell.id = 0;

@@ -120,6 +120,8 @@ TEST(CapabilitiesReader, RefusesImpossibleValues) {
       {"<cell id='0'><cpus num='1'><cpu id='x'/></cpus></cell>", "InvalidCapabilities"},
       {"<cell id='0'><cpus num='2'><cpu id='1'/><cpu id='1'/></cpus></cell>", "InvalidCapabilities"},
       {"<cell id='0'/><cell id='0'/>", "InvalidCapabilities"},
+      {"<cell id='0'><pages unit='KiB' size='2048'>4</pages><pages unit='MiB' size='2'>1</pages></cell>",
+       "InvalidCapabilities"},
       {"<cell id='0'><cpus num='1'><cpu id='1'/></cpus></cell><cell id='1'><cpus num='1'><cpu id='1'/></cpus></cell>",
        "InvalidCapabilities"},
   };

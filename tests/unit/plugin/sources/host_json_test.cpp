@@ -134,6 +134,9 @@ TEST(HostJson, NamesEachBadField) {
       {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1}], "pci": [{"tags": ["type-VF"]}]})", "pci[0].tags: must be an object"},
       {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1}], "pci": [{"tags": {"dev_type": true}}]})",
        "pci[0].tags.dev_type: must be a string"},
+      {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1, "pages": [{"size_kib": 2048, "total": 4},
+           {"size_kib": 4, "total": 9}, {"size_kib": 2048, "total": 1}]}]})",
+       "pages: lists page size 2048 KiB more than once"},
   };
   for (const auto& [text, expected] : cases) {
     auto host = plugin::host_from_json_text(text);

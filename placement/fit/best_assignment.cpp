@@ -192,7 +192,7 @@ class BranchAndBound {
     out.best = std::move(best_);
     out.nodes = nodes_;
     out.capped = capped_;
-    if (!best_) {
+    if (!out.best) {
       out.pci_shortfall = bounds_.last_pci_shortfall();
       out.network_shortfall = bounds_.last_network_shortfall();
     }

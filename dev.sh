@@ -19,7 +19,7 @@ cd "$(dirname "$0")"
 
 PACKAGES=(cmake g++ make pkg-config libxml2-dev libvirt-dev libvirt-clients libhwloc-dev libnuma-dev
           libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev libcli11-dev python3-scipy
-          xz-utils man-db python3-setuptools python3-wheel python3-pip
+          xz-utils man-db python3-dev python3-setuptools python3-wheel python3-pip
           # Nova 26 and what its unit tests import (ctest label nova: tests/nova, docs/nova.md)
           python3-nova python3-oslotest python3-ddt python3-testscenarios python3-fixtures
           python3-testtools python3-stestr python3-wsgi-intercept

@@ -54,10 +54,12 @@ if(NUMAPLACE_PYTHON3 AND NOT NUMAPLACE_SANITIZE)
                    ${NUMAPLACE_TEST_DATA_DIR}/conformance/nova/edge.jsonl
                    ${NUMAPLACE_TEST_DATA_DIR}/conformance/nova/fit.jsonl)
   set_tests_properties(nova.dropin-vectors PROPERTIES LABELS nova SKIP_RETURN_CODE 77 TIMEOUT 300)
-  # NUMAPlaceFilter's host cache never answers from a host changed in place (directed and random).
+  # NUMAPlaceFilter's host cache never answers from a host changed in place (directed and random),
+  # with the cells read in C (numaplace._cellwords, which must import where it was built) and in Python.
   add_test(NAME nova.filter-cache
            COMMAND ${CMAKE_COMMAND} -E env NUMAPLACE_LIBRARY=$<TARGET_FILE:numaplace>
                    PYTHONPATH=${PROJECT_BINARY_DIR}/python PYTHONDONTWRITEBYTECODE=1
+                   NUMAPLACE_CELLWORDS_BUILT=$<IF:$<TARGET_EXISTS:numaplace_cellwords>,1,0>
                    ${NUMAPLACE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/nova/filter_cache.py)
   set_tests_properties(nova.filter-cache PROPERTIES LABELS nova SKIP_RETURN_CODE 77 TIMEOUT 300)
   # A seeded random differential of the drop-ins against Nova itself (at most about 30 s of drawing).

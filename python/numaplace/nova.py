@@ -25,8 +25,9 @@ answer is written onto the instance cells as Nova writes it: the host cell id, t
 size where one was asked, the pinning of the dedicated vCPUs and the emulator's reserved pCPUs.
 numa_fit_instance_to_host builds both again from the objects on every call (they change between
 calls; the same JSON text reuses the library's host or request). NUMAPlaceFilter keeps a
-numaplace host per host_state while the fields it is made of are unchanged (host_inputs,
-compared with their copies on every pass, so a change made in place is seen) and its verdicts
+numaplace host per host_state while the fields it is made of are unchanged (the cells' packed
+words read in C by numaplace._cellwords where it was built, else host_inputs' copies; compared on
+every pass, so a change made in place is seen) and its verdicts
 per request (asked of np_fit_hosts_cells, no answer JSON), and reads the spec once per filter_all;
 NUMAPlaceWeigher keeps its hosts and weights the same way (docs/nova.md). A scheduler of its own should
 hold numaplace.Host values and call Host.fit, which is the fast path.
@@ -46,6 +47,11 @@ import weakref
 from typing import Any, Dict, List, Optional
 
 import numaplace
+
+try:  # the cells read in C (built with the library: CMake, the Debian package); not in the pip wheel
+    from numaplace import _cellwords
+except ImportError:
+    _cellwords = None
 
 __all__ = ["numa_get_constraints", "numa_fit_instance_to_host", "NUMAPlaceFilter", "NUMAPlaceWeigher",
            "host_json", "request_json"]
@@ -403,6 +409,34 @@ def host_of_inputs(inputs: tuple, chunks: Optional[list] = None, networks: Optio
     return numaplace.Host(host)
 
 
+def packed_cells(host_topology) -> Optional[bytes]:
+    """The host's cells as np_host_from_cells' packed words (native 64-bit integers), read in C by
+    numaplace._cellwords: each CPU set and sibling group sorted, so equal cells give equal bytes.
+    None without the module, or where a cell or page pool has a field unset or not a 64-bit
+    integer (host_inputs then reads the cells in Python)."""
+    if _cellwords is None:
+        return None
+    try:
+        cells = host_topology._obj_cells
+    except AttributeError:
+        return None
+    return _cellwords.cell_words(cells)
+
+
+def host_of_packed(words: bytes, ratios, pools, networks: Optional[list] = None):
+    """The numaplace.Host of packed_cells' words with the ratios (None: no limits), the PCI pools
+    (_pci_inputs' form) and the cells' network affinity (None: none); None where the library
+    refuses the words (the caller then reads the host's JSON, which says why)."""
+    cells = array.array("q")
+    cells.frombytes(words)
+    cpu, ram = (math.nan, math.nan) if ratios is None else ratios
+    try:
+        return numaplace.Host.from_cells(cells, cpu, ram, _pci_text(pools),
+                                         None if networks is None else json.dumps(networks))
+    except numaplace.Error:
+        return None
+
+
 # The "pci" JSON text of the last few PCI pool lists (host_inputs' form, as a tuple): hosts of a
 # fleet share a few pool lists, and a host changed by a claim mostly keeps its pools.
 _pci_texts: "collections.OrderedDict[tuple, str]" = collections.OrderedDict()
@@ -702,8 +736,11 @@ class _Pass:
 
 
 # The filter's numaplace host per host_state: [host_inputs, numaplace.Host, answers, the host's
-# handle, the cells' packed words (_cell_chunks), the host with its networks (_with_networks_entry)].
-# A hit needs the inputs read now to equal the ones the host was made from, so a host changed in place (or given a new topology, ratios or PCI pools) is made again, never answered from
+# handle, the cells' packed words (_cell_chunks), the host with its networks (_with_networks_entry),
+# the packed key]. An entry is made one of two ways: where numaplace._cellwords reads the cells
+# (packed_cells), by its key (packed words, ratios, PCI pools) alone, its inputs and chunks None;
+# else by host_inputs' copies, its key None. A hit needs what is read now to equal what the host
+# was made from, so a host changed in place (or given a new topology, ratios or PCI pools) is made again, never answered from
 # the old one. `answers` keeps the verdicts of the last few requests (True: fits) by the request's
 # JSON text and the options: np_fit on an unchanged host (the filter never claims on it) gives the
 # same answer, and Nova asks the same request of all its hosts again for each instance of a
@@ -712,8 +749,10 @@ class _Pass:
 # that sound too).
 class _HostCache:
     """numaplace hosts per host_state: [host_inputs, numaplace.Host, kept answers, the host's
-    handle, the cells' packed words], made again whenever the inputs read now differ from the ones
-    the host was made from (the cells that did not change keep their copies and words).
+    handle, the cells' packed words, the host with networks, the packed key], made again whenever
+    what is read now differs from what the host was made from: the packed key where the cells read
+    in C (packed_cells), else host_inputs (the cells that did not change keep their copies and
+    words).
     Host states that take no weak reference are kept by id in a bounded map (the inputs check keeps
     that sound too)."""
 
@@ -729,11 +768,12 @@ class _HostCache:
             except TypeError:
                 found = self.by_id.get(id(host_state))
                 weak = False
-        if found is not None and _inputs_unchanged(found[0], host_topology, ratios, pci_stats):
+        key = _packed_key(host_topology, ratios, pci_stats)
+        if found is not None and _entry_unchanged(found, key, host_topology, ratios, pci_stats):
             return found
-        # A host seen before is read again only in the cells that changed (a claim changes one
-        # or two); its numaplace host is made again whole, from packed words (no JSON).
-        updated = None if found is None or found[4] is None else \
+        # Without the C reader, a host seen before is read again only in the cells that changed
+        # (a claim changes one or two); its numaplace host is made again whole, from packed words.
+        updated = None if key is not None or found is None or found[4] is None else \
             _inputs_updated(found[0], found[4], host_topology, ratios, pci_stats)
         if found is not None:
             # The old entry let go before the new host is made, so that (unless a pass elsewhere
@@ -744,13 +784,17 @@ class _HostCache:
                 else:
                     self.by_id.pop(id(host_state), None)
             found = None
-        if updated is None:
-            inputs = host_inputs(host_topology, None if ratios is None else _Ratios(*ratios), pci_stats)
-            chunks = _cell_chunks(inputs)
+        host = None if key is None else host_of_packed(*key)
+        if host is not None:
+            entry = [None, host, {}, host._handle.value, None, None, key]
         else:
-            inputs, chunks = updated
-        host = host_of_inputs(inputs, chunks)
-        entry = [inputs, host, {}, host._handle.value, chunks, None]
+            if updated is None:
+                inputs = host_inputs(host_topology, None if ratios is None else _Ratios(*ratios), pci_stats)
+                chunks = _cell_chunks(inputs)
+            else:
+                inputs, chunks = updated
+            host = host_of_inputs(inputs, chunks)
+            entry = [inputs, host, {}, host._handle.value, chunks, None, None]
         with _cache_lock:
             if weak:
                 self.by_state[host_state] = entry
@@ -760,6 +804,21 @@ class _HostCache:
                 while len(self.by_id) > _CACHE_SIZE:
                     self.by_id.popitem(last=False)
         return entry
+
+
+def _packed_key(host_topology, ratios, pci_stats) -> Optional[tuple]:
+    """What a host made from packed words is made of: (packed_cells, ratios, _pci_inputs); None
+    where the cells do not read in C."""
+    words = packed_cells(host_topology)
+    return None if words is None else (words, ratios, _pci_inputs(pci_stats))
+
+
+def _entry_unchanged(entry: list, key: Optional[tuple], host_topology, ratios, pci_stats) -> bool:
+    """Whether a cache entry is the host as it is now: its packed key equals `key` (the host's
+    _packed_key now), or, where the cells do not read in C, its host_inputs equal the fields now."""
+    if key is not None:
+        return entry[6] == key
+    return entry[0] is not None and _inputs_unchanged(entry[0], host_topology, ratios, pci_stats)
 
 
 _filter_hosts = _HostCache()
@@ -777,8 +836,15 @@ def _with_networks_entry(entry: list, host_topology) -> list:
     kept = entry[5]
     if kept is not None and kept[0] == networks:
         return kept[1]
-    host = host_of_inputs(entry[0], entry[4], networks)
-    made = [entry[0], host, {}, host._handle.value, None, None]
+    key = entry[6]
+    host = None if key is None else host_of_packed(key[0], key[1], key[2], networks)
+    if host is None:
+        inputs = entry[0]
+        if inputs is None:  # made from packed words: the same host's inputs, read in Python
+            ratios = None if key[1] is None else _Ratios(*key[1])
+            inputs = host_inputs(host_topology, ratios, None)[:4] + (key[2],)
+        host = host_of_inputs(inputs, entry[4], networks)
+    made = [entry[0], host, {}, host._handle.value, None, None, None]
     entry[5] = (networks, made)
     return made
 

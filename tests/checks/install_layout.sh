@@ -11,7 +11,7 @@
 #   lib/python3.X for /usr/local) and it loads the library of its own tree by itself (no
 #   NUMAPLACE_LIBRARY, no LD_LIBRARY_PATH), whose version it says; a copy of a prefix loads its
 #   own library; the dist-packages directories of /usr and /usr/local are on that python3's
-#   default sys.path.
+#   default sys.path; where the build made numaplace._cellwords, it imports from beside the package.
 #   What a DESTDIR install cannot show: the recorded absolute path (_config.LIBRARY, checked as
 #   text only) loading from the real /usr, and ldconfig's cache knowing the library;
 # - a real prefix: the installed hook runs the installed numaplace.
@@ -28,6 +28,8 @@ py=$(/usr/bin/python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 # Set, the package loads that library by name (the Debian package: the soname), not its tree's.
 by_name=$(sed -n 's/^NUMAPLACE_PYTHON_LIBRARY:STRING=//p' "$build/CMakeCache.txt")
 loaded=
+# Built (PythonCellWords.cmake), the C reader of Nova's cells goes beside the package and imports.
+cellwords=$(compgen -G "$build/python/numaplace/_cellwords*.so" || true)
 # imports ROOT PYTHON_DIR: Debian's python3 imports numaplace from ROOT/PYTHON_DIR, its version
 # that of the library it loads, which is the one under ROOT (its path in $loaded).
 imports() {
@@ -36,7 +38,10 @@ imports() {
            PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -c 'import sys, numaplace
 assert numaplace.__file__.startswith(sys.argv[1] + "/numaplace/"), numaplace.__file__
 assert numaplace.library_version() == numaplace.__version__, (numaplace.library_version(), numaplace.__version__)
-print(numaplace._lib._name)' "$dir") || { bad "python3 did not import numaplace from $dir"; return 0; }
+if sys.argv[2]:
+    import numaplace._cellwords
+    assert numaplace._cellwords.__file__.startswith(sys.argv[1] + "/numaplace/"), numaplace._cellwords.__file__
+print(numaplace._lib._name)' "$dir" "$cellwords") || { bad "python3 did not import numaplace from $dir"; return 0; }
   case "$loaded" in
     "$root/"*) ;;
     *) [ -n "$by_name" ] || bad "numaplace from $dir loaded '$loaded', not the library under $root" ;;

@@ -266,13 +266,10 @@ class RandomInvalidation(unittest.TestCase):
                 after = json.dumps(npnova.host_json(topology, _limits(state), state.pci_stats))
                 if after != before:
                     changed_seen += 1
-                    self.assertFalse(npnova._inputs_unchanged(
-                        entry[0], topology, (float(state.cpu_allocation_ratio), float(state.ram_allocation_ratio)),
-                        state.pci_stats), msg=f"{kind} changed the host but the cache did not see it")
+                    self.assertFalse(entry_unchanged(entry, state),
+                                     msg=f"{kind} changed the host but the cache did not see it")
                 elif kind == "nothing":
-                    self.assertTrue(npnova._inputs_unchanged(
-                        entry[0], topology, (float(state.cpu_allocation_ratio), float(state.ram_allocation_ratio)),
-                        state.pci_stats))
+                    self.assertTrue(entry_unchanged(entry, state))
                 self.assertEqual(flt.host_passes(state, guest), reference(state, guest), msg=f"after {kind}")
                 # the cached host (made from packed words, the unchanged cells' words kept) is the
                 # host its JSON makes, as the library writes both back
@@ -282,6 +279,35 @@ class RandomInvalidation(unittest.TestCase):
                 steps += 1
         self.assertGreater(steps, 400)
         self.assertGreater(changed_seen, 200)
+
+
+def entry_unchanged(entry, state):
+    """The cache's own check of an entry against the host state as it is now."""
+    ratios = (float(state.cpu_allocation_ratio), float(state.ram_allocation_ratio))
+    topology = state.numa_topology
+    return npnova._entry_unchanged(entry, npnova._packed_key(topology, ratios, state.pci_stats), topology, ratios,
+                                   state.pci_stats)
+
+
+class WithoutTheCReader:
+    """Runs a test class's tests with numaplace._cellwords unavailable (the pip wheel's package),
+    the cells read by host_inputs in Python; the caches start empty either way."""
+
+    def setUp(self):
+        self._kept = npnova._cellwords
+        npnova._cellwords = None
+        npnova._filter_hosts.__init__()
+        npnova._weigher_hosts.__init__()
+
+    def tearDown(self):
+        npnova._cellwords = self._kept
+        npnova._filter_hosts.__init__()
+        npnova._weigher_hosts.__init__()
+
+
+@unittest.skipUnless(NOVA, "python3-nova is not installed")
+class RandomInvalidationInPython(WithoutTheCReader, RandomInvalidation):
+    pass
 
 
 def reference_weight(state, spec_obj):
@@ -305,6 +331,110 @@ def reference_weight(state, spec_obj):
             total = max(1, cell.memory)
             shares.append(max(0.0, (total - cell.memory_usage - placed["memory_kib"] // 1024) / total))
     return sum(shares) / len(shares)
+
+
+def drop_field(rng, topology):
+    """Unsets one field of a random cell or page pool (as an object made without it); its name."""
+    cell = rng.choice(topology.cells)
+    if cell.mempages and rng.random() < 0.3:
+        target, name = rng.choice(cell.mempages), rng.choice(["size_kb", "total", "used", "reserved"])
+    else:
+        target = cell
+        name = rng.choice(["id", "cpuset", "pcpuset", "siblings", "memory", "cpu_usage", "pinned_cpus",
+                           "memory_usage", "socket", "mempages"])
+    if hasattr(target, "_obj_" + name):
+        delattr(target, "_obj_" + name)
+    return name
+
+
+@unittest.skipUnless(NOVA, "python3-nova is not installed")
+class CellWordsReader(unittest.TestCase):
+    """numaplace._cellwords against the reference made apart from it: host_json of the same Nova
+    objects (read in Python) through the JSON reader."""
+
+    def test_the_c_reader_is_there_when_it_was_built(self):
+        if os.environ.get("NUMAPLACE_CELLWORDS_BUILT") == "1":
+            self.assertIsNotNone(npnova._cellwords, "the build made numaplace._cellwords but it does not import")
+        elif npnova._cellwords is None:
+            self.skipTest("numaplace._cellwords was not built (no python3-dev)")
+
+    def test_packed_cells_make_the_host_the_json_makes(self):
+        if npnova._cellwords is None:
+            self.skipTest("numaplace._cellwords was not built")
+        rng = random.Random(23)
+        read = changed = unset = 0
+        for _ in range(150):
+            host = nd.random_multicell_host(rng)
+            topology = nd.build_host(host)
+            state = host_state(topology, host["allocation_ratio"]["cpu"], host["allocation_ratio"]["ram"])
+            for _ in range(6):
+                before_json = json.dumps(npnova.host_json(topology, None, None))
+                words = npnova.packed_cells(topology)
+                self.assertIsNotNone(words, msg=before_json)
+                made = npnova.host_of_packed(words, None, None)
+                self.assertIsNotNone(made, msg=before_json)
+                self.assertEqual(made.to_dict(), numaplace.Host(before_json).to_dict(), msg=before_json)
+                read += 1
+                kind = mutate(rng, state)
+                topology = state.numa_topology
+                if json.dumps(npnova.host_json(topology, None, None)) != before_json:
+                    changed += 1
+                    self.assertNotEqual(npnova.packed_cells(topology), words,
+                                        msg=f"{kind} changed the host but not its packed words")
+            # a field unset: not read in C (Python reads it, with its defaults or its error)
+            name = drop_field(rng, topology)
+            self.assertIsNone(npnova.packed_cells(topology), msg=f"{name} unset")
+            unset += 1
+        self.assertGreater(changed, 300)
+        self.assertEqual(read, 900)
+        self.assertEqual(unset, 150)
+
+    def test_values_the_words_cannot_hold_are_left_to_python(self):
+        if npnova._cellwords is None:
+            self.skipTest("numaplace._cellwords was not built")
+        rng = random.Random(24)
+        for value in (1.5, 2 ** 63, -2 ** 63 - 1, "3", None):
+            topology = nd.build_host(nd.random_multicell_host(rng))
+            cell = topology.cells[0]
+            vars(cell)["_obj_memory"] = value  # past the field's coercion, as a foreign object could hold it
+            self.assertIsNone(npnova.packed_cells(topology), msg=repr(value))
+        topology = nd.build_host(nd.random_multicell_host(rng))
+        vars(topology.cells[0])["_obj_cpuset"] = {0, "1"}
+        self.assertIsNone(npnova.packed_cells(topology))
+        vars(topology.cells[0])["_obj_cpuset"] = set()
+        vars(topology.cells[0])["_obj_siblings"] = [None]
+        self.assertIsNone(npnova.packed_cells(topology))
+
+    def test_containers_read_as_the_python_reader_reads_them(self):
+        """Sets and lists of other types than oslo's (a frozenset, a tuple with repeats, a list
+        subclass iterating in its own order, a set subclass whose __iter__ lies, which frozenset()
+        does not ask) give the host the Python reader's JSON gives."""
+        if npnova._cellwords is None:
+            self.skipTest("numaplace._cellwords was not built")
+
+        class Backwards(list):
+            def __iter__(self):
+                return iter(list(list.__iter__(self))[::-1])
+
+        class Lying(set):
+            def __iter__(self):
+                return iter(())
+
+        rng = random.Random(25)
+        kinds = (frozenset, tuple, lambda v: tuple(v) + tuple(v), Lying)
+        checked = 0
+        for _ in range(40):
+            topology = nd.build_host(nd.random_multicell_host(rng))
+            fields = vars(rng.choice(topology.cells))
+            for name in ("_obj_cpuset", "_obj_pcpuset", "_obj_pinned_cpus"):
+                fields[name] = rng.choice(kinds)(sorted(fields[name]))
+            fields["_obj_siblings"] = Backwards(rng.choice(kinds)(sorted(g)) for g in fields["_obj_siblings"])
+            words = npnova.packed_cells(topology)
+            self.assertIsNotNone(words)
+            want = numaplace.Host(json.dumps(npnova.host_json(topology, None, None))).to_dict()
+            self.assertEqual(npnova.host_of_packed(words, None, None).to_dict(), want)
+            checked += 1
+        self.assertEqual(checked, 40)
 
 
 @unittest.skipUnless(NOVA, "python3-nova is not installed")
@@ -344,6 +474,11 @@ class WeigherCache(unittest.TestCase):
 def _limits(state):
     return NOVA["objects"].NUMATopologyLimits(cpu_allocation_ratio=state.cpu_allocation_ratio,
                                              ram_allocation_ratio=state.ram_allocation_ratio)
+
+
+@unittest.skipUnless(NOVA, "python3-nova is not installed")
+class WeigherCacheInPython(WithoutTheCReader, WeigherCache):
+    pass
 
 
 if __name__ == "__main__":

@@ -20,6 +20,9 @@ less than the wall clock; --clock wall for the wall clock.
   NUMAPLACE_LIBRARY=build/libnumaplace.so PYTHONPATH=build/python \\
     /usr/bin/python3 tools/bench/nova_filter.py [--hosts 1000] [--rounds 3] [--seed 1] [--changed 0.1] [--networks]
 
+--cells-in-python makes numaplace.nova read Nova's cells in Python (as the pip wheel does), not
+with numaplace._cellwords (built with the library where python3-dev is installed).
+
 --networks gives the requests network NUMA affinity (physnet0, close to the first cell of every
 other host), so both filters check it (numaplace's keeps its hosts with their networks for it).
 
@@ -142,6 +145,9 @@ def main():
     ap.add_argument("--networks", action="store_true",
                     help="network NUMA affinity: physnet0 close to the first cell of every other host, "
                          "and every request asks to be close to physnet0")
+    ap.add_argument("--cells-in-python", action="store_true",
+                    help="numaplace.nova reads Nova's cells in Python (host_inputs), as the pip wheel's "
+                         "package does, not with its C reader numaplace._cellwords")
     args = ap.parse_args()
     global CPU_TIME, NETWORKS
     CPU_TIME = args.clock == "cpu"
@@ -156,12 +162,15 @@ def main():
     import numaplace
     from numaplace import nova as npnova
     numaplace.library_version()  # the library loaded before the clock starts
+    if args.cells_in_python:
+        npnova._cellwords = None
+    reader = "C (numaplace._cellwords)" if npnova._cellwords is not None else "Python (host_inputs)"
 
     hosts, cells = make_hosts(nd, args.hosts, args.seed)
     if args.networks:
         add_networks(nova, hosts)
     print(f"{len(hosts)} hosts of {min(cells)} to {max(cells)} cells (mean {statistics.mean(cells):.1f}), "
-          f"seed {args.seed}; Nova {nova_version()}; {args.clock} time per pass")
+          f"seed {args.seed}; Nova {nova_version()}; {args.clock} time per pass; cells read in {reader}")
     bad = 0
     rng = random.Random(args.seed + 1)
     for dedicated in (False, True):

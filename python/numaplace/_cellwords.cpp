@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// numaplace._cellwords: Nova's host cells read in C, as np_host_from_cells' packed words.
+//
+// Contract: cell_words(cells) takes a NUMATopology's cell list (host_topology._obj_cells) and
+// returns the packed words of docs/library.md ("Packed host cells") as bytes (native 64-bit
+// integers, the cell count first), or None where a cell or page pool does not have every field
+// set (`_obj_NAME`), or a field is not an integer that fits 64 bits: the caller then reads the
+// cells in Python. The same cells give the same bytes (each CPU set and sibling group sorted, the
+// lists in their order), so two hosts whose bytes are equal are the same numaplace host; that is
+// what lets numaplace.nova keep a host by these bytes. Unset-like values read as nova.py reads them:
+// None sets as empty, None usages and page counts as 0, a None socket as -1. Fields are read from
+// each cell's and page pool's __dict__, as nova.py's vars(cell) does (oslo.versionedobjects keeps a
+// set field there), sets as frozenset() reads them, lists as iter() does. Only what Python raises
+// for a missing or bad field (AttributeError, TypeError, ValueError, OverflowError) becomes None;
+// anything else (MemoryError) propagates.
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace {
+
+// An owned reference, released on scope exit.
+class Ref {
+ public:
+  explicit Ref(PyObject* object) : object_(object) {}
+  Ref(const Ref&) = delete;
+  Ref& operator=(const Ref&) = delete;
+  ~Ref() { Py_XDECREF(object_); }
+  PyObject* get() const { return object_; }
+  explicit operator bool() const { return object_ != nullptr; }
+
+ private:
+  PyObject* object_;
+};
+
+// The interned attribute names, made once at module initialisation.
+struct Names {
+  PyObject* id;
+  PyObject* cpuset;
+  PyObject* pcpuset;
+  PyObject* siblings;
+  PyObject* memory;
+  PyObject* cpu_usage;
+  PyObject* pinned_cpus;
+  PyObject* memory_usage;
+  PyObject* socket;
+  PyObject* mempages;
+  PyObject* size_kb;
+  PyObject* total;
+  PyObject* used;
+  PyObject* reserved;
+};
+Names names;
+
+// Whether the pending exception is one that means "read these cells in Python" (then cleared).
+bool cleared_as_unreadable() {
+  if (PyErr_ExceptionMatches(PyExc_AttributeError) || PyErr_ExceptionMatches(PyExc_TypeError) ||
+      PyErr_ExceptionMatches(PyExc_ValueError) || PyErr_ExceptionMatches(PyExc_OverflowError)) {
+    PyErr_Clear();
+    return true;
+  }
+  return false;
+}
+
+// The reasons a read stops: the cells are for Python to read, or a Python error propagates.
+enum class Stop { Unreadable, Raised };
+
+// A field of an object's __dict__ (borrowed), as numaplace.nova's Python reader finds it
+// (vars(cell)[name]); nullptr with `stop` set where the object has no __dict__ or the field is unset.
+PyObject* field(PyObject* fields, PyObject* name, Stop& stop) {
+  PyObject* value = PyDict_GetItemWithError(fields, name);
+  if (value == nullptr) stop = PyErr_Occurred() ? Stop::Raised : Stop::Unreadable;
+  return value;
+}
+
+// An object's __dict__ (owned), or empty with `stop` set.
+// A __dict__ that is not exactly a dict (a subclass's lookup may differ) is unreadable.
+Ref fields_of(PyObject* object, Stop& stop) {
+  PyObject* fields = PyObject_GenericGetDict(object, nullptr);
+  if (fields == nullptr) {
+    stop = cleared_as_unreadable() ? Stop::Unreadable : Stop::Raised;
+  } else if (!PyDict_CheckExact(fields)) {
+    Py_DECREF(fields);
+    fields = nullptr;
+    stop = Stop::Unreadable;
+  }
+  return Ref(fields);
+}
+
+// Reads one field's integer; `none_as` is what None reads as (nullopt: None is unreadable).
+bool read_integer(PyObject* fields, PyObject* name, std::optional<std::int64_t> none_as, std::int64_t& out,
+                  Stop& stop) {
+  PyObject* value = field(fields, name, stop);
+  if (value == nullptr) return false;
+  if (value == Py_None) {
+    if (!none_as) {
+      stop = Stop::Unreadable;
+      return false;
+    }
+    out = *none_as;
+    return true;
+  }
+  if (!PyLong_Check(value)) {  // a float usage, say: Python's words refuse it too
+    stop = Stop::Unreadable;
+    return false;
+  }
+  int overflow = 0;
+  long long read = PyLong_AsLongLongAndOverflow(value, &overflow);
+  if (overflow != 0 || (read == -1 && PyErr_Occurred())) {
+    if (PyErr_Occurred() && !cleared_as_unreadable()) {
+      stop = Stop::Raised;
+      return false;
+    }
+    stop = Stop::Unreadable;
+    return false;
+  }
+  out = read;
+  return true;
+}
+
+// A sequence whose items PySequence_Fast_ITEMS reads (owned), or empty with `stop` set. A list,
+// or a subclass that iterates as one (oslo's CoercedList), is read in place: PySequence_Fast would
+// copy a subclass's items into a new list.
+Ref items_of(PyObject* sequence, Stop& stop) {
+  if (PyList_Check(sequence) && Py_TYPE(sequence)->tp_iter == PyList_Type.tp_iter) {
+    Py_INCREF(sequence);
+    return Ref(sequence);
+  }
+  PyObject* items = PySequence_Fast(sequence, "not a sequence");
+  if (items == nullptr) stop = cleared_as_unreadable() ? Stop::Unreadable : Stop::Raised;
+  return Ref(items);
+}
+
+// One set member, appended; anything but an integer that fits 64 bits is unreadable.
+bool append_integer(PyObject* item, std::vector<std::int64_t>& out, Stop& stop) {
+  if (!PyLong_Check(item)) {
+    stop = Stop::Unreadable;
+    return false;
+  }
+  int overflow = 0;
+  long long read = PyLong_AsLongLongAndOverflow(item, &overflow);
+  if (overflow != 0 || (read == -1 && PyErr_Occurred())) {
+    stop = (!PyErr_Occurred() || cleared_as_unreadable()) ? Stop::Unreadable : Stop::Raised;
+    return false;
+  }
+  out.push_back(read);
+  return true;
+}
+
+// The integers appended from `first` on, sorted and made distinct.
+void sort_distinct(std::vector<std::int64_t>& out, std::size_t first_at) {
+  auto first = out.begin() + static_cast<std::ptrdiff_t>(first_at);
+  if (!std::is_sorted(first, out.end())) std::sort(first, out.end());  // small integers' sets iterate in order
+  out.erase(std::unique(first, out.end()), out.end());
+}
+
+// Whether `values` is a set or frozenset, or of a subclass (oslo's CoercedSet): its entries are
+// read in place, as frozenset(values) reads them (a set's __iter__ is not asked). The last subclass
+// seen is remembered (and kept alive): asking whether a type is a set's subclass walks its bases.
+bool reads_as_set(PyObject* values) {
+  static PyTypeObject* subclass_seen = nullptr;
+  PyTypeObject* type = Py_TYPE(values);
+  if (type == &PySet_Type || type == &PyFrozenSet_Type || type == subclass_seen) return true;
+  if (!PyAnySet_Check(values)) return false;
+  Py_INCREF(type);
+  Py_XDECREF(subclass_seen);
+  subclass_seen = type;
+  return true;
+}
+
+// The distinct integers of a set or any iterable, sorted, appended to `out`; `count` says how many.
+bool append_members(PyObject* values, std::vector<std::int64_t>& out, std::size_t& count, Stop& stop) {
+  std::size_t first = out.size();
+#if PY_VERSION_HEX < 0x030D0000  // _PySet_NextEntry left the API in 3.13
+  if (reads_as_set(values)) {
+    Py_ssize_t position = 0;
+    PyObject* item = nullptr;
+    Py_hash_t hash = 0;
+    while (_PySet_NextEntry(values, &position, &item, &hash))
+      if (!append_integer(item, out, stop)) return false;
+    sort_distinct(out, first);
+    count = out.size() - first;
+    return true;
+  }
+#endif
+  Ref iterator(PyObject_GetIter(values));
+  if (!iterator) {
+    stop = cleared_as_unreadable() ? Stop::Unreadable : Stop::Raised;
+    return false;
+  }
+  while (PyObject* raw = PyIter_Next(iterator.get())) {
+    Ref item(raw);
+    if (!append_integer(item.get(), out, stop)) return false;
+  }
+  if (PyErr_Occurred()) {
+    stop = cleared_as_unreadable() ? Stop::Unreadable : Stop::Raised;
+    return false;
+  }
+  sort_distinct(out, first);
+  count = out.size() - first;
+  return true;
+}
+
+// A CPU set field: its count, then its members (None reads as empty, as frozenset(x or ())).
+bool append_set_field(PyObject* cell, PyObject* name, std::vector<std::int64_t>& out, Stop& stop) {
+  PyObject* values = field(cell, name, stop);
+  if (values == nullptr) return false;
+  std::size_t count_at = out.size();
+  out.push_back(0);
+  if (values == Py_None) return true;
+  std::size_t count = 0;
+  if (!append_members(values, out, count, stop)) return false;
+  out[count_at] = static_cast<std::int64_t>(count);
+  return true;
+}
+
+// The siblings: their count, each group's size, then every group's sorted CPUs in list order.
+bool append_siblings(PyObject* cell, std::vector<std::int64_t>& out, Stop& stop) {
+  PyObject* groups = field(cell, names.siblings, stop);
+  if (groups == nullptr) return false;
+  if (groups == Py_None) {
+    out.push_back(0);
+    return true;
+  }
+  Ref list(items_of(groups, stop));
+  if (!list) return false;
+  Py_ssize_t count = PySequence_Fast_GET_SIZE(list.get());
+  PyObject** items = PySequence_Fast_ITEMS(list.get());
+  out.push_back(count);
+  std::size_t sizes_at = out.size();
+  out.resize(sizes_at + static_cast<std::size_t>(count));
+  for (Py_ssize_t i = 0; i < count; ++i) {
+    if (items[i] == Py_None) {  // frozenset(None) raises: Python says what
+      stop = Stop::Unreadable;
+      return false;
+    }
+    std::size_t size = 0;
+    if (!append_members(items[i], out, size, stop)) return false;
+    out[sizes_at + static_cast<std::size_t>(i)] = static_cast<std::int64_t>(size);
+  }
+  return true;
+}
+
+bool append_pages(PyObject* cell, std::vector<std::int64_t>& out, Stop& stop) {
+  PyObject* pools = field(cell, names.mempages, stop);
+  if (pools == nullptr) return false;
+  if (pools == Py_None) {
+    out.push_back(0);
+    return true;
+  }
+  Ref list(items_of(pools, stop));
+  if (!list) return false;
+  Py_ssize_t count = PySequence_Fast_GET_SIZE(list.get());
+  PyObject** items = PySequence_Fast_ITEMS(list.get());
+  out.push_back(count);
+  for (Py_ssize_t i = 0; i < count; ++i) {
+    std::int64_t size = 0, total = 0, used = 0, reserved = 0;
+    Ref pool(fields_of(items[i], stop));
+    if (!pool || !read_integer(pool.get(), names.size_kb, std::nullopt, size, stop) ||
+        !read_integer(pool.get(), names.total, std::nullopt, total, stop) ||
+        !read_integer(pool.get(), names.used, 0, used, stop) ||
+        !read_integer(pool.get(), names.reserved, 0, reserved, stop))
+      return false;
+    out.insert(out.end(), {size, total, used, reserved});
+  }
+  return true;
+}
+
+bool append_cell(PyObject* object, std::vector<std::int64_t>& out, Stop& stop) {
+  Ref fields(fields_of(object, stop));
+  if (!fields) return false;
+  PyObject* cell = fields.get();
+  std::int64_t id = 0, memory = 0, cpu_usage = 0, memory_usage = 0, socket = 0;
+  if (!read_integer(cell, names.id, std::nullopt, id, stop) ||
+      !read_integer(cell, names.memory, std::nullopt, memory, stop) ||
+      !read_integer(cell, names.cpu_usage, 0, cpu_usage, stop) ||
+      !read_integer(cell, names.memory_usage, 0, memory_usage, stop) ||
+      !read_integer(cell, names.socket, -1, socket, stop))
+    return false;
+  out.insert(out.end(), {id, memory, cpu_usage, memory_usage, socket});
+  return append_set_field(cell, names.cpuset, out, stop) &&
+         append_set_field(cell, names.pcpuset, out, stop) &&
+         append_set_field(cell, names.pinned_cpus, out, stop) && append_siblings(cell, out, stop) &&
+         append_pages(cell, out, stop);
+}
+
+PyObject* cell_words(PyObject*, PyObject* cells) {
+  Stop stop = Stop::Unreadable;
+  Ref list(items_of(cells, stop));
+  if (!list) {
+    if (stop == Stop::Raised) return nullptr;
+    Py_RETURN_NONE;
+  }
+  Py_ssize_t count = PySequence_Fast_GET_SIZE(list.get());
+  PyObject** items = PySequence_Fast_ITEMS(list.get());
+  std::vector<std::int64_t> words;
+  words.reserve(static_cast<std::size_t>(count) * 64 + 1);
+  words.push_back(count);
+  for (Py_ssize_t i = 0; i < count; ++i) {
+    if (!append_cell(items[i], words, stop)) {
+      if (stop == Stop::Raised) return nullptr;
+      Py_RETURN_NONE;
+    }
+  }
+  return PyBytes_FromStringAndSize(reinterpret_cast<const char*>(words.data()),
+                                   static_cast<Py_ssize_t>(words.size() * sizeof(std::int64_t)));
+}
+
+PyMethodDef methods[] = {
+    {"cell_words", cell_words, METH_O,
+     "cell_words(cells) -> bytes | None: a NUMATopology's cells (its _obj_cells) as np_host_from_cells' "
+     "packed words (native int64, sets sorted), or None where a field is unset or not a 64-bit integer."},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cellwords",
+                      "Nova's host cells read in C as numaplace's packed cell words (numaplace.nova's host cache).",
+                      -1, methods, nullptr, nullptr, nullptr, nullptr};
+
+bool intern(PyObject*& slot, const char* name) {
+  slot = PyUnicode_InternFromString(name);
+  return slot != nullptr;
+}
+
+}  // namespace
+
+PyMODINIT_FUNC PyInit__cellwords() {
+  if (!intern(names.id, "_obj_id") || !intern(names.cpuset, "_obj_cpuset") ||
+      !intern(names.pcpuset, "_obj_pcpuset") || !intern(names.siblings, "_obj_siblings") ||
+      !intern(names.memory, "_obj_memory") || !intern(names.cpu_usage, "_obj_cpu_usage") ||
+      !intern(names.pinned_cpus, "_obj_pinned_cpus") || !intern(names.memory_usage, "_obj_memory_usage") ||
+      !intern(names.socket, "_obj_socket") || !intern(names.mempages, "_obj_mempages") ||
+      !intern(names.size_kb, "_obj_size_kb") || !intern(names.total, "_obj_total") ||
+      !intern(names.used, "_obj_used") || !intern(names.reserved, "_obj_reserved"))
+    return nullptr;
+  return PyModule_Create(&module);
+}

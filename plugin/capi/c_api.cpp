@@ -273,9 +273,7 @@ np_status np_host_to_json(const np_host* host, char** json, np_error** error) {
     *json = nullptr;
     if (host == nullptr) return invalid_argument(error, "the host is NULL");
     std::shared_lock read(host->lock);
-    HostTopology with_claims = host->topology;
-    numaplace::apply_claims(with_claims, host->claims);
-    nlohmann::json doc = numaplace::plugin::host_to_json(with_claims);
+    nlohmann::json doc = numaplace::plugin::host_to_json(host->effective());
     if (!host->warnings.empty()) doc["warnings"] = host->warnings;
     *json = copy_string(doc.dump());
     return NP_OK;

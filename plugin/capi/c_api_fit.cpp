@@ -151,7 +151,7 @@ np_status np_fit(const np_host* host, const np_request* request, const np_pair* 
     auto fit = fit_options(options, option_count);
     if (!fit) return fail(error, fit.error());
     std::shared_lock read(host->lock);
-    *answer_json = copy_string(fit_answer(host->effective, *request, *fit));
+    *answer_json = copy_string(fit_answer(host->effective(), *request, *fit));
     return NP_OK;
   });
 }
@@ -172,7 +172,7 @@ np_status np_fit_hosts(const np_host* const* hosts, size_t host_count, const np_
     for (std::size_t i = 0; i < host_count; ++i) {
       std::shared_lock read(hosts[i]->lock);
       if (i > 0) out += ',';
-      out += fit_answer(hosts[i]->effective, *request, *fit);
+      out += fit_answer(hosts[i]->effective(), *request, *fit);
     }
     out += ']';
     *answers_json = copy_string(out);
@@ -206,7 +206,7 @@ np_status np_fit_hosts_cells(const np_host* const* hosts, size_t host_count, con
         numaplace::FitResult result;
         {
           std::shared_lock read(hosts[i]->lock);
-          result = numaplace::fit_guest(hosts[i]->effective, *request->topology, *fit);
+          result = numaplace::fit_guest(hosts[i]->effective(), *request->topology, *fit);
         }
         fitted[i] = result.placement ? 1 : 0;
         if (!result.placement || chosen.empty()) continue;
@@ -237,13 +237,14 @@ np_status np_fit_claim(np_host* host, const np_request* request, const char* gue
     if (!fit) return fail(error, fit.error());
     std::unique_lock write(host->lock);
     numaplace::FitResult result;
-    std::string answer = fit_answer(host->effective, *request, *fit, &result);
+    std::string answer = fit_answer(host->effective(), *request, *fit, &result);
     char* out = copy_string(answer);
     if (result.placement) {
       try {
         numaplace::GuestClaim claim = claim_of(*result.placement, guest_name);
+        if (!host->with_claims) host->with_claims = host->topology;  // first: a failed copy counts no claim
         host->claims.push_back(claim);
-        numaplace::apply_claims(host->effective, {claim});
+        numaplace::apply_claims(*host->with_claims, {claim});
       } catch (...) {
         std::free(out);
         throw;

@@ -30,8 +30,12 @@ np_status invalid_argument(np_error** out, const std::string& message) {
 }
 
 void refresh(np_host& host) {
-  host.effective = host.topology;
-  numaplace::apply_claims(host.effective, host.claims);
+  if (host.claims.empty()) {
+    host.with_claims.reset();
+    return;
+  }
+  host.with_claims = host.topology;
+  numaplace::apply_claims(*host.with_claims, host.claims);
 }
 
 Result<numaplace::SpecMap> to_map(const np_pair* pairs, std::size_t count, const char* what) {

@@ -7,6 +7,7 @@
 
 #include <mutex>
 #include <new>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <vector>
@@ -28,9 +29,14 @@ struct np_error {
 struct np_host {
   numaplace::HostTopology topology;             // usage as given by the source
   std::vector<numaplace::GuestClaim> claims;    // added with np_host_add_claims and np_fit_claim
-  numaplace::HostTopology effective;            // topology with every claim applied (what np_fit sees)
+  // The topology with every claim applied, made once there is a claim: a host made and only asked
+  // (a scheduler's) holds one topology, not two.
+  std::optional<numaplace::HostTopology> with_claims;
   std::vector<std::string> warnings;            // what the source left out, and why
   mutable std::shared_mutex lock;
+
+  // What np_fit sees: the topology with every claim applied.
+  const numaplace::HostTopology& effective() const { return with_claims ? *with_claims : topology; }
 };
 
 struct np_request {
@@ -69,8 +75,9 @@ np_status guarded(np_error** error, Body&& body) {
   }
 }
 
-// The host as np_fit sees it: its topology with every claim applied. Called under the host's
-// exclusive lock (or before the host is shared) after each change.
+// Makes the host's with_claims again from its topology and claims (none without claims), so that
+// effective() is what np_fit sees. Called under the host's exclusive lock (or before the host is
+// shared) after each change.
 void refresh(np_host& host);
 
 // KEY=VALUE pairs as a map; NULL or empty keys, NULL values and a key given twice are InvalidArgument.

@@ -218,56 +218,57 @@ bool append_set_field(PyObject* cell, PyObject* name, std::vector<std::int64_t>&
   return true;
 }
 
-// The siblings: their count, each group's size, then every group's sorted CPUs in list order.
-bool append_siblings(PyObject* cell, std::vector<std::int64_t>& out, Stop& stop) {
-  PyObject* groups = field(cell, names.siblings, stop);
-  if (groups == nullptr) return false;
-  if (groups == Py_None) {
+// A list field: its count, then what `append_items(items, count)` appends for its items (None
+// reads as no items, as `x or ()` does in nova.py).
+template <typename AppendItems>
+bool append_list_field(PyObject* cell, PyObject* name, std::vector<std::int64_t>& out, Stop& stop,
+                       AppendItems&& append_items) {
+  PyObject* value = field(cell, name, stop);
+  if (value == nullptr) return false;
+  if (value == Py_None) {
     out.push_back(0);
     return true;
   }
-  Ref list(items_of(groups, stop));
+  Ref list(items_of(value, stop));
   if (!list) return false;
   Py_ssize_t count = PySequence_Fast_GET_SIZE(list.get());
-  PyObject** items = PySequence_Fast_ITEMS(list.get());
   out.push_back(count);
-  std::size_t sizes_at = out.size();
-  out.resize(sizes_at + static_cast<std::size_t>(count));
-  for (Py_ssize_t i = 0; i < count; ++i) {
-    if (items[i] == Py_None) {  // frozenset(None) raises: Python says what
-      stop = Stop::Unreadable;
-      return false;
-    }
-    std::size_t size = 0;
-    if (!append_members(items[i], out, size, stop)) return false;
-    out[sizes_at + static_cast<std::size_t>(i)] = static_cast<std::int64_t>(size);
-  }
-  return true;
+  return append_items(PySequence_Fast_ITEMS(list.get()), count);
 }
 
-bool append_pages(PyObject* cell, std::vector<std::int64_t>& out, Stop& stop) {
-  PyObject* pools = field(cell, names.mempages, stop);
-  if (pools == nullptr) return false;
-  if (pools == Py_None) {
-    out.push_back(0);
+// The siblings: their count, each group's size, then every group's sorted CPUs in list order.
+bool append_siblings(PyObject* cell, std::vector<std::int64_t>& out, Stop& stop) {
+  return append_list_field(cell, names.siblings, out, stop, [&](PyObject** items, Py_ssize_t count) {
+    std::size_t sizes_at = out.size();
+    out.resize(sizes_at + static_cast<std::size_t>(count));
+    for (Py_ssize_t i = 0; i < count; ++i) {
+      if (items[i] == Py_None) {  // frozenset(None) raises: Python says what
+        stop = Stop::Unreadable;
+        return false;
+      }
+      std::size_t size = 0;
+      if (!append_members(items[i], out, size, stop)) return false;
+      out[sizes_at + static_cast<std::size_t>(i)] = static_cast<std::int64_t>(size);
+    }
     return true;
-  }
-  Ref list(items_of(pools, stop));
-  if (!list) return false;
-  Py_ssize_t count = PySequence_Fast_GET_SIZE(list.get());
-  PyObject** items = PySequence_Fast_ITEMS(list.get());
-  out.push_back(count);
-  for (Py_ssize_t i = 0; i < count; ++i) {
-    std::int64_t size = 0, total = 0, used = 0, reserved = 0;
-    Ref pool(fields_of(items[i], stop));
-    if (!pool || !read_integer(pool.get(), names.size_kb, std::nullopt, size, stop) ||
-        !read_integer(pool.get(), names.total, std::nullopt, total, stop) ||
-        !read_integer(pool.get(), names.used, 0, used, stop) ||
-        !read_integer(pool.get(), names.reserved, 0, reserved, stop))
-      return false;
-    out.insert(out.end(), {size, total, used, reserved});
-  }
-  return true;
+  });
+}
+
+// The page pools: their count, then each pool's size, total, used and reserved.
+bool append_pages(PyObject* cell, std::vector<std::int64_t>& out, Stop& stop) {
+  return append_list_field(cell, names.mempages, out, stop, [&](PyObject** items, Py_ssize_t count) {
+    for (Py_ssize_t i = 0; i < count; ++i) {
+      std::int64_t size = 0, total = 0, used = 0, reserved = 0;
+      Ref pool(fields_of(items[i], stop));
+      if (!pool || !read_integer(pool.get(), names.size_kb, std::nullopt, size, stop) ||
+          !read_integer(pool.get(), names.total, std::nullopt, total, stop) ||
+          !read_integer(pool.get(), names.used, 0, used, stop) ||
+          !read_integer(pool.get(), names.reserved, 0, reserved, stop))
+        return false;
+      out.insert(out.end(), {size, total, used, reserved});
+    }
+    return true;
+  });
 }
 
 bool append_cell(PyObject* object, std::vector<std::int64_t>& out, Stop& stop) {

@@ -91,34 +91,34 @@ Ref fields_of(PyObject* object, Stop& stop) {
   return Ref(fields);
 }
 
-// Reads one field's integer; `none_as` is what None reads as (nullopt: None is unreadable).
-bool read_integer(PyObject* fields, PyObject* name, std::optional<std::int64_t> none_as, std::int64_t& out,
-                  Stop& stop) {
-  PyObject* value = field(fields, name, stop);
-  if (value == nullptr) return false;
-  if (value == Py_None) {
-    if (!none_as) {
-      stop = Stop::Unreadable;
-      return false;
-    }
-    out = *none_as;
-    return true;
-  }
-  if (!PyLong_Check(value)) {  // a float usage, say: Python's words refuse it too
+// An integer that fits 64 bits; anything else (a float usage, say: Python's words refuse it too)
+// is unreadable.
+bool integer_of(PyObject* value, std::int64_t& out, Stop& stop) {
+  if (!PyLong_Check(value)) {
     stop = Stop::Unreadable;
     return false;
   }
   int overflow = 0;
   long long read = PyLong_AsLongLongAndOverflow(value, &overflow);
   if (overflow != 0 || (read == -1 && PyErr_Occurred())) {
-    if (PyErr_Occurred() && !cleared_as_unreadable()) {
-      stop = Stop::Raised;
-      return false;
-    }
-    stop = Stop::Unreadable;
+    stop = (!PyErr_Occurred() || cleared_as_unreadable()) ? Stop::Unreadable : Stop::Raised;
     return false;
   }
   out = read;
+  return true;
+}
+
+// Reads one field's integer; `none_as` is what None reads as (nullopt: None is unreadable).
+bool read_integer(PyObject* fields, PyObject* name, std::optional<std::int64_t> none_as, std::int64_t& out,
+                  Stop& stop) {
+  PyObject* value = field(fields, name, stop);
+  if (value == nullptr) return false;
+  if (value != Py_None) return integer_of(value, out, stop);
+  if (!none_as) {
+    stop = Stop::Unreadable;
+    return false;
+  }
+  out = *none_as;
   return true;
 }
 
@@ -135,19 +135,11 @@ Ref items_of(PyObject* sequence, Stop& stop) {
   return Ref(items);
 }
 
-// One set member, appended; anything but an integer that fits 64 bits is unreadable.
+// One set member, appended.
 bool append_integer(PyObject* item, std::vector<std::int64_t>& out, Stop& stop) {
-  if (!PyLong_Check(item)) {
-    stop = Stop::Unreadable;
-    return false;
-  }
-  int overflow = 0;
-  long long read = PyLong_AsLongLongAndOverflow(item, &overflow);
-  if (overflow != 0 || (read == -1 && PyErr_Occurred())) {
-    stop = (!PyErr_Occurred() || cleared_as_unreadable()) ? Stop::Unreadable : Stop::Raised;
-    return false;
-  }
-  out.push_back(read);
+  std::int64_t value = 0;
+  if (!integer_of(item, value, stop)) return false;
+  out.push_back(value);
   return true;
 }
 

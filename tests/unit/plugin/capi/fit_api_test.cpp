@@ -517,6 +517,90 @@ TEST(FitApiProperty, AgreesWithTheEngineAndEveryAnswerHolds) {
   RecordProperty("invalid", invalid);
 }
 
+// Claims and releases in random order on random hosts: a host with claims fits every request as
+// the host its own JSON describes does (a fresh host, no claims); the pCPUs each live claim was
+// pinned to are pinned in that JSON, no two live claims share one; and once every claim is released
+// the host's JSON is what it was before the first.
+TEST(FitApiProperty, ClaimsAndReleasesKeepTheHostWhatItsJsonSays) {
+  std::mt19937 rng(20261203);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  auto host_json = [](const np_host* host) {
+    char* text = nullptr;
+    np_error* error = nullptr;
+    EXPECT_EQ(np_host_to_json(host, &text, &error), NP_OK);
+    return json::parse(take(text));
+  };
+  auto fit_text = [](const np_host* host, const np_request* request) {
+    char* text = nullptr;
+    np_error* error = nullptr;
+    EXPECT_EQ(np_fit(host, request, nullptr, 0, &text, &error), NP_OK);
+    return take(text);
+  };
+  int claimed = 0, released = 0, compared = 0;
+  for (int round = 0; round < 400; ++round) {
+    RandomCase c = random_case(rng);
+    np_host* host = nullptr;
+    np_request* request = nullptr;
+    np_error* error = nullptr;
+    ASSERT_EQ(np_host_from_json(c.host.dump().c_str(), &host, &error), NP_OK);
+    if (np_request_from_json(c.request.dump().c_str(), &request, &error) != NP_OK) {
+      np_error_free(error);
+      np_host_free(host);
+      continue;
+    }
+    const json before = host_json(host);
+    std::map<std::string, std::set<int>> live;  // guest -> the pCPUs its answer pinned
+    for (int step = 0; step < 8; ++step) {
+      if (live.empty() || pick(0, 2) > 0) {
+        const std::string guest = "g" + std::to_string(step);
+        char* text = nullptr;
+        ASSERT_EQ(np_fit_claim(host, request, guest.c_str(), nullptr, 0, &text, &error), NP_OK);
+        const json answer = json::parse(take(text));
+        if (answer["kind"] == "fit") {
+          std::set<int>& pins = live[guest];
+          for (const auto& cell : answer["cells"]) {
+            if (cell["pinning"].is_null()) continue;
+            for (const auto& [vcpu, pcpu] : cell["pinning"].items()) pins.insert(pcpu.get<int>());
+          }
+          ++claimed;
+        }
+      } else {
+        auto it = std::next(live.begin(), pick(0, static_cast<int>(live.size()) - 1));
+        ASSERT_EQ(np_host_release(host, it->first.c_str(), &error), NP_OK);
+        live.erase(it);
+        ++released;
+      }
+      const json now = host_json(host);
+      std::set<int> pinned_now, seen;
+      for (const auto& cell : now["cells"]) {
+        for (const auto& cpu : cell["usage"]["pinned_cpus"]) pinned_now.insert(cpu.get<int>());
+      }
+      for (const auto& [guest, pins] : live) {
+        for (int p : pins) {
+          EXPECT_TRUE(pinned_now.count(p)) << guest << " was pinned to pCPU " << p << " but the host does not say so";
+          EXPECT_TRUE(seen.insert(p).second) << "pCPU " << p << " pinned by two live claims";
+        }
+      }
+      np_host* fresh = nullptr;
+      json statement = now;
+      statement.erase("warnings");
+      ASSERT_EQ(np_host_from_json(statement.dump().c_str(), &fresh, &error), NP_OK) << statement.dump();
+      EXPECT_EQ(fit_text(host, request), fit_text(fresh, request)) << statement.dump();
+      np_host_free(fresh);
+      ++compared;
+    }
+    for (const auto& [guest, pins] : live) ASSERT_EQ(np_host_release(host, guest.c_str(), &error), NP_OK);
+    EXPECT_EQ(host_json(host), before) << c.host.dump();
+    np_request_free(request);
+    np_host_free(host);
+  }
+  RecordProperty("claimed", claimed);
+  RecordProperty("released", released);
+  EXPECT_GT(claimed, 400);
+  EXPECT_GT(released, 100);
+  EXPECT_GT(compared, 2000);
+}
+
 // np_fit_hosts_cells against np_fit_hosts' JSON answers, read apart: on batches of random hosts
 // and requests, under Nova's strategy and the default, each host's verdict and every guest cell's
 // host cell are the JSON's, and a host the guest does not fit has -1 for each guest cell.

@@ -11,11 +11,7 @@
 namespace numaplace {
 namespace {
 
-bool same_id(const std::string& a, const std::string& b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
-         });
-}
+bool same_id(const std::string& a, const std::string& b) { return equal_without_case(a, b); }
 
 PciNumaPolicy alias_policy(const std::string& name) {
   if (name == "required") return PciNumaPolicy::Required;
@@ -24,18 +20,18 @@ PciNumaPolicy alias_policy(const std::string& name) {
   return PciNumaPolicy::Legacy;
 }
 
-// Nova compares spec values with the device's without case.
+// Nova's pci_device_prop_match: every key of the spec matches the device's value (tag_matches).
 bool spec_matches(const PciDevice& dev, const PciSpec& spec) {
   for (const auto& [key, value] : spec) {
-    const std::string* have = nullptr;
-    if (key == "vendor_id") {
-      have = &dev.vendor_id;
-    } else if (key == "product_id") {
-      have = &dev.product_id;
+    PciTagValue id;
+    const PciTagValue* have = nullptr;
+    if (key == "vendor_id" || key == "product_id") {
+      id = key == "vendor_id" ? dev.vendor_id : dev.product_id;
+      have = &id;
     } else if (auto tag = dev.tags.find(key); tag != dev.tags.end()) {
       have = &tag->second;
     }
-    if (have == nullptr || !same_id(*have, value)) return false;
+    if (!tag_matches(value, have)) return false;
   }
   return true;
 }
@@ -55,16 +51,23 @@ bool truthy(const std::string& value) {
   return v == "1" || v == "t" || v == "true" || v == "on" || v == "y" || v == "yes";
 }
 
-std::string tag_of(const PciDevice& dev, const char* key) {
+// A tag as Nova's filters of unrequested kinds read it: None where it is missing.
+PciTagValue tag_of(const PciDevice& dev, const char* key) {
   auto tag = dev.tags.find(key);
-  return tag == dev.tags.end() ? std::string() : tag->second;
+  return tag == dev.tags.end() ? PciTagValue::none() : tag->second;
 }
 
-bool asks_for(const PciRequest& request, const char* key, const std::function<bool(const std::string&)>& wanted) {
+bool asks_for(const PciRequest& request, const char* key, const std::function<bool(const PciTagValue&)>& wanted) {
   return std::any_of(request.specs.begin(), request.specs.end(), [&](const PciSpec& spec) {
     auto value = spec.find(key);
-    return value != spec.end() && wanted(value->second);
+    return wanted(value == spec.end() ? PciTagValue::none() : value->second);
   });
+}
+
+// oslo's bool_from_string as Nova applies it to a tag: a string read as above; None false; any
+// other value as Python's str() of it, which for JSON's true, false and 1 reads as they do.
+bool truthy_tag(const PciTagValue& value) {
+  return value.kind() != PciTagValue::Kind::None && truthy(value.text());
 }
 
 // Nova gives a request no PF, VDPA device or remote-managed device unless one of its specs asks
@@ -72,11 +75,17 @@ bool asks_for(const PciRequest& request, const char* key, const std::function<bo
 // is given that device whatever its kind.
 bool kind_not_asked_for(const PciDevice& dev, const PciRequest& request) {
   if (!request.address.empty() || dev.tags.empty()) return false;
-  const std::string dev_type = tag_of(dev, "dev_type");
+  const PciTagValue dev_type = tag_of(dev, "dev_type");
   for (const char* kind : {"type-PF", "vdpa"}) {
-    if (dev_type == kind && !asks_for(request, "dev_type", [&](const std::string& v) { return v == kind; })) return true;
+    if (dev_type == PciTagValue(kind) && !asks_for(request, "dev_type", [&](const PciTagValue& v) { return v == PciTagValue(kind); })) {
+      return true;
+    }
   }
-  return truthy(tag_of(dev, "remote_managed")) && !asks_for(request, "remote_managed", truthy);
+  return truthy_tag(tag_of(dev, "remote_managed")) && !asks_for(request, "remote_managed", truthy_tag);
+}
+
+bool same_value(const PciTagValue& a, const PciTagValue& b) {
+  return a.kind() == b.kind() && (a.is_string() ? same_id(a.text(), b.text()) : a.text() == b.text());
 }
 
 // Requests that draw on exactly the same devices: the same spec list (or device kind), or the
@@ -89,7 +98,7 @@ bool same_device(const PciRequest& a, const PciRequest& b) {
       const PciSpec& y = b.specs[i];
       if (x.size() != y.size()) return false;
       for (auto p = x.begin(), q = y.begin(); p != x.end(); ++p, ++q) {
-        if (p->first != q->first || !same_id(p->second, q->second)) return false;
+        if (p->first != q->first || !same_value(p->second, q->second)) return false;
       }
     }
     return true;
@@ -250,11 +259,16 @@ std::uint32_t PciDemand::usable(const HostTopology& host, const std::vector<bool
     local += per_cell[i];
     local_matching += other_kinds ? per_cell_matching[i] : per_cell[i];
   }
-  if (policy == PciNumaPolicy::Required || local_matching >= request.count) return local;
+  // A request sharing devices with others is served after them (pci_demands_satisfied): they may
+  // take the devices that made a step "enough" here, so that this one reaches a wider step. Its
+  // count is then of the widest step its policy can reach, and the exact answer is the serving's.
+  const bool wider_reachable = shares_devices;
+  if (policy == PciNumaPolicy::Required || (!wider_reachable && local_matching >= request.count)) return local;
   if (policy == PciNumaPolicy::Socket) {
     // Without a list of sockets: this runs at every leaf of the search, which allocates nothing.
+    // Without sockets Nova's socket step gives nothing; the first step may still have been taken.
     for (const auto& cell : host.cells) {
-      if (!cell.socket) return 0;
+      if (!cell.socket) return wider_reachable ? local : 0;
     }
     std::uint32_t near = 0;
     for (std::size_t i = 0; i < host.cells.size(); ++i) {
@@ -268,7 +282,7 @@ std::uint32_t PciDemand::usable(const HostTopology& host, const std::vector<bool
   }
   const std::uint32_t with_floating = local + without_node;
   const std::uint32_t with_floating_matching = local_matching + (other_kinds ? without_node_matching : without_node);
-  if (policy == PciNumaPolicy::Preferred && with_floating_matching < request.count) return total;
+  if (policy == PciNumaPolicy::Preferred && (wider_reachable || with_floating_matching < request.count)) return total;
   return with_floating;
 }
 
@@ -284,7 +298,9 @@ std::string spec_text(const PciRequest& request) {
   for (const auto& spec : request.specs) {
     if (!text.empty()) text += " or ";
     std::string one;
-    for (const auto& [key, value] : spec) one += (one.empty() ? "" : " ") + key + "=" + value;
+    for (const auto& [key, value] : spec) {
+      one += (one.empty() ? "" : " ") + key + "=" + (value.kind() == PciTagValue::Kind::None ? "None" : value.text());
+    }
     text += one.empty() ? "any device" : one;
   }
   return request.specs.size() > 1 ? "(" + text + ")" : text;

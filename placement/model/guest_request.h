@@ -10,15 +10,17 @@
 #include <vector>
 
 #include "placement/model/network_affinity.h"
+#include "placement/model/pci_tag_value.h"
 
 namespace numaplace {
 
 using SpecMap = std::map<std::string, std::string>;
 
 // One alternative of a PCI request (an entry of Nova's InstancePCIRequest.spec): a device matches
-// it when every key names the device's value, compared without case: vendor_id and product_id
-// the device's ids, any other key (dev_type, physical_network, remote_managed, ...) its tags.
-using PciSpec = std::map<std::string, std::string>;
+// it when every key's value matches the device's (tag_matches: strings without case, None a
+// missing or None tag): vendor_id and product_id the device's ids, any other key (dev_type,
+// physical_network, remote_managed, ...) its tags.
+using PciSpec = std::map<std::string, PciTagValue>;
 
 struct PciRequest {
   std::uint32_t count = 1;

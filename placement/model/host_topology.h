@@ -16,6 +16,7 @@
 
 #include "placement/model/cpu_set.h"
 #include "placement/model/network_affinity.h"
+#include "placement/model/pci_tag_value.h"
 
 namespace numaplace {
 
@@ -69,8 +70,9 @@ struct PciDevice {
   std::string parent_pf;  // for an SR-IOV virtual function: its physical function's address; else empty
   std::string held_by;    // the guest whose <hostdev> holds it, as its claim says; empty: nobody's
   // Further attributes a PCI request's spec may name, as the host states them (Nova's pool tags:
-  // dev_type, physical_network, remote_managed, ...); empty for devices read from libvirt or hwloc.
-  std::map<std::string, std::string> tags;
+  // dev_type, physical_network, remote_managed, ...; a tag may be None); empty for devices read
+  // from libvirt or hwloc.
+  std::map<std::string, PciTagValue> tags;
 };
 
 struct AllocationRatio {

@@ -70,7 +70,7 @@ std::vector<PciRequest> pci_of(const json& request) {
       constexpr std::size_t kMaxSpecs = 64;
       if (specs->size() > kMaxSpecs) bad(at + ".specs", "has more than " + std::to_string(kMaxSpecs) + " specs");
       for (std::size_t k = 0; k < specs->size(); ++k) {
-        r.specs.push_back(json_fields::string_map_of((*specs)[k], at + ".specs[" + std::to_string(k) + "]"));
+        r.specs.push_back(json_fields::tag_map_of((*specs)[k], at + ".specs[" + std::to_string(k) + "]"));
       }
     }
     r.alias_numa_policy = string_of(p, "alias_numa_policy", at);

@@ -137,7 +137,7 @@ PciDevice pci_of(const json& d, const std::string& where) {
     if (!pf->is_boolean()) bad(where + ".is_pf", "must be true or false");
     dev.is_pf = pf->get<bool>();
   }
-  if (const json* tags = field(d, "tags")) dev.tags = json_fields::string_map_of(*tags, where + ".tags");
+  if (const json* tags = field(d, "tags")) dev.tags = json_fields::tag_map_of(*tags, where + ".tags");
   return dev;
 }
 
@@ -286,7 +286,7 @@ nlohmann::json host_to_json(const HostTopology& host) {
                    {"parent_pf", dev.parent_pf.empty() ? json() : json(dev.parent_pf)},
                    {"allocated", dev.allocated},
                    {"held_by", dev.held_by.empty() ? json() : json(dev.held_by)}});
-    if (!dev.tags.empty()) pci.back()["tags"] = dev.tags;
+    if (!dev.tags.empty()) pci.back()["tags"] = json_fields::tag_map_json(dev.tags);
   }
   json ratio = host.ratio.enforced ? json{{"cpu", host.ratio.cpu}, {"ram", host.ratio.ram}} : json(nullptr);
   return {{"cells", cells},

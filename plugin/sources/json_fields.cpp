@@ -66,16 +66,36 @@ void check_text(const std::string& text, const std::string& where) {
 
 }  // namespace
 
-std::map<std::string, std::string> string_map_of(const json& value, const std::string& where) {
+std::map<std::string, PciTagValue> tag_map_of(const json& value, const std::string& where) {
   constexpr std::size_t kMaxKeys = 64;
-  if (!value.is_object()) bad(where, "must be an object of \"KEY\": \"VALUE\" strings");
+  constexpr std::size_t kMaxJsonText = 255;
+  if (!value.is_object()) bad(where, "must be an object of \"KEY\": \"VALUE\" members");
   if (value.size() > kMaxKeys) bad(where, "has more than " + std::to_string(kMaxKeys) + " keys");
-  std::map<std::string, std::string> out;
+  std::map<std::string, PciTagValue> out;
   for (const auto& [key, member] : value.items()) {
     check_text(key, where + " key '" + key + "'");
-    if (!member.is_string()) bad(where + "." + key, "must be a string");
-    check_text(member.get<std::string>(), where + "." + key);
-    out[key] = member.get<std::string>();
+    if (member.is_string()) {
+      check_text(member.get<std::string>(), where + "." + key);
+      out[key] = member.get<std::string>();
+    } else if (member.is_null()) {
+      out[key] = PciTagValue::none();
+    } else {
+      std::string text = member.dump();
+      if (text.size() > kMaxJsonText) bad(where + "." + key, "is longer than " + std::to_string(kMaxJsonText) + " bytes as JSON");
+      out[key] = PciTagValue::json(std::move(text));
+    }
+  }
+  return out;
+}
+
+json tag_map_json(const std::map<std::string, PciTagValue>& tags) {
+  json out = json::object();
+  for (const auto& [key, value] : tags) {
+    switch (value.kind()) {
+      case PciTagValue::Kind::String: out[key] = value.text(); break;
+      case PciTagValue::Kind::None: out[key] = nullptr; break;
+      case PciTagValue::Kind::Json: out[key] = json::parse(value.text()); break;
+    }
   }
   return out;
 }

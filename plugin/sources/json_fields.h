@@ -14,6 +14,7 @@
 
 #include "placement/model/cpu_set.h"
 #include "placement/model/network_affinity.h"
+#include "placement/model/pci_tag_value.h"
 
 namespace numaplace::plugin::json_fields {
 
@@ -37,9 +38,13 @@ CpuSet cpus_of(const nlohmann::json& value, const std::string& where);
 // most 4096 of them, kept sorted without repeats (Nova holds a set).
 NetworkAffinity network_of(const nlohmann::json& value, const std::string& where);
 
-// An object of string values (a PCI device's tags, one spec of a PCI request): keys and values
-// non-empty, at most 255 bytes, without control characters; at most 64 keys.
-std::map<std::string, std::string> string_map_of(const nlohmann::json& value, const std::string& where);
+// The tags of a PCI device or one spec of a PCI request: an object of at most 64 keys, each
+// non-empty, at most 255 bytes, without control characters; a value is a string of the same
+// kind, null (Nova's None), or any other JSON value of at most 255 bytes as canonical text.
+std::map<std::string, PciTagValue> tag_map_of(const nlohmann::json& value, const std::string& where);
+
+// tag_map_of's inverse: the object it reads back to the same map.
+nlohmann::json tag_map_json(const std::map<std::string, PciTagValue>& tags);
 
 // KiB from memory_kib or memory_mib; neither: 0, or BadField when `required`.
 std::uint64_t memory_of(const nlohmann::json& object, const std::string& where, bool required);

@@ -22,6 +22,12 @@ SpecMap spec_map(const nlohmann::json& object) {
   return map;
 }
 
+// A PCI tag or spec value as the vectors write it: a string, null (Nova's None) or other JSON.
+PciTagValue tag_value(const nlohmann::json& value) {
+  if (value.is_string()) return value.get<std::string>();
+  return value.is_null() ? PciTagValue::none() : PciTagValue::json(value.dump());
+}
+
 // Nova's NetworkMetadata as the vectors write it: {"physnets": [...], "tunneled": bool}, absent: none.
 NetworkAffinity network_affinity(const nlohmann::json& object) {
   NetworkAffinity out;
@@ -80,7 +86,7 @@ HostTopology host_from_nova_json(const nlohmann::json& host) {
     dev.product_id = d.value("product_id", "");
     dev.allocated = d.value("allocated", false);
     const nlohmann::json tags = d.value("tags", nlohmann::json::object());  // kept: items() refers to it
-    for (const auto& [key, value] : tags.items()) dev.tags[key] = value.get<std::string>();
+    for (const auto& [key, value] : tags.items()) dev.tags[key] = tag_value(value);
     topology.pci.push_back(std::move(dev));
   }
   // null: Nova ran with limits=None, so no ratio is checked (nova/README.md "Extensions").
@@ -107,7 +113,7 @@ GuestRequest request_from_nova_json(const nlohmann::json& request) {
                        std::string(), {}});
     for (const auto& spec : p.value("specs", nlohmann::json::array())) {
       PciSpec one;
-      for (const auto& [key, value] : spec.items()) one[key] = value.get<std::string>();
+      for (const auto& [key, value] : spec.items()) one[key] = tag_value(value);
       out.pci.back().specs.push_back(std::move(one));
     }
   }

@@ -271,6 +271,63 @@ TEST(PciFit, PfsVdpaAndRemoteManagedDevicesOnlyWhenASpecAsksForThem) {
   EXPECT_EQ(placed_on(fit_guest(host, guest_asking(PciNumaPolicy::Required, 1, {ids}))), 1u);
 }
 
+TEST(PciFit, NoneAsksForAMissingTagAndOtherValuesMatchOnlyThemselves) {
+  // Nova reads a missing tag as None: a port on a tunneled network asks for
+  // "physical_network": None, which a VF on a physnet does not serve and a VF without one (or
+  // with a None one) does. A value that is not a string (a compute node's device spec may say
+  // "trusted": true) is never equal to a string.
+  HostTopology host;
+  for (std::uint32_t i = 0; i < 2; ++i) host.cells.push_back(make_cell(i, 4, 4096, 0));
+  host.pci.push_back(tagged(0u, "154d", "type-VF", "physnet1"));
+  host.pci.push_back(tagged(1u, "154d", "type-VF"));
+  host.pci.push_back(tagged(1u, "154d", "type-VF"));
+  host.pci.back().tags["physical_network"] = PciTagValue::none();
+  const PciSpec tunneled{{"dev_type", "type-VF"}, {"physical_network", PciTagValue::none()}};
+  EXPECT_EQ(placed_on(fit_guest(host, guest_asking(PciNumaPolicy::Required, 1, {tunneled}))), 1u);
+  EXPECT_TRUE(fit_guest(host, guest_asking(PciNumaPolicy::Required, 2, {tunneled})).placement.has_value());
+  EXPECT_FALSE(fit_guest(host, guest_asking(PciNumaPolicy::Legacy, 3, {tunneled})).placement.has_value());
+  // A string never matches None, nor a missing tag.
+  EXPECT_FALSE(fit_guest(host, guest_asking(PciNumaPolicy::Legacy, 1, {{{"physical_network", "None"}}})).placement.has_value());
+
+  host.pci[0].tags["trusted"] = PciTagValue::json("true");
+  EXPECT_FALSE(fit_guest(host, guest_asking(PciNumaPolicy::Legacy, 1, {{{"trusted", "true"}}})).placement.has_value());
+  EXPECT_EQ(placed_on(fit_guest(host, guest_asking(PciNumaPolicy::Legacy, 1, {{{"trusted", PciTagValue::json("true")}}}))), 0u);
+  EXPECT_FALSE(fit_guest(host, guest_asking(PciNumaPolicy::Legacy, 1, {{{"trusted", PciTagValue::json("1")}}})).placement.has_value());
+}
+
+TEST(PciFit, ARemoteManagedTagReadsAsNovaReadsABoolean) {
+  // oslo's bool_from_string: a JSON true is true, a None tag false; a device whose tag is true is
+  // left out unless a spec asks for remote-managed devices.
+  HostTopology host;
+  host.cells.push_back(make_cell(0, 4, 4096, 0));
+  host.pci.push_back(tagged(0u, "154d", "type-VF"));
+  host.pci.back().tags["remote_managed"] = PciTagValue::json("true");
+  const PciSpec ids{{"vendor_id", "8086"}, {"product_id", "154d"}};
+  EXPECT_FALSE(fit_guest(host, guest_asking(PciNumaPolicy::Legacy, 1, {ids})).placement.has_value());
+  PciSpec remote = ids;
+  remote["remote_managed"] = PciTagValue::json("true");
+  EXPECT_TRUE(fit_guest(host, guest_asking(PciNumaPolicy::Legacy, 1, {remote})).placement.has_value());
+  host.pci.back().tags["remote_managed"] = PciTagValue::none();
+  EXPECT_TRUE(fit_guest(host, guest_asking(PciNumaPolicy::Legacy, 1, {ids})).placement.has_value());
+}
+
+TEST(PciFit, ARequestServedAfterOthersReachesTheWiderStepTheyLeaveIt) {
+  // Preferred, for "any device": the node-less PF makes the first step (the guest's cell and
+  // node-less devices) "enough", and a PF is not given to a request that does not ask for one, so
+  // alone this request finds nothing. The request before it takes that PF, so Nova's step is
+  // then not enough and every device counts: the VF on a node without a host cell serves it.
+  HostTopology host;
+  for (std::uint32_t i = 0; i < 2; ++i) host.cells.push_back(make_cell(i, 4, 4096, 0));
+  host.pci.push_back(tagged(std::nullopt, "1572", "type-PF"));
+  host.pci.push_back(tagged(5u, "1572", "type-VF"));
+  GuestTopology guest = guest_asking(PciNumaPolicy::Preferred, 1, {{{"product_id", "1572"}, {"dev_type", "type-PF"}}});
+  guest.pci_requests.push_back(PciRequest{1, "", "", "", "", {PciSpec{}}});
+  EXPECT_TRUE(fit_guest(host, guest).placement.has_value()) << fit_guest(host, guest).summary;
+  // Without the first request the PF stays, the first step is "enough", and nothing is given.
+  guest.pci_requests.erase(guest.pci_requests.begin());
+  EXPECT_FALSE(fit_guest(host, guest).placement.has_value());
+}
+
 TEST(PciFit, ThePolicyStepCountsTheKindsNotAskedForAsNovaDoes) {
   // Legacy on cell 0: a PF on cell 0 makes "enough local devices" true before Nova drops the PF,
   // so the VF without a NUMA node is not reached and the guest does not fit on cell 0; on cell 1

@@ -90,10 +90,15 @@ TEST(HostJson, ReadsNetworkAffinityAndWritesItBack) {
 TEST(HostJson, ReadsPciTagsAndWritesThemBack) {
   auto host = plugin::host_from_json_text(R"({"cells": [{"id": 0, "cpus": [0, 1], "memory_mib": 1024}],
     "pci": [{"address": "0000:3b:00.1", "numa_node": 0, "vendor_id": "8086", "product_id": "154c",
-             "tags": {"dev_type": "type-VF", "physical_network": "physnet1"}},
+             "tags": {"dev_type": "type-VF", "physical_network": "physnet1", "parent_ifname": null,
+                      "trusted": true, "capabilities_network": ["rx", "tso"]}},
             {"address": "0000:3b:00.2", "numa_node": 0, "vendor_id": "8086", "product_id": "154c"}]})");
   ASSERT_TRUE(host) << host.error().message;
-  EXPECT_EQ(host->pci.at(0).tags, (std::map<std::string, std::string>{{"dev_type", "type-VF"}, {"physical_network", "physnet1"}}));
+  EXPECT_EQ(host->pci.at(0).tags, (std::map<std::string, PciTagValue>{{"dev_type", "type-VF"},
+                                                                      {"physical_network", "physnet1"},
+                                                                      {"parent_ifname", PciTagValue::none()},
+                                                                      {"trusted", PciTagValue::json("true")},
+                                                                      {"capabilities_network", PciTagValue::json(R"(["rx","tso"])")}}));
   EXPECT_TRUE(host->pci.at(1).tags.empty());
   auto again = plugin::host_from_json_text(plugin::host_to_json(*host).dump());
   ASSERT_TRUE(again) << again.error().message;
@@ -132,8 +137,13 @@ TEST(HostJson, NamesEachBadField) {
       {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1, "network_metadata": {"physnet": ["a"]}}]})",
        "network_metadata.physnet: is not a field"},
       {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1}], "pci": [{"tags": ["type-VF"]}]})", "pci[0].tags: must be an object"},
-      {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1}], "pci": [{"tags": {"dev_type": true}}]})",
-       "pci[0].tags.dev_type: must be a string"},
+      {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1}], "pci": [{"tags": {"dev_type": ""}}]})",
+       "pci[0].tags.dev_type: must not be empty"},
+      {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1}], "pci": [{"tags": {"caps": [)"
+       R"("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",)"
+       R"("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",)"
+       R"("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"]}}]})",
+       "pci[0].tags.caps: is longer than 255 bytes as JSON"},
       {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1, "pages": [{"size_kib": 2048, "total": 4},
            {"size_kib": 4, "total": 9}, {"size_kib": 2048, "total": 1}]}]})",
        "pages: lists page size 2048 KiB more than once"},

@@ -253,17 +253,18 @@ def _frozen_all(groups) -> List[frozenset]:
 _POOL_NOT_TAGS = frozenset(("vendor_id", "product_id", "numa_node", "count", "devices"))
 
 
-def _tag_value(value) -> str:
-    # Nova compares string values without case, others as they are: a value that is not a string
-    # is written as JSON on both sides (pool and spec), so only an equal one matches.
-    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+def _pool_tag(value):
+    """A pool's tag in _pool_input's hashable form: a string or None as it is, any other value as
+    ("json", its JSON text), which _pci_devices writes back as the value and no string equals."""
+    if value is None or isinstance(value, str):
+        return value
+    return "json", json.dumps(value, sort_keys=True)
 
 
 def _pool_input(pool) -> tuple:
-    """(vendor_id, product_id, numa_node, count, tags): tags as sorted (key, value) pairs, None
-    values left out (Nova's match of a string never equals None)."""
-    tags = tuple(sorted((key, _tag_value(value)) for key, value in pool.items()
-                        if key not in _POOL_NOT_TAGS and value is not None))
+    """(vendor_id, product_id, numa_node, count, tags): tags as sorted (key, _pool_tag) pairs, a
+    None tag kept (Nova matches it with a spec's None and counts it in the pool's keys)."""
+    tags = tuple(sorted((key, _pool_tag(value)) for key, value in pool.items() if key not in _POOL_NOT_TAGS))
     return pool.get("vendor_id", ""), pool.get("product_id", ""), pool.get("numa_node"), pool.get("count", 0), tags
 
 
@@ -331,7 +332,8 @@ def _pci_devices(pools) -> List[Dict[str, Any]]:
             device = {"address": f"pool{i}-{j}", "numa_node": node, "vendor_id": vendor, "product_id": product,
                       "allocated": False}
             if tags:
-                device["tags"] = dict(tags)
+                device["tags"] = {key: json.loads(value[1]) if isinstance(value, tuple) else value
+                                  for key, value in tags}
             devices.append(device)
     return devices
 
@@ -505,7 +507,7 @@ def _pci_requests(pci_requests) -> List[Dict[str, Any]]:
         specs = _get(request, "spec", None) or []
         entry = {"count": int(_get(request, "count", 1) or 1)}
         if specs:  # Nova's spec list as it is: a device matching any one spec will do
-            entry["specs"] = [{key: _tag_value(value) for key, value in spec.items()} for spec in specs]
+            entry["specs"] = [dict(spec) for spec in specs]
         else:  # no spec: Nova matches no device, nor does an empty vendor and product
             entry.update(vendor_id="", product_id="")
         policy = _get(request, "numa_policy", None)

@@ -850,14 +850,15 @@ def random_spec(rng, devices):
     if rng.random() < 0.5:
         spec["dev_type"] = rng.choices(DEV_TYPES, [3, 4, 2, 1])[0]
     if rng.random() < 0.25:
-        spec["physical_network"] = rng.choice(PHYSNETS[:2])
+        # None: a port on a tunneled network, which asks for a device on no physnet
+        spec["physical_network"] = rng.choice(PHYSNETS[:2] + [None])
     if rng.random() < 0.1:
         spec["remote_managed"] = rng.choice(["true", "True", "false"])
     return spec
 
 
 def add_pci_specs(rng, case):
-    """PCI pools with Nova's tags (dev_type on every device, sometimes a physnet or remote_managed)
+    """PCI pools with Nova's tags (dev_type on every device, sometimes a physnet, None included, or remote_managed)
     and PCI requests as spec lists (one to three alternatives), so that the spec matching and
     Nova's rules for PFs, VDPA and remote-managed devices decide."""
     host, req = case["host"], case["request"]
@@ -866,7 +867,7 @@ def add_pci_specs(rng, case):
     for d in host["pci"]:
         tags = {"dev_type": rng.choices(DEV_TYPES, [3, 4, 2, 1])[0]}
         if rng.random() < 0.4:
-            tags["physical_network"] = rng.choice(PHYSNETS[:2])
+            tags["physical_network"] = rng.choice(PHYSNETS[:2] + [None])
         if rng.random() < 0.15:
             tags["remote_managed"] = rng.choice(["true", "false", "True"])
         d["tags"] = tags

@@ -121,7 +121,12 @@ PciDevice pci_of(const json& d, const std::string& where) {
   if (!d.is_object()) bad(where, "must be an object");
   PciDevice dev;
   dev.address = string_of(d, "address", where);
-  if (const json* node = field(d, "numa_node")) dev.numa_node = static_cast<std::uint32_t>(unsigned_of(*node, where + ".numa_node", 65535));
+  if (const json* node = field(d, "numa_node")) {
+    // The usual node is read without making its location's text, which only an error needs.
+    dev.numa_node = static_cast<std::uint32_t>(node->is_number_unsigned() && node->get<std::uint64_t>() <= 65535
+                                                   ? node->get<std::uint64_t>()
+                                                   : unsigned_of(*node, where + ".numa_node", 65535));
+  }
   dev.vendor_id = string_of(d, "vendor_id", where);
   dev.product_id = string_of(d, "product_id", where);
   dev.class_id = string_of(d, "class_id", where);

@@ -54,14 +54,17 @@ CpuSet cpus_of(const json& value, const std::string& where) {
 
 namespace {
 
-// A name or value of at most 255 bytes, not empty, without control characters.
-void check_text(const std::string& text, const std::string& where) {
+// What is wrong with a name or value (at most 255 bytes, not empty, without control characters),
+// or nullptr when nothing is: its callers make the location's text only for an error, since a
+// host's PCI tags are read on every host a scheduler converts.
+const char* text_problem(const std::string& text) {
   constexpr std::size_t kMaxName = 255;
-  if (text.empty()) bad(where, "must not be empty");
-  if (text.size() > kMaxName) bad(where, "is longer than " + std::to_string(kMaxName) + " bytes");
+  if (text.empty()) return "must not be empty";
+  if (text.size() > kMaxName) return "is longer than 255 bytes";
   if (std::any_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; })) {
-    bad(where, "holds a control character");
+    return "holds a control character";
   }
+  return nullptr;
 }
 
 }  // namespace
@@ -73,16 +76,17 @@ std::map<std::string, PciTagValue> tag_map_of(const json& value, const std::stri
   if (value.size() > kMaxKeys) bad(where, "has more than " + std::to_string(kMaxKeys) + " keys");
   std::map<std::string, PciTagValue> out;
   for (const auto& [key, member] : value.items()) {
-    check_text(key, where + " key '" + key + "'");
+    if (const char* problem = text_problem(key)) bad(where + " key '" + key + "'", problem);
     if (member.is_string()) {
-      check_text(member.get<std::string>(), where + "." + key);
-      out[key] = member.get<std::string>();
+      const std::string& text = member.get_ref<const std::string&>();
+      if (const char* problem = text_problem(text)) bad(where + "." + key, problem);
+      out.emplace(key, text);
     } else if (member.is_null()) {
-      out[key] = PciTagValue::none();
+      out.emplace(key, PciTagValue::none());
     } else {
       std::string text = member.dump();
       if (text.size() > kMaxJsonText) bad(where + "." + key, "is longer than " + std::to_string(kMaxJsonText) + " bytes as JSON");
-      out[key] = PciTagValue::json(std::move(text));
+      out.emplace(key, PciTagValue::json(std::move(text)));
     }
   }
   return out;
@@ -111,12 +115,10 @@ NetworkAffinity network_of(const json& value, const std::string& where) {
     if (!physnets->is_array()) bad(where + ".physnets", "must be a list of physnet names");
     if (physnets->size() > kMaxPhysnets) bad(where + ".physnets", "has more than " + std::to_string(kMaxPhysnets) + " names");
     for (std::size_t i = 0; i < physnets->size(); ++i) {
-      const std::string at = where + ".physnets[" + std::to_string(i) + "]";
       const json& name = (*physnets)[i];
-      if (!name.is_string()) bad(at, "must be a string");
-      const std::string text = name.get<std::string>();
-      check_text(text, at);
-      out.physnets.push_back(text);
+      const char* problem = name.is_string() ? text_problem(name.get_ref<const std::string&>()) : "must be a string";
+      if (problem != nullptr) bad(where + ".physnets[" + std::to_string(i) + "]", problem);
+      out.physnets.push_back(name.get<std::string>());
     }
     std::sort(out.physnets.begin(), out.physnets.end());
     out.physnets.erase(std::unique(out.physnets.begin(), out.physnets.end()), out.physnets.end());

@@ -81,4 +81,51 @@ void BM_NpFitHosts100(benchmark::State& state) {
 }
 BENCHMARK(BM_NpFitHosts100);
 
+// np_host_from_cells as numaplace.nova's filter makes a host it has not seen: a 4-cell host of 8
+// cores x 2 threads per cell in packed words, with (Pci) or without (NoPci) three PCI devices
+// in the host schema's "pci" text, tagged as numaplace.nova writes a Nova pool's devices.
+std::vector<long long> four_cell_words() {
+  std::vector<long long> words{4};
+  for (long long c = 0; c < 4; ++c) {
+    words.insert(words.end(), {c, 65536, 2, 4096, c / 2, 8});
+    for (long long k = 0; k < 8; ++k) words.push_back(c * 16 + k);
+    words.push_back(8);
+    for (long long k = 8; k < 16; ++k) words.push_back(c * 16 + k);
+    words.insert(words.end(), {2, c * 16 + 8, c * 16 + 9});
+    words.push_back(8);
+    for (int k = 0; k < 8; ++k) words.push_back(2);
+    for (long long k = 0; k < 8; ++k) words.insert(words.end(), {c * 16 + k, c * 16 + k + 8});
+    words.insert(words.end(), {2, 4, 16777216, 1024, 0, 2048, 512, 16, 0});
+  }
+  return words;
+}
+
+const char* kThreeDevices =
+    R"([{"address": "pool0-0", "numa_node": 0, "vendor_id": "8086", "product_id": "154d", "allocated": false,)"
+    R"( "tags": {"dev_type": "type-PF", "physical_network": "physnet1"}},)"
+    R"( {"address": "pool1-0", "numa_node": 1, "vendor_id": "8086", "product_id": "10ed", "allocated": false,)"
+    R"( "tags": {"dev_type": "type-VF", "physical_network": "physnet1", "parent_ifname": null}},)"
+    R"( {"address": "pool1-1", "numa_node": 1, "vendor_id": "8086", "product_id": "10ed", "allocated": false,)"
+    R"( "tags": {"dev_type": "type-VF", "physical_network": "physnet1", "parent_ifname": null}}])";
+
+void host_from_cells(benchmark::State& state, const char* pci_json) {
+  const std::vector<long long> words = four_cell_words();
+  for (auto _ : state) {
+    np_host* host = nullptr;
+    np_error* error = nullptr;
+    if (np_host_from_cells(words.data(), words.size(), 16.0, 1.5, pci_json, nullptr, &host, &error) != NP_OK) {
+      state.SkipWithError(np_error_message(error));
+      np_error_free(error);
+      break;
+    }
+    benchmark::DoNotOptimize(host);
+    np_host_free(host);
+  }
+}
+
+void BM_NpHostFromCellsNoPci(benchmark::State& state) { host_from_cells(state, nullptr); }
+void BM_NpHostFromCellsPci(benchmark::State& state) { host_from_cells(state, kThreeDevices); }
+BENCHMARK(BM_NpHostFromCellsNoPci);
+BENCHMARK(BM_NpHostFromCellsPci);
+
 }  // namespace

@@ -8,9 +8,9 @@
 // cells in Python. The same cells give the same bytes (each CPU set and sibling group sorted, the
 // lists in their order), so two hosts whose bytes are equal are the same numaplace host; that is
 // what lets numaplace.nova keep a host by these bytes. Unset-like values read as nova.py reads them:
-// None sets as empty, None usages and page counts as 0, a None socket as -1. Fields are read from
-// each cell's and page pool's __dict__, as nova.py's vars(cell) does (oslo.versionedobjects keeps a
-// set field there), sets as frozenset() reads them, lists as iter() does. Only what Python raises
+// None sets as empty, None usages and page counts as 0, a None socket as -1. Fields are read as
+// attribute access reads `_obj_NAME` (where oslo.versionedobjects keeps a set field), sets as
+// frozenset() reads them, lists as iter() does. Only what Python raises
 // for a missing or bad field (AttributeError, TypeError, ValueError, OverflowError) becomes None;
 // anything else (MemoryError) propagates.
 #define PY_SSIZE_T_CLEAN
@@ -69,26 +69,16 @@ bool cleared_as_unreadable() {
 // The reasons a read stops: the cells are for Python to read, or a Python error propagates.
 enum class Stop { Unreadable, Raised };
 
-// A field of an object's __dict__ (borrowed), as numaplace.nova's Python reader finds it
-// (vars(cell)[name]); nullptr with `stop` set where the object has no __dict__ or the field is unset.
-PyObject* field(PyObject* fields, PyObject* name, Stop& stop) {
-  PyObject* value = PyDict_GetItemWithError(fields, name);
-  if (value == nullptr) stop = PyErr_Occurred() ? Stop::Raised : Stop::Unreadable;
-  return value;
-}
-
-// An object's __dict__ (owned), or empty with `stop` set.
-// A __dict__ that is not exactly a dict (a subclass's lookup may differ) is unreadable.
-Ref fields_of(PyObject* object, Stop& stop) {
-  PyObject* fields = PyObject_GenericGetDict(object, nullptr);
-  if (fields == nullptr) {
-    stop = cleared_as_unreadable() ? Stop::Unreadable : Stop::Raised;
-  } else if (!PyDict_CheckExact(fields)) {
-    Py_DECREF(fields);
-    fields = nullptr;
-    stop = Stop::Unreadable;
-  }
-  return Ref(fields);
+// A field of an object (owned), as attribute access reads `_obj_NAME`; empty with `stop` set where
+// the field is unset. Read with getattr rather than from the object's __dict__: on Python 3.11 and
+// later an object keeps its attributes inline until its __dict__ is asked for, and asking makes a
+// dict per cell and page pool, which a host never read before paid for twice (making it, then the
+// collector walking it): about a third of numaplace.nova's first pass over 1,000 hosts
+// (tools/bench/nova_filter.py).
+Ref field(PyObject* object, PyObject* name, Stop& stop) {
+  PyObject* value = PyObject_GetAttr(object, name);
+  if (value == nullptr) stop = cleared_as_unreadable() ? Stop::Unreadable : Stop::Raised;
+  return Ref(value);
 }
 
 // An integer that fits 64 bits; anything else (a float usage, say: Python's words refuse it too)
@@ -109,11 +99,11 @@ bool integer_of(PyObject* value, std::int64_t& out, Stop& stop) {
 }
 
 // Reads one field's integer; `none_as` is what None reads as (nullopt: None is unreadable).
-bool read_integer(PyObject* fields, PyObject* name, std::optional<std::int64_t> none_as, std::int64_t& out,
+bool read_integer(PyObject* object, PyObject* name, std::optional<std::int64_t> none_as, std::int64_t& out,
                   Stop& stop) {
-  PyObject* value = field(fields, name, stop);
-  if (value == nullptr) return false;
-  if (value != Py_None) return integer_of(value, out, stop);
+  Ref value(field(object, name, stop));
+  if (!value) return false;
+  if (value.get() != Py_None) return integer_of(value.get(), out, stop);
   if (!none_as) {
     stop = Stop::Unreadable;
     return false;
@@ -199,13 +189,13 @@ bool append_members(PyObject* values, std::vector<std::int64_t>& out, std::size_
 
 // A CPU set field: its count, then its members (None reads as empty, as frozenset(x or ())).
 bool append_set_field(PyObject* cell, PyObject* name, std::vector<std::int64_t>& out, Stop& stop) {
-  PyObject* values = field(cell, name, stop);
-  if (values == nullptr) return false;
+  Ref values(field(cell, name, stop));
+  if (!values) return false;
   std::size_t count_at = out.size();
   out.push_back(0);
-  if (values == Py_None) return true;
+  if (values.get() == Py_None) return true;
   std::size_t count = 0;
-  if (!append_members(values, out, count, stop)) return false;
+  if (!append_members(values.get(), out, count, stop)) return false;
   out[count_at] = static_cast<std::int64_t>(count);
   return true;
 }
@@ -215,13 +205,13 @@ bool append_set_field(PyObject* cell, PyObject* name, std::vector<std::int64_t>&
 template <typename AppendItems>
 bool append_list_field(PyObject* cell, PyObject* name, std::vector<std::int64_t>& out, Stop& stop,
                        AppendItems&& append_items) {
-  PyObject* value = field(cell, name, stop);
-  if (value == nullptr) return false;
-  if (value == Py_None) {
+  Ref value(field(cell, name, stop));
+  if (!value) return false;
+  if (value.get() == Py_None) {
     out.push_back(0);
     return true;
   }
-  Ref list(items_of(value, stop));
+  Ref list(items_of(value.get(), stop));
   if (!list) return false;
   Py_ssize_t count = PySequence_Fast_GET_SIZE(list.get());
   out.push_back(count);
@@ -251,11 +241,11 @@ bool append_pages(PyObject* cell, std::vector<std::int64_t>& out, Stop& stop) {
   return append_list_field(cell, names.mempages, out, stop, [&](PyObject** items, Py_ssize_t count) {
     for (Py_ssize_t i = 0; i < count; ++i) {
       std::int64_t size = 0, total = 0, used = 0, reserved = 0;
-      Ref pool(fields_of(items[i], stop));
-      if (!pool || !read_integer(pool.get(), names.size_kb, std::nullopt, size, stop) ||
-          !read_integer(pool.get(), names.total, std::nullopt, total, stop) ||
-          !read_integer(pool.get(), names.used, 0, used, stop) ||
-          !read_integer(pool.get(), names.reserved, 0, reserved, stop))
+      PyObject* pool = items[i];
+      if (!read_integer(pool, names.size_kb, std::nullopt, size, stop) ||
+          !read_integer(pool, names.total, std::nullopt, total, stop) ||
+          !read_integer(pool, names.used, 0, used, stop) ||
+          !read_integer(pool, names.reserved, 0, reserved, stop))
         return false;
       out.insert(out.end(), {size, total, used, reserved});
     }
@@ -263,10 +253,7 @@ bool append_pages(PyObject* cell, std::vector<std::int64_t>& out, Stop& stop) {
   });
 }
 
-bool append_cell(PyObject* object, std::vector<std::int64_t>& out, Stop& stop) {
-  Ref fields(fields_of(object, stop));
-  if (!fields) return false;
-  PyObject* cell = fields.get();
+bool append_cell(PyObject* cell, std::vector<std::int64_t>& out, Stop& stop) {
   std::int64_t id = 0, memory = 0, cpu_usage = 0, memory_usage = 0, socket = 0;
   if (!read_integer(cell, names.id, std::nullopt, id, stop) ||
       !read_integer(cell, names.memory, std::nullopt, memory, stop) ||

@@ -471,6 +471,46 @@ class WeigherCache(unittest.TestCase):
         self.assertGreater(positive, 100)
 
 
+class PciText(unittest.TestCase):
+    """numaplace.nova's "pci" text of a host's PCI pools, made from the texts of pools seen before
+    (_pool_texts) and of whole lists (_pci_texts): read back, every pool is its `count` devices,
+    named pool{INDEX}-{J}, with the pool's ids, node and tags (None kept, other values as JSON),
+    whether its pieces came from the caches or not."""
+
+    def test_random_pool_lists_read_back_as_their_devices(self):
+        rng = random.Random(2027)
+        kinds = [{"dev_type": "type-PF", "physical_network": "physnet1"}, {"dev_type": "type-VF"},
+                 {"dev_type": "type-PCI", "physical_network": None}, {"trusted": True, "numbers": [1, 2]}, {}]
+        seen = []
+        checked = 0
+        for _ in range(400):
+            pools = []
+            for _ in range(rng.randint(1, 4)):
+                if seen and rng.random() < 0.5:
+                    pool = rng.choice(seen)
+                else:
+                    pool = {"vendor_id": rng.choice(["8086", "15b3"]), "product_id": rng.choice(["154d", "1017"]),
+                            "numa_node": rng.choice([None, 0, 1, 3]), "count": rng.randint(0, 3)}
+                    pool.update(rng.choice(kinds))
+                    seen.append(pool)
+                pools.append(pool)
+            inputs = list(map(npnova._pool_input, pools))
+            devices = json.loads(npnova._pci_text(inputs))
+            want = []
+            for i, pool in enumerate(pools):
+                tags = {k: v for k, v in pool.items() if k not in ("vendor_id", "product_id", "numa_node", "count")}
+                for j in range(pool["count"]):
+                    device = {"address": f"pool{i}-{j}", "numa_node": pool["numa_node"],
+                              "vendor_id": pool["vendor_id"], "product_id": pool["product_id"], "allocated": False}
+                    if tags:
+                        device["tags"] = tags
+                    want.append(device)
+            self.assertEqual(devices, want)
+            checked += len(want)
+        self.assertGreater(checked, 1000)
+        self.assertIsNone(npnova._pci_text([]))
+
+
 def _limits(state):
     return NOVA["objects"].NUMATopologyLimits(cpu_allocation_ratio=state.cpu_allocation_ratio,
                                              ram_allocation_ratio=state.ram_allocation_ratio)

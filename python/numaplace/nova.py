@@ -173,13 +173,13 @@ def _read(obj, name: str):
 _CELL_FIELDS = ("id", "cpuset", "pcpuset", "siblings", "memory", "cpu_usage", "pinned_cpus", "memory_usage",
                 "socket")
 _PAGE_FIELDS = ("size_kb", "total", "used", "reserved")
-# The cells' fields are read from each cell's __dict__ (map(vars, cells)): an itemgetter over the
-# dict is about half the time of an attrgetter over the object, which goes through the class's
-# attribute lookup first. The page pools are few fields on many small objects, where attrgetter is
-# as fast (measured: tools/bench/nova_filter.py's hosts).
-_cell_fields = operator.itemgetter(*("_obj_" + name for name in _CELL_FIELDS))
+# Read by attribute (attrgetter over `_obj_NAME`), never from a cell's __dict__: on Python 3.11 an
+# object keeps its attributes inline until its __dict__ is asked for, and asking makes a dict for
+# every cell of a host never read before, which the collection after the pass then walks (with the
+# copies, 30-67 ms of a 120-170 ms first pass over tools/bench/nova_filter.py's 1,000 hosts).
+_cell_fields = operator.attrgetter(*("_obj_" + name for name in _CELL_FIELDS))
 _page_fields = operator.attrgetter(*("_obj_" + name for name in _PAGE_FIELDS))
-_cell_pages = operator.itemgetter("_obj_mempages")
+_cell_pages = operator.attrgetter("_obj_mempages")
 
 
 def host_inputs(host_topology, limits=None, pci_stats=None) -> tuple:
@@ -203,11 +203,10 @@ def host_inputs(host_topology, limits=None, pci_stats=None) -> tuple:
 
 def _cell_input(cell) -> tuple:
     """One host cell's part of host_inputs: (its _CELL_FIELDS copied, its page pools' _PAGE_FIELDS)."""
-    try:  # Nova's objects with every field set: read from the cell's __dict__ at once
-        fields = vars(cell)
-        cell_id, cpuset, pcpuset, siblings, memory, cpu_usage, pinned, memory_usage, socket = _cell_fields(fields)
-        cell_pages = fields["_obj_mempages"]
-    except (TypeError, KeyError):  # a field unset, or not Nova's objects: field by field
+    try:  # Nova's objects with every field set: read at once
+        cell_id, cpuset, pcpuset, siblings, memory, cpu_usage, pinned, memory_usage, socket = _cell_fields(cell)
+        cell_pages = _cell_pages(cell)
+    except AttributeError:  # a field unset, or not Nova's objects: field by field
         cell_id, memory = _read(cell, "id"), _read(cell, "memory")
         cpuset, pcpuset, siblings = _get(cell, "cpuset", None), _get(cell, "pcpuset", None), _get(cell, "siblings")
         cpu_usage, pinned, memory_usage = _get(cell, "cpu_usage", 0), _get(cell, "pinned_cpus"), _get(cell, "memory_usage", 0)
@@ -284,7 +283,7 @@ def _inputs_unchanged(inputs: tuple, host_topology, ratios, pci_stats) -> bool:
     if ratios != ratios_then or _pci_inputs(pci_stats) != pools_then:
         return False
     try:
-        cells = list(map(vars, host_topology._obj_cells))
+        cells = host_topology._obj_cells
         if list(map(_cell_fields, cells)) != cells_then:
             return False
         pages = list(map(_cell_pages, cells))
@@ -492,8 +491,8 @@ def _inputs_updated(inputs: tuple, chunks: list, host_topology, ratios, pci_stat
     cells_then, pages_then, counts_then = inputs[0], inputs[1], inputs[2]
     try:
         live_cells = host_topology._obj_cells
-        fields_now = list(map(_cell_fields, map(vars, live_cells)))
-        pages_now = [list(map(_page_fields, _cell_pages(vars(cell)))) for cell in live_cells]
+        fields_now = list(map(_cell_fields, live_cells))
+        pages_now = [list(map(_page_fields, _cell_pages(cell))) for cell in live_cells]
     except (AttributeError, KeyError, TypeError):
         return None
     if len(fields_now) != len(cells_then):

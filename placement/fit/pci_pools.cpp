@@ -11,8 +11,6 @@
 namespace numaplace {
 namespace {
 
-bool same_id(const std::string& a, const std::string& b) { return equal_without_case(a, b); }
-
 PciNumaPolicy alias_policy(const std::string& name) {
   if (name == "required") return PciNumaPolicy::Required;
   if (name == "preferred") return PciNumaPolicy::Preferred;
@@ -40,7 +38,7 @@ bool spec_matches(const PciDevice& dev, const PciSpec& spec) {
 bool matches(const PciDevice& dev, const PciRequest& request) {
   if (dev.allocated) return false;
   if (!request.address.empty()) return dev.address == request.address;
-  if (request.specs.empty()) return same_id(dev.vendor_id, request.vendor_id) && same_id(dev.product_id, request.product_id);
+  if (request.specs.empty()) return equal_without_case(dev.vendor_id, request.vendor_id) && equal_without_case(dev.product_id, request.product_id);
   return std::any_of(request.specs.begin(), request.specs.end(), [&](const PciSpec& spec) { return spec_matches(dev, spec); });
 }
 
@@ -85,7 +83,7 @@ bool kind_not_asked_for(const PciDevice& dev, const PciRequest& request) {
 }
 
 bool same_value(const PciTagValue& a, const PciTagValue& b) {
-  return a.kind() == b.kind() && (a.is_string() ? same_id(a.text(), b.text()) : a.text() == b.text());
+  return a.kind() == b.kind() && (a.is_string() ? equal_without_case(a.text(), b.text()) : a.text() == b.text());
 }
 
 // Requests that draw on exactly the same devices: the same spec list (or device kind), or the
@@ -103,12 +101,12 @@ bool same_device(const PciRequest& a, const PciRequest& b) {
     }
     return true;
   }
-  return same_id(a.vendor_id, b.vendor_id) && same_id(a.product_id, b.product_id);
+  return equal_without_case(a.vendor_id, b.vendor_id) && equal_without_case(a.product_id, b.product_id);
 }
 
 // Devices of one Nova pool: the same ids, tags and NUMA node.
 bool same_pool(const PciDevice& a, const PciDevice& b) {
-  return a.numa_node == b.numa_node && same_id(a.vendor_id, b.vendor_id) && same_id(a.product_id, b.product_id) &&
+  return a.numa_node == b.numa_node && equal_without_case(a.vendor_id, b.vendor_id) && equal_without_case(a.product_id, b.product_id) &&
          a.tags == b.tags;
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// numaplace._cellwords: Nova's host cells read in C, as np_host_from_cells' packed words.
+// numaplace._cellwords: what numaplace.nova's host cache reads of every Nova host on every pass,
+// read in C: the cells as np_host_from_cells' packed words, and the PCI pools.
 //
 // Contract: cell_words(cells) takes a NUMATopology's cell list (host_topology._obj_cells) and
 // returns the packed words of docs/library.md ("Packed host cells") as bytes (native 64-bit
@@ -13,6 +14,9 @@
 // frozenset() reads them, lists as iter() does. Only what Python raises
 // for a missing or bad field (AttributeError, TypeError, ValueError, OverflowError) becomes None;
 // anything else (MemoryError) propagates.
+// pool_inputs(pools) takes a PciDeviceStats' pool list and returns what nova.py's _pool_input
+// makes of each pool, equal to its list(map(_pool_input, pools)), or None where a pool is not
+// exactly a dict with str keys and str or None tag values (Python then reads the pools).
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
@@ -290,10 +294,110 @@ PyObject* cell_words(PyObject*, PyObject* cells) {
                                    static_cast<Py_ssize_t>(words.size() * sizeof(std::int64_t)));
 }
 
+// The pool keys that are not tags (numaplace.nova's _POOL_NOT_TAGS), and the defaults of the four
+// that are read.
+struct PoolNames {
+  PyObject* vendor_id;
+  PyObject* product_id;
+  PyObject* numa_node;
+  PyObject* count;
+  PyObject* devices;
+  PyObject* empty;  // "", the ids' default
+  PyObject* zero;   // 0, the count's
+};
+PoolNames pool_names;
+
+bool is_pool_key(PyObject* key) {
+  return key == pool_names.vendor_id || key == pool_names.product_id || key == pool_names.numa_node ||
+         key == pool_names.count || key == pool_names.devices ||
+         PyUnicode_Compare(key, pool_names.vendor_id) == 0 || PyUnicode_Compare(key, pool_names.product_id) == 0 ||
+         PyUnicode_Compare(key, pool_names.numa_node) == 0 || PyUnicode_Compare(key, pool_names.count) == 0 ||
+         PyUnicode_Compare(key, pool_names.devices) == 0;
+}
+
+// A pool's member, or `fallback` (both borrowed).
+PyObject* member_or(PyObject* pool, PyObject* key, PyObject* fallback) {
+  PyObject* value = PyDict_GetItemWithError(pool, key);
+  return value != nullptr ? value : fallback;
+}
+
+// One pool as nova.py's _pool_input reads it: (vendor_id, product_id, numa_node, count, the tags as
+// (key, value) pairs sorted by key); nullptr with `stop` Unreadable where the pool is not exactly a
+// dict, a key is not exactly a str, or a tag's value is neither a str nor None (Python then writes
+// it as JSON), so that Python reads it.
+PyObject* pool_input(PyObject* pool, Stop& stop) {
+  if (!PyDict_CheckExact(pool)) {
+    stop = Stop::Unreadable;
+    return nullptr;
+  }
+  Ref tags(PyList_New(0));
+  if (!tags) {
+    stop = Stop::Raised;
+    return nullptr;
+  }
+  Py_ssize_t position = 0;
+  PyObject* key = nullptr;
+  PyObject* value = nullptr;
+  while (PyDict_Next(pool, &position, &key, &value)) {
+    if (!PyUnicode_CheckExact(key)) {
+      stop = Stop::Unreadable;
+      return nullptr;
+    }
+    if (is_pool_key(key)) continue;
+    if (value != Py_None && !PyUnicode_CheckExact(value)) {
+      stop = Stop::Unreadable;
+      return nullptr;
+    }
+    Ref pair(PyTuple_Pack(2, key, value));
+    if (!pair || PyList_Append(tags.get(), pair.get()) != 0) {
+      stop = Stop::Raised;
+      return nullptr;
+    }
+  }
+  // The keys are distinct str, so the pairs sort by key as Python's sorted() sorts them.
+  Ref sorted_tags(PyList_Sort(tags.get()) == 0 ? PyList_AsTuple(tags.get()) : nullptr);
+  if (!sorted_tags || PyErr_Occurred()) {
+    stop = Stop::Raised;
+    return nullptr;
+  }
+  PyObject* out = PyTuple_Pack(5, member_or(pool, pool_names.vendor_id, pool_names.empty),
+                               member_or(pool, pool_names.product_id, pool_names.empty),
+                               member_or(pool, pool_names.numa_node, Py_None),
+                               member_or(pool, pool_names.count, pool_names.zero), sorted_tags.get());
+  if (out == nullptr) stop = Stop::Raised;
+  return out;
+}
+
+PyObject* pool_inputs(PyObject*, PyObject* pools) {
+  Stop stop = Stop::Unreadable;
+  Ref list(items_of(pools, stop));
+  if (!list) {
+    if (stop == Stop::Raised) return nullptr;
+    Py_RETURN_NONE;
+  }
+  const Py_ssize_t count = PySequence_Fast_GET_SIZE(list.get());
+  PyObject** items = PySequence_Fast_ITEMS(list.get());
+  Ref out(PyList_New(count));
+  if (!out) return nullptr;
+  for (Py_ssize_t i = 0; i < count; ++i) {
+    PyObject* made = pool_input(items[i], stop);
+    if (made == nullptr) {
+      if (stop == Stop::Raised) return nullptr;
+      Py_RETURN_NONE;
+    }
+    PyList_SET_ITEM(out.get(), i, made);
+  }
+  Py_INCREF(out.get());
+  return out.get();
+}
+
 PyMethodDef methods[] = {
     {"cell_words", cell_words, METH_O,
      "cell_words(cells) -> bytes | None: a NUMATopology's cells (its _obj_cells) as np_host_from_cells' "
      "packed words (native int64, sets sorted), or None where a field is unset or not a 64-bit integer."},
+    {"pool_inputs", pool_inputs, METH_O,
+     "pool_inputs(pools) -> list | None: a PciDeviceStats' pools as numaplace.nova's _pool_input reads each, "
+     "or None where a pool is not a dict of str keys with str or None tag values."},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef module = {PyModuleDef_HEAD_INIT, "_cellwords",
@@ -314,7 +418,12 @@ PyMODINIT_FUNC PyInit__cellwords() {
       !intern(names.pinned_cpus, "_obj_pinned_cpus") || !intern(names.memory_usage, "_obj_memory_usage") ||
       !intern(names.socket, "_obj_socket") || !intern(names.mempages, "_obj_mempages") ||
       !intern(names.size_kb, "_obj_size_kb") || !intern(names.total, "_obj_total") ||
-      !intern(names.used, "_obj_used") || !intern(names.reserved, "_obj_reserved"))
+      !intern(names.used, "_obj_used") || !intern(names.reserved, "_obj_reserved") ||
+      !intern(pool_names.vendor_id, "vendor_id") || !intern(pool_names.product_id, "product_id") ||
+      !intern(pool_names.numa_node, "numa_node") || !intern(pool_names.count, "count") ||
+      !intern(pool_names.devices, "devices") || !intern(pool_names.empty, ""))
     return nullptr;
+  pool_names.zero = PyLong_FromLong(0);
+  if (pool_names.zero == nullptr) return nullptr;
   return PyModule_Create(&module);
 }

@@ -268,9 +268,16 @@ def _pool_input(pool) -> tuple:
 
 
 def _pci_inputs(pci_stats):
+    """The PCI pools as _pool_input reads each (read in C by numaplace._cellwords where it can:
+    every pass reads every host's pools); None without pci_stats."""
     if pci_stats is None:
         return None
-    return list(map(_pool_input, getattr(pci_stats, "pools", None) or ()))
+    pools = getattr(pci_stats, "pools", None) or ()
+    if _cellwords is not None:
+        read = _cellwords.pool_inputs(pools)
+        if read is not None:
+            return read
+    return list(map(_pool_input, pools))
 
 
 def _inputs_unchanged(inputs: tuple, host_topology, ratios, pci_stats) -> bool:

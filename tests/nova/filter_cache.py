@@ -20,6 +20,7 @@ the host's inputs (numaplace.nova.host_inputs) are unchanged. Checked here:
     np_fit, the free share of the chosen cells), the first time and from the weights kept.
 Exit 77 without Nova.
 """
+import collections
 import json
 import os
 import random
@@ -404,6 +405,45 @@ class CellWordsReader(unittest.TestCase):
         vars(topology.cells[0])["_obj_cpuset"] = set()
         vars(topology.cells[0])["_obj_siblings"] = [None]
         self.assertIsNone(npnova.packed_cells(topology))
+
+    def test_pci_pools_read_as_the_python_reader_reads_them(self):
+        """pool_inputs on random pool lists: where every pool is a dict of str keys whose tags are
+        str or None it answers, and equals nova.py's _pool_input of each pool (the same objects for
+        the ids, node and count; the tags sorted); anything else it leaves to Python (None)."""
+        if npnova._cellwords is None:
+            self.skipTest("numaplace._cellwords was not built (no python3-dev)")
+        rng = random.Random(4242)
+        keys = ["vendor_id", "product_id", "numa_node", "count", "devices", "dev_type", "physical_network",
+                "Zeta", "alpha", "\u00e9t\u00e9", "a", "parent_ifname", "remote_managed"]
+        values = ["8086", "type-PF", "", "physnet1", None, "\u00fc", 3, True, 1.5, ["x"], {"k": "v"}]
+        answered = left = 0
+        for _ in range(3000):
+            pools = []
+            for _ in range(rng.randint(0, 4)):
+                pool = {key: rng.choice(values) for key in rng.sample(keys, rng.randint(0, len(keys)))}
+                if rng.random() < 0.03:
+                    pool[7] = "not a str key"
+                if rng.random() < 0.02:
+                    pool = collections.OrderedDict(pool)
+                pools.append(pool)
+            got = npnova._cellwords.pool_inputs(pools)
+            readable = all(type(pool) is dict and all(type(key) is str for key in pool) and
+                           all(value is None or type(value) is str
+                               for key, value in pool.items() if key not in npnova._POOL_NOT_TAGS)
+                           for pool in pools)
+            if not readable:
+                self.assertIsNone(got)
+                left += 1
+                continue
+            self.assertIsNotNone(got, pools)
+            want = list(map(npnova._pool_input, pools))
+            self.assertEqual(got, want)
+            for mine, theirs in zip(got, want):
+                for a, b in zip(mine[:4], theirs[:4]):
+                    self.assertIs(type(a), type(b))
+            answered += 1
+        self.assertGreater(answered, 300)
+        self.assertGreater(left, 300)
 
     def test_containers_read_as_the_python_reader_reads_them(self):
         """Sets and lists of other types than oslo's (a frozenset, a tuple with repeats, a list

@@ -272,23 +272,23 @@ bool append_cell(PyObject* cell, std::vector<std::int64_t>& out, Stop& stop) {
          append_pages(cell, out, stop);
 }
 
+// What a reader returns once it stops: nullptr to raise the pending error, or None (Python reads).
+PyObject* stopped(Stop stop) {
+  if (stop == Stop::Raised) return nullptr;
+  Py_RETURN_NONE;
+}
+
 PyObject* cell_words(PyObject*, PyObject* cells) {
   Stop stop = Stop::Unreadable;
   Ref list(items_of(cells, stop));
-  if (!list) {
-    if (stop == Stop::Raised) return nullptr;
-    Py_RETURN_NONE;
-  }
+  if (!list) return stopped(stop);
   Py_ssize_t count = PySequence_Fast_GET_SIZE(list.get());
   PyObject** items = PySequence_Fast_ITEMS(list.get());
   std::vector<std::int64_t> words;
   words.reserve(static_cast<std::size_t>(count) * 64 + 1);
   words.push_back(count);
   for (Py_ssize_t i = 0; i < count; ++i) {
-    if (!append_cell(items[i], words, stop)) {
-      if (stop == Stop::Raised) return nullptr;
-      Py_RETURN_NONE;
-    }
+    if (!append_cell(items[i], words, stop)) return stopped(stop);
   }
   return PyBytes_FromStringAndSize(reinterpret_cast<const char*>(words.data()),
                                    static_cast<Py_ssize_t>(words.size() * sizeof(std::int64_t)));
@@ -371,20 +371,14 @@ PyObject* pool_input(PyObject* pool, Stop& stop) {
 PyObject* pool_inputs(PyObject*, PyObject* pools) {
   Stop stop = Stop::Unreadable;
   Ref list(items_of(pools, stop));
-  if (!list) {
-    if (stop == Stop::Raised) return nullptr;
-    Py_RETURN_NONE;
-  }
+  if (!list) return stopped(stop);
   const Py_ssize_t count = PySequence_Fast_GET_SIZE(list.get());
   PyObject** items = PySequence_Fast_ITEMS(list.get());
   Ref out(PyList_New(count));
   if (!out) return nullptr;
   for (Py_ssize_t i = 0; i < count; ++i) {
     PyObject* made = pool_input(items[i], stop);
-    if (made == nullptr) {
-      if (stop == Stop::Raised) return nullptr;
-      Py_RETURN_NONE;
-    }
+    if (made == nullptr) return stopped(stop);
     PyList_SET_ITEM(out.get(), i, made);
   }
   Py_INCREF(out.get());

@@ -38,6 +38,7 @@
 #include "xml/domain_reader.h"
 #include "xml/xml_document.h"
 #include "placement/model/text_items.h"
+#include "plugin/service/json_text.h"
 
 
 using namespace numaplace::capi;
@@ -275,7 +276,7 @@ np_status np_host_to_json(const np_host* host, char** json, np_error** error) {
     std::shared_lock read(host->lock);
     nlohmann::json doc = numaplace::plugin::host_to_json(host->effective());
     if (!host->warnings.empty()) doc["warnings"] = host->warnings;
-    *json = copy_string(doc.dump());
+    *json = copy_string(numaplace::plugin::json_text(doc));
     return NP_OK;
   });
 }
@@ -367,8 +368,8 @@ np_status np_place(const np_host* host, const char* domain_xml, const np_pair* s
     auto made = std::make_unique<np_result>();
     made->xml = outcome->domain_xml;
     made->placed = outcome->placement.has_value();
-    made->placement_json = numaplace::plugin::placement_json(*outcome).dump();
-    made->explanation_json = numaplace::plugin::explanation_json(*outcome, *flavor, *image).dump();
+    made->placement_json = numaplace::plugin::json_text(numaplace::plugin::placement_json(*outcome));
+    made->explanation_json = numaplace::plugin::json_text(numaplace::plugin::explanation_json(*outcome, *flavor, *image));
     *result = made.release();
     return NP_OK;
   });

@@ -11,6 +11,7 @@
 #include "placement/request/guest_topology.h"
 #include "plugin/capi/handles.h"
 #include "plugin/service/fit_json.h"
+#include "plugin/service/json_text.h"
 
 using namespace numaplace::capi;
 
@@ -76,7 +77,7 @@ np_status adopt_request(numaplace::Result<numaplace::plugin::FitRequest> read, n
   if (!read) return fail(error, read.error());
   auto made = std::make_unique<np_request>();
   made->topology = std::move(*read);
-  made->topology_json = numaplace::plugin::guest_topology_json(made->topology).dump();
+  made->topology_json = numaplace::plugin::json_text(numaplace::plugin::guest_topology_json(made->topology));
   *request = made.release();
   return NP_OK;
 }
@@ -110,7 +111,7 @@ np_status np_derive(unsigned int vcpus, unsigned long long memory_mib, const np_
     *topology_json = nullptr;
     auto derived = request_from_specs(vcpus, memory_mib, specs, spec_count, image_props, image_prop_count);
     if (!derived) return fail(error, derived.error());
-    *topology_json = copy_string(numaplace::plugin::guest_topology_json(*derived).dump());
+    *topology_json = copy_string(numaplace::plugin::json_text(numaplace::plugin::guest_topology_json(*derived)));
     return NP_OK;
   });
 }

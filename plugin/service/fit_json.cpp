@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "plugin/service/fit_json.h"
 
+#include "plugin/service/json_text.h"
 #include "plugin/sources/json_fields.h"
 
 #include <cmath>
@@ -277,12 +278,12 @@ void append_ids(std::string& out, const CpuSet& set) {
 std::string fit_answer_text(const FitResult& result) {
   std::string out;
   if (!result.placement) {
-    out = R"({"kind":"no_fit","summary":)" + json(result.summary).dump() + R"(,"rejections":[)";
+    out = R"({"kind":"no_fit","summary":)" + json_text(json(result.summary)) + R"(,"rejections":[)";
     for (std::size_t i = 0; i < result.rejections.size(); ++i) {
       const auto& r = result.rejections[i];
       if (i > 0) out += ',';
       out += R"({"guest_cell":)" + std::to_string(r.guest_cell) + R"(,"host_cell":)" + std::to_string(r.host_cell) +
-             R"(,"reason":)" + json(r.reason).dump() + '}';
+             R"(,"reason":)" + json_text(json(r.reason)) + '}';
     }
     out += "]}";
     return out;

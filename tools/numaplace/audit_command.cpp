@@ -9,6 +9,7 @@
 #include "numaplace/exit_codes.h"
 #include "placement/lifecycle/audit.h"
 #include "placement/model/count_words.h"
+#include "plugin/service/json_text.h"
 
 namespace numaplace::cli {
 namespace {
@@ -39,7 +40,7 @@ int run_audit(const AuditOptions& o) {
   if (o.json) {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& finding : findings) list.push_back(finding_json(finding));
-    std::cout << nlohmann::json{{"host", describe_source(source)}, {"guests", guests->size()}, {"findings", list}}.dump(2)
+    std::cout << numaplace::plugin::json_text(nlohmann::json{{"host", describe_source(source)}, {"guests", guests->size()}, {"findings", list}}, 2)
               << '\n';
   } else {
     std::cout << "audit of " << describe_source(source) << ": " << count_of(guests->size(), "guest") << ", "

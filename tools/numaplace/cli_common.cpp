@@ -10,12 +10,13 @@
 
 #include "numaplace/claims_source.h"
 #include "xml/xml_document.h"
+#include "plugin/service/json_text.h"
 
 namespace numaplace::cli {
 
 int report(const Error& error, bool json) {
   if (json) {
-    std::cout << nlohmann::json{{"error", {{"name", error.name}, {"message", error.message}}}}.dump(2) << '\n';
+    std::cout << numaplace::plugin::json_text(nlohmann::json{{"error", {{"name", error.name}, {"message", error.message}}}}, 2) << '\n';
   } else {
     std::cerr << "numaplace: " << error.name << ": " << error.message << '\n';
   }

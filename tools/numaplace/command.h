@@ -6,7 +6,12 @@
 
 #include <CLI/CLI.hpp>
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <functional>
+#include <iostream>
+#include <string>
 #include <vector>
 
 #include "numaplace/exit_codes.h"
@@ -18,16 +23,32 @@ struct Command {
   std::function<int()> run;
 };
 
+// `code`, or CannotWrite's exit 1 (named on stderr) when standard output could not take all that
+// was written to it (a full disk, a closed pipe's reader gone): `numaplace place vm.xml >
+// placed.xml` must not say it succeeded when placed.xml is cut short.
+inline int with_output_written(int code) {
+  std::cout.flush();
+  errno = 0;
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout) {
+    const int saved = errno;
+    std::cerr << "numaplace: CannotWrite: cannot write to standard output"
+              << (saved != 0 ? std::string(": ") + std::strerror(saved) : std::string()) << '\n';
+    return kExitBadInput;
+  }
+  return code;
+}
+
 // Parses the command line and runs the one command chosen; a usage error prints CLI11's message
-// and is exit 2 (--help and --version exit 0).
+// and is exit 2 (--help and --version exit 0). Output that did not reach standard output is an error.
 inline int parse_and_run(CLI::App& app, const std::vector<Command>& commands, int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : kExitUsage;
+    const int code = app.exit(e) == 0 ? 0 : kExitUsage;
+    return with_output_written(code);
   }
   for (const auto& command : commands) {
-    if (command.app->parsed()) return command.run();
+    if (command.app->parsed()) return with_output_written(command.run());
   }
   return kExitUsage;
 }

@@ -10,6 +10,7 @@
 #include "numaplace/json_output.h"
 #include "plugin/service/domain_lifecycle.h"
 #include "plugin/service/placement_json.h"
+#include "plugin/service/json_text.h"
 
 namespace numaplace::cli {
 namespace {
@@ -95,9 +96,8 @@ int run_lifecycle(const LifecycleCliOptions& o, bool define) {
   }
   if (!outcome) {
     if (o.explain && o.json) {
-      std::cout << nlohmann::json{{"error", {{"name", outcome.error().name}, {"message", outcome.error().message}}},
-                                  {"explanation", explain_json(explanation, {})}}
-                       .dump(2)
+      std::cout << numaplace::plugin::json_text(nlohmann::json{{"error", {{"name", outcome.error().name}, {"message", outcome.error().message}}},
+                                  {"explanation", explain_json(explanation, {})}}, 2)
                 << '\n';
       return exit_code_for(outcome.error());
     }
@@ -109,7 +109,7 @@ int run_lifecycle(const LifecycleCliOptions& o, bool define) {
   if (o.json) {
     nlohmann::json doc = lifecycle_json(*outcome);
     if (o.explain) doc["explanation"] = explain_json(explanation, {});
-    std::cout << doc.dump(2) << '\n';
+    std::cout << numaplace::plugin::json_text(doc, 2) << '\n';
   } else {
     print_lifecycle(define, *outcome, o.policy.policy);
   }

@@ -11,6 +11,7 @@
 #include "plugin/service/placement_json.h"
 #include "xml/domain_reader.h"
 #include "xml/xml_document.h"
+#include "plugin/service/json_text.h"
 
 namespace numaplace::cli {
 namespace {
@@ -72,9 +73,8 @@ int run_place(const PlaceOptions& o) {
   auto outcome = plugin::place_domain(*host, request);
   if (!outcome) {
     if (o.explain && o.json) {
-      std::cout << nlohmann::json{{"error", {{"name", outcome.error().name}, {"message", outcome.error().message}}},
-                                  {"explanation", explain_json(explanation, claims)}}
-                       .dump(2)
+      std::cout << numaplace::plugin::json_text(nlohmann::json{{"error", {{"name", outcome.error().name}, {"message", outcome.error().message}}},
+                                  {"explanation", explain_json(explanation, claims)}}, 2)
                 << '\n';
       return exit_code_for(outcome.error());
     }
@@ -114,7 +114,7 @@ int run_place(const PlaceOptions& o) {
       doc["explanation"] = explain_json(explanation, claims);
       if (outcome->placement) doc["explanation"]["cache_domains"] = cache_domains_json(*host, *outcome->placement);
     }
-    text = doc.dump(2) + "\n";
+    text = numaplace::plugin::json_text(doc, 2) + "\n";
   }
   if (auto written = write_output(o.output_path, text); !written) return report(written.error(), o.json);
   return 0;

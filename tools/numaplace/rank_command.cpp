@@ -23,6 +23,7 @@
 #include "xml/domain_reader.h"
 #include "xml/xml_document.h"
 #include "placement/model/text_items.h"
+#include "plugin/service/json_text.h"
 
 namespace numaplace::cli {
 namespace {
@@ -228,13 +229,12 @@ int run_rank(const RankCliOptions& o) {
         refused.push_back(entry);
       }
     }
-    std::cout << nlohmann::json{{"strategy", to_string(options.fit.strategy)},
+    std::cout << numaplace::plugin::json_text(nlohmann::json{{"strategy", to_string(options.fit.strategy)},
                                 {"host_strategy", scoring::to_string(options.scoring.strategy)},
                                 {"hosts", hosts->hosts.size()},
                                 {"fitting", fitting},
                                 {"ranked", fit_list},
-                                {"refused", refused}}
-                     .dump(2)
+                                {"refused", refused}}, 2)
               << '\n';
   } else {
     std::cout << std::left << std::setw(6) << "rank" << std::setw(24) << "host" << std::setw(7) << "score"
@@ -292,8 +292,21 @@ Command register_rank(CLI::App& app) {
   add_request_options(rank, options->specs, options->image_props);
   auto* domain = rank->add_option("--domain", options->domain_path,
                                   "take the guest's vCPUs and memory from this domain XML (instead of --vcpus/--memory)");
-  auto* vcpus = rank->add_option("--vcpus", options->vcpus, "the guest's vCPUs (with --memory)");
-  auto* memory = rank->add_option("--memory", options->memory_mib, "the guest's memory in MiB (with --vcpus)");
+  // A negative number is refused before CLI11 reads it as an unsigned one (it would wrap), and
+  // the ranges are place's: at most xml::kMaxGuestVcpus vCPUs, at most 1 EiB of memory.
+  constexpr std::uint64_t kMaxMemoryMib = std::uint64_t{1} << 40;
+  const CLI::Validator not_negative(
+      [](std::string& input) -> std::string {
+        const auto first = input.find_first_not_of(" \t");
+        return first != std::string::npos && input[first] == '-' ? "Value " + input + " is negative" : std::string();
+      },
+      "", "not negative");
+  auto* vcpus = rank->add_option("--vcpus", options->vcpus, "the guest's vCPUs (with --memory)")
+                    ->check(not_negative)
+                    ->check(CLI::Range(std::uint32_t{1}, xml::kMaxGuestVcpus));
+  auto* memory = rank->add_option("--memory", options->memory_mib, "the guest's memory in MiB (with --vcpus)")
+                     ->check(not_negative)
+                     ->check(CLI::Range(std::uint64_t{1}, kMaxMemoryMib));
   vcpus->needs(memory);
   memory->needs(vcpus);
   domain->excludes(vcpus)->excludes(memory);
@@ -310,7 +323,9 @@ Command register_rank(CLI::App& app) {
   rank->add_flag("--pack-cells", options->strategies.cells.nova_pack, "the old name of --pack")->group("");
   rank->add_flag("--explain", options->explain, "say why each refused host was refused, per guest and host cell");
   rank->add_flag("--json", options->json, "print the ranking as JSON");
-  rank->add_option("--top", options->top, "show only the best N hosts");
+  rank->add_option("--top", options->top, "show only the best N hosts (0, the default: all)")
+      ->check(not_negative)
+      ->check(CLI::Range(std::size_t{0}, std::size_t{1000000000}));
   return {rank, [options] { return run_rank(*options); }};
 }
 

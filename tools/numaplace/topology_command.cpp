@@ -13,6 +13,7 @@
 #include "placement/model/count_words.h"
 #include "placement/lifecycle/default_placement.h"
 #include "plugin/sources/host_json.h"
+#include "plugin/service/json_text.h"
 
 namespace numaplace::cli {
 namespace {
@@ -82,7 +83,7 @@ int run_topology(const TopologyOptions& o) {
   } else if (o.json) {
     nlohmann::json doc = plugin::host_to_json(*host);
     doc["guests"] = to_json(*claims);
-    std::cout << doc.dump(2) << '\n';
+    std::cout << numaplace::plugin::json_text(doc, 2) << '\n';
   } else {
     std::cout << "host: " << describe_source(source) << ", " << count_of(host->cells.size(), "NUMA cell") << "\n";
     print_topology_table(*host);

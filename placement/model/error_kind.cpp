@@ -66,6 +66,7 @@ constexpr RegisteredError kRegister[] = {
     {"InvalidResourceWeights", ErrorKind::BadOption},
     {"InvalidScoringShape", ErrorKind::BadOption},
     {"InvalidScoringWeight", ErrorKind::BadInput},
+    {"InvalidSpecText", ErrorKind::BadInput},
     {"InvalidStream", ErrorKind::BadInput},
     {"LibvirtUnavailable", ErrorKind::HostUnavailable},
     {"LockMemoryForbidden", ErrorKind::BadInput},

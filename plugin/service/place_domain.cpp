@@ -17,6 +17,7 @@
 #include "xml/operator_constraints.h"
 #include "xml/placement_record.h"
 #include "xml/xml_document.h"
+#include "xml/xml_text.h"
 
 namespace numaplace::plugin {
 
@@ -185,6 +186,21 @@ std::string size_text(const Placing& p, std::uint64_t memory_kib) {
 
 // The request: the one asked for, else the one the domain's metadata stores.
 Status read_request(Placing& p) {
+  // The request is written into the domain's metadata: text XML cannot hold is refused here, before
+  // anything is written, not copied into a document that then does not parse.
+  for (const auto& [specs, what] : {std::pair{&p.request.flavor_specs, "flavor spec"},
+                                    std::pair{&p.request.image_props, "image property"}}) {
+    for (const auto& [key, value] : *specs) {
+      if (auto problem = xml::xml_text_problem(key)) {
+        return make_error("InvalidSpecText", std::string(what) + " key '" + key + "' " + *problem +
+                                                 "; give keys and values as UTF-8 text without control characters");
+      }
+      if (auto problem = xml::xml_text_problem(value)) {
+        return make_error("InvalidSpecText", std::string(what) + " '" + key + "' " + *problem +
+                                                 "; give keys and values as UTF-8 text without control characters");
+      }
+    }
+  }
   p.stored = {p.request.flavor_specs, p.request.image_props, {}, {}};
   if (p.request.flavor_specs.empty() && p.request.image_props.empty()) {
     auto from_metadata = xml::read_stored_request(p.doc.get(), p.what);

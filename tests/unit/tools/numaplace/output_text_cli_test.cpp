@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// What the numaplace binary writes stays a whole, readable document whatever bytes it was given:
+// --json output with bytes that are not UTF-8 (a Latin-1 file name, a spec value's byte) is JSON
+// (never an abort); a spec domain XML cannot hold is a named error with nothing written; output
+// that standard output does not take (a full disk) is an error, not exit 0; rank's size flags
+// refuse negative and overflowing numbers instead of wrapping them.
+#include <gtest/gtest.h>
+#include <libxml/parser.h>
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <string>
+
+#include "support/cli_runner.h"
+#include "support/test_paths.h"
+
+namespace numaplace {
+namespace {
+
+using numaplace::testing::CliRun;
+using numaplace::testing::kExample;
+using numaplace::testing::run;
+using numaplace::testing::shared_path;
+
+const std::string kCaps = " --capabilities " + shared_path("samples/libvirt/caps-2cell.xml");
+
+// A shell word holding the bytes of `printf_format` (octal escapes), for the runner's /bin/sh.
+std::string bytes(const std::string& printf_format) { return "\"$(printf '" + printf_format + "')\""; }
+
+bool parses_as_xml(const std::string& text) {
+  xmlDocPtr doc = xmlReadMemory(text.data(), static_cast<int>(text.size()), "out.xml", nullptr,
+                                XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+  const bool ok = doc != nullptr;
+  xmlFreeDoc(doc);
+  return ok;
+}
+
+TEST(OutputText, JsonWithBytesThatAreNotUtf8IsStillJson) {
+  // An empty capabilities file whose name is Latin-1, not UTF-8: its error names it.
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("numaplace-latin1-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string latin1 = (dir / "caf\xe9.xml").string();
+  std::ofstream(latin1).close();
+  for (const std::string& args :
+       std::initializer_list<std::string>{"place " + kExample + kCaps + " --json --spec " + bytes("hw:numa_nodes=\\377"),
+        "place " + bytes("no\\377such.xml") + kCaps + " --json",
+        "topology --capabilities '" + latin1 + "' --json",
+        "rank --hosts " + shared_path("samples/libvirt") + " --vcpus 1 --memory 1 --json --spec " +
+            bytes("hw:numa_nodes=\\377")}) {
+    CliRun r = run(args);
+    EXPECT_NE(r.exit_code, 0) << args;
+    EXPECT_LT(r.exit_code, 64) << "killed or aborted: " << args << "\n" << r.err;
+    const auto doc = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(doc.is_discarded()) << args << "\n" << r.out;
+    EXPECT_TRUE(doc.contains("error")) << r.out;
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST(OutputText, ASpecTheDomainXmlCannotHoldIsRefusedWithNothingWritten) {
+  for (const std::string& spec : {bytes("quota:x=a\\001b"), bytes("quota:x=a\\377b"), bytes("quota:x=a\\355\\240\\200b"),
+                                  bytes("quota:\\033x=1")}) {
+    CliRun r = run("place " + kExample + kCaps + " --spec " + spec);
+    EXPECT_EQ(r.exit_code, 1) << spec << "\n" << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_NE(r.err.find("InvalidSpecText"), std::string::npos) << r.err;
+  }
+  // What XML can hold is written, and the document parses: non-ASCII UTF-8, a tab, markup characters.
+  CliRun r = run("place " + kExample + kCaps + " --spec " + bytes("quota:x=caf\\303\\251 <&>\\t\\042\\047"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(parses_as_xml(r.out)) << r.out;
+  EXPECT_NE(r.out.find("caf\xc3\xa9"), std::string::npos);
+}
+
+TEST(OutputText, OutputStandardOutputDoesNotTakeIsAnError) {
+  for (const std::string& args : {"place " + kExample + kCaps + " --spec hw:numa_nodes=2 > /dev/full",
+                                  "place " + kExample + kCaps + " --json > /dev/full",
+                                  "topology" + kCaps + " > /dev/full", std::string("place --help > /dev/full")}) {
+    CliRun r = run(args);
+    EXPECT_EQ(r.exit_code, 1) << args;
+    EXPECT_NE(r.err.find("CannotWrite"), std::string::npos) << args << "\n" << r.err;
+  }
+}
+
+TEST(OutputText, RankRefusesNegativeAndOverflowingSizes) {
+  const std::string hosts = " --hosts " + shared_path("samples/libvirt");
+  for (const char* size : {" --vcpus 4 --memory -5", " --vcpus -4 --memory 4096", " --vcpus 4 --memory 99999999999999999999",
+                                  " --vcpus 4 --memory 18446744073709551616", " --vcpus 99999 --memory 4096",
+                                  " --vcpus 0 --memory 4096", " --vcpus 2 --memory 4096 --top -1",
+                                  " --vcpus 2 --memory 4096 --top 99999999999999999999999"}) {
+    CliRun r = run("rank" + hosts + std::string(size));
+    EXPECT_EQ(r.exit_code, 2) << size << "\n" << r.out << r.err;
+    EXPECT_TRUE(r.out.empty()) << size;
+  }
+  CliRun fine = run("rank" + hosts + " --vcpus 2 --memory 1024 --top 1");
+  EXPECT_EQ(fine.exit_code, 0) << fine.err;
+}
+
+}  // namespace
+}  // namespace numaplace

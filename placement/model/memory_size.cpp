@@ -1,30 +1,46 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "placement/model/memory_size.h"
 
-#include <array>
 #include <charconv>
 #include <string>
-#include <utility>
 
 namespace numaplace {
 namespace {
 
-struct Unit {
-  std::string_view name;
-  std::uint64_t bytes_per_unit;
-};
-
 constexpr std::uint64_t kKi = 1024;
-constexpr std::array kUnits{
-    Unit{"b", 1},           Unit{"bytes", 1},
-    Unit{"KB", 1000},       Unit{"k", kKi},          Unit{"K", kKi},          Unit{"KiB", kKi},
-    Unit{"MB", 1000000},    Unit{"M", kKi * kKi},    Unit{"MiB", kKi * kKi},
-    Unit{"GB", 1000000000}, Unit{"G", kKi * kKi * kKi}, Unit{"GiB", kKi * kKi * kKi},
-    Unit{"TB", 1000000000000ULL}, Unit{"T", kKi * kKi * kKi * kKi}, Unit{"TiB", kKi * kKi * kKi * kKi},
-    Unit{"PB", 1000000000000000ULL}, Unit{"P", kKi * kKi * kKi * kKi * kKi}, Unit{"PiB", kKi * kKi * kKi * kKi * kKi},
-    Unit{"EB", 1000000000000000000ULL}, Unit{"E", kKi * kKi * kKi * kKi * kKi * kKi},
-    Unit{"EiB", kKi * kKi * kKi * kKi * kKi * kKi},
-};
+
+char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+
+bool equal_without_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (lower(a[i]) != lower(b[i])) return false;
+  }
+  return true;
+}
+
+// Bytes per unit, read as libvirt reads a unit (virScaleInteger): without case; b, byte and bytes;
+// a prefix letter k, m, g, t, p or e alone or with "iB" for powers of 1024, with "B" for powers of
+// 1000. 0 for anything else.
+std::uint64_t bytes_per_unit(std::string_view unit) {
+  if (equal_without_case(unit, "b") || equal_without_case(unit, "byte") || equal_without_case(unit, "bytes")) return 1;
+  if (unit.empty()) return 0;
+  const std::string_view rest = unit.substr(1);
+  std::uint64_t base = 0;
+  if (rest.empty() || equal_without_case(rest, "ib")) {
+    base = kKi;
+  } else if (equal_without_case(rest, "b")) {
+    base = 1000;
+  } else {
+    return 0;
+  }
+  constexpr std::string_view kPrefixes = "kmgtpe";
+  const auto power = kPrefixes.find(lower(unit.front()));
+  if (power == std::string_view::npos) return 0;
+  std::uint64_t scale = 1;
+  for (std::size_t i = 0; i <= power; ++i) scale *= base;
+  return scale;
+}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r')) s.remove_prefix(1);
@@ -39,11 +55,8 @@ Result<std::uint64_t> memory_to_kib(std::string_view value, std::string_view uni
   value = trim(value);
   unit = trim(unit);
   if (unit.empty()) unit = "KiB";
-  const Unit* found = nullptr;
-  for (const auto& u : kUnits) {
-    if (u.name == unit) found = &u;
-  }
-  if (found == nullptr) {
+  const std::uint64_t unit_bytes = bytes_per_unit(unit);
+  if (unit_bytes == 0) {
     return make_error("InvalidMemorySize", field + ": unknown unit '" + std::string(unit) +
                                                "'; use b, KiB, MiB, GiB, TiB (or KB, MB, GB, TB for powers of 1000)");
   }
@@ -58,7 +71,7 @@ Result<std::uint64_t> memory_to_kib(std::string_view value, std::string_view uni
   if (ec == std::errc::result_out_of_range) {
     return make_error("InvalidMemorySize", field + ": '" + std::string(value) + "' does not fit in 64 bits");
   }
-  unsigned __int128 bytes = static_cast<unsigned __int128>(number) * found->bytes_per_unit;
+  unsigned __int128 bytes = static_cast<unsigned __int128>(number) * unit_bytes;
   if (bytes % kKi != 0) {
     return make_error("InvalidMemorySize", field + ": " + std::string(value) + " " + std::string(unit) +
                                                " is not a whole number of KiB");

@@ -21,6 +21,25 @@ TEST(MemorySize, ConvertsEveryLibvirtUnit) {
   EXPECT_EQ(*memory_to_kib("1", "PiB", "m"), 1024ull * 1024 * 1024 * 1024);
 }
 
+// libvirt reads a unit without case (virScaleInteger): a domain libvirt accepts is read.
+TEST(MemorySize, ReadsAUnitWithoutCaseAsLibvirtDoes) {
+  EXPECT_EQ(*memory_to_kib("4", "g", "m"), 4u * 1024 * 1024);
+  EXPECT_EQ(*memory_to_kib("4", "gib", "m"), 4u * 1024 * 1024);
+  EXPECT_EQ(*memory_to_kib("4", "GIB", "m"), 4u * 1024 * 1024);
+  EXPECT_EQ(*memory_to_kib("2048", "m", "m"), 2048u * 1024);
+  EXPECT_EQ(*memory_to_kib("2048", "mb", "m"), 2048u * 1000 * 1000 / 1024);
+  EXPECT_EQ(*memory_to_kib("2048", "Mb", "m"), 2048u * 1000 * 1000 / 1024);
+  EXPECT_EQ(*memory_to_kib("1048576", "B", "m"), 1024u);
+  EXPECT_EQ(*memory_to_kib("1048576", "Byte", "m"), 1024u);
+  EXPECT_EQ(*memory_to_kib("1048576", "BYTES", "m"), 1024u);
+  EXPECT_EQ(*memory_to_kib("2", "kib", "m"), 2u);
+  EXPECT_EQ(*memory_to_kib("1", "eib", "m"), 1024ull * 1024 * 1024 * 1024 * 1024);
+  EXPECT_EQ(*memory_to_kib("1", "t", "m"), 1024ull * 1024 * 1024);
+  for (const char* unit : {"kibb", "ki", "xb", "mbytes", "gi", "bb", "kbyte"}) {
+    EXPECT_FALSE(memory_to_kib("1", unit, "m").ok()) << unit;
+  }
+}
+
 TEST(MemorySize, RefusesWhatCannotBeASize) {
   for (auto [value, unit] : std::initializer_list<std::pair<const char*, const char*>>{
            {"-1", "KiB"}, {"abc", "KiB"}, {"1.5", "GiB"}, {"", "KiB"}, {"1", "parsecs"},

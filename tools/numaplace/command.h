@@ -5,7 +5,9 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -15,6 +17,7 @@
 #include <vector>
 
 #include "numaplace/exit_codes.h"
+#include "plugin/service/json_text.h"
 
 namespace numaplace::cli {
 
@@ -44,6 +47,14 @@ inline int parse_and_run(CLI::App& app, const std::vector<Command>& commands, in
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // With --json a usage error is the documented {"error": ...} on stdout, as every other error.
+    const bool json = std::any_of(argv + 1, argv + argc, [](const char* arg) { return std::string(arg) == "--json"; });
+    if (json && e.get_exit_code() != 0) {
+      std::cout << numaplace::plugin::json_text(
+                       nlohmann::json{{"error", {{"name", "UsageError"}, {"message", std::string(e.what())}}}}, 2)
+                << '\n';
+      return with_output_written(kExitUsage);
+    }
     const int code = app.exit(e) == 0 ? 0 : kExitUsage;
     return with_output_written(code);
   }

@@ -3,7 +3,8 @@
 // --json output with bytes that are not UTF-8 (a Latin-1 file name, a spec value's byte) is JSON
 // (never an abort); a spec domain XML cannot hold is a named error with nothing written; output
 // that standard output does not take (a full disk) is an error, not exit 0; rank's size flags
-// refuse negative and overflowing numbers instead of wrapping them.
+// refuse negative and overflowing numbers instead of wrapping them; with --json a usage error is
+// JSON too.
 #include <gtest/gtest.h>
 #include <libxml/parser.h>
 #include <nlohmann/json.hpp>
@@ -83,6 +84,18 @@ TEST(OutputText, OutputStandardOutputDoesNotTakeIsAnError) {
     CliRun r = run(args);
     EXPECT_EQ(r.exit_code, 1) << args;
     EXPECT_NE(r.err.find("CannotWrite"), std::string::npos) << args << "\n" << r.err;
+  }
+}
+
+TEST(OutputText, WithJsonAUsageErrorIsTheJsonError) {
+  for (const std::string& args : {"place " + kExample + " --capabilities /nonexistent/caps.xml --json",
+                                  "place " + kExample + kCaps + " --strategy bogus --json",
+                                  std::string("rank --hosts /tmp --vcpus -4 --memory 4096 --json")}) {
+    CliRun r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    const auto doc = nlohmann::json::parse(r.out, nullptr, false);
+    ASSERT_FALSE(doc.is_discarded()) << args << "\n" << r.out;
+    EXPECT_FALSE(doc["error"]["message"].get<std::string>().empty());
   }
 }
 

@@ -100,11 +100,28 @@ bool looks_like_numa_vocabulary(std::string_view key) {
   return false;
 }
 
-// Unknown keys inside the NUMA vocabulary are typos until proven otherwise.
+bool is_known_key(std::string_view key) {
+  return is_numa_key(key) || in(key, kKnownKeys) || in(key, kOtherHardwareKeys) || is_indexed_key(key, kCellPageSizeKey);
+}
+
+// The key as Nova spells its keys: no blanks around it, lowercase.
+std::string as_nova_spells(std::string_view key) {
+  while (!key.empty() && (key.front() == ' ' || key.front() == '\t')) key.remove_prefix(1);
+  while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.remove_suffix(1);
+  std::string out(key);
+  for (char& c : out) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  return out;
+}
+
+// Unknown keys inside the NUMA vocabulary are typos until proven otherwise, and so is a known key
+// written with capitals or blanks: Nova reads neither, so the guest would silently lose its topology.
 Status check_keys(const SpecMap& map) {
   for (const auto& [key, value] : map) {
-    if (is_numa_key(key) || in(key, kKnownKeys) || in(key, kOtherHardwareKeys)) continue;
-    if (is_indexed_key(key, kCellPageSizeKey)) continue;
+    if (is_known_key(key)) continue;
+    if (const std::string spelled = as_nova_spells(key); spelled != key && (is_known_key(spelled) || looks_like_numa_vocabulary(spelled))) {
+      return make_error("UnknownSpecKey", "'" + key + "' is not a key Nova reads; keys are lowercase without blanks: '" +
+                                          spelled + "'");
+    }
     if (key.substr(0, kNumaplacePrefix.size()) == kNumaplacePrefix) {
       return make_error("UnknownSpecKey", "'" + key + "' is not a numaplace key; check its spelling (known: " +
                                           std::string(kCellPageSizeKey) + ".N)");

@@ -134,5 +134,19 @@ TEST(CpuPolicy, EveryKeyNovaAcceptsIsKnownAndTyposAreNot) {
   EXPECT_EQ(error_name(request(4, {}, {{"hw_mem_pagesize", "2MB"}})), "UnknownSpecKey");
 }
 
+// Nova reads its keys as written: capitals or blanks make another key, which Nova ignores, so the
+// guest would lose what the operator asked for. Keys of other namespaces keep their capitals.
+TEST(CpuPolicy, AKnownKeyWithCapitalsOrBlanksIsATypo) {
+  for (const char* key : {"HW:numa_nodes", "hw:NUMA_NODES", " hw:numa_nodes", "hw:numa_nodes\t", "Hw:cpu_policy",
+                          "hw:Numa_cpus.0", "hw:CPU_POLCY"}) {
+    EXPECT_EQ(error_name(request(4, {{key, "1"}})), "UnknownSpecKey") << key;
+  }
+  EXPECT_EQ(error_name(request(4, {}, {{"HW_NUMA_NODES", "1"}})), "UnknownSpecKey");
+  for (const char* key : {"resources:PCPU", "trait:HW_CPU_HYPERTHREADING", "quota:CPU_shares", "HW:video_ram"}) {
+    auto r = derive_guest_topology(request(4, {{key, "4"}}));
+    EXPECT_TRUE(r.ok() || r.error().name != "UnknownSpecKey") << key << ": " << r.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace numaplace

@@ -391,13 +391,16 @@ TEST_F(HostMapTest, NothingIsWrittenOnError) {
   std::size_t files = 0;
   for (const auto& entry : fs::directory_iterator(dir_)) files += entry.is_regular_file() ? 1 : 0;
   EXPECT_EQ(files, 3u);  // pinned.xml, floating.xml, map.svg: no temporary file
-  // Both to stdout, or with --json: a usage error, nothing printed.
+  // Both to stdout, or with --json: a usage error, no map printed (with --json, the JSON error).
   CliRun both = run("topology " + host_args_ + " --svg - --html -");
   EXPECT_EQ(both.exit_code, 2);
   EXPECT_TRUE(both.out.empty());
   CliRun with_json = run("topology " + host_args_ + " --svg - --json");
   EXPECT_EQ(with_json.exit_code, 2);
-  EXPECT_TRUE(with_json.out.empty());
+  EXPECT_EQ(with_json.out.find("<svg"), std::string::npos) << with_json.out;
+  const auto error = nlohmann::json::parse(with_json.out, nullptr, false);
+  ASSERT_FALSE(error.is_discarded()) << with_json.out;
+  EXPECT_EQ(error["error"]["name"], "UsageError");
 }
 
 TEST_F(HostMapTest, SvgAndHtmlFilesTogether) {

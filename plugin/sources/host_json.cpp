@@ -7,8 +7,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <limits>
 #include <set>
+#include <string_view>
 
 namespace numaplace::plugin {
 namespace {
@@ -40,8 +42,23 @@ std::string string_of(const json& object, const char* name, const std::string& w
   return value->get<std::string>();
 }
 
+// Refuses a member of `object` that is not one of `known`: a misspelt field ("pinnned_cpus")
+// would otherwise be dropped without a word, and a busy cell read as idle.
+void check_members(const json& object, std::initializer_list<std::string_view> known, const std::string& where) {
+  for (const auto& [key, value] : object.items()) {
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    std::string names;
+    for (std::string_view name : known) names += (names.empty() ? "" : ", ") + std::string(name);
+    bad(where + "." + key, "is not a field (" + names + "); check its spelling");
+  }
+}
+
 HostCell cell_of(const json& c, const std::string& where) {
   if (!c.is_object()) bad(where, "must be an object");
+  // "free" and "cache_domains" are what host_to_json writes for people, not read back.
+  check_members(c, {"id", "cpus", "shared_cpuset", "dedicated_cpuset", "siblings", "memory_mib", "memory_kib", "pages",
+                    "distances", "socket", "network_metadata", "usage", "free", "cache_domains"},
+                where);
   HostCell cell;
   const json* id = field(c, "id");
   if (id == nullptr) bad(where, "has no id");
@@ -79,6 +96,7 @@ HostCell cell_of(const json& c, const std::string& where) {
       if (!p.is_object() || field(p, "size_kib") == nullptr || field(p, "total") == nullptr) {
         bad(at, "must be {\"size_kib\", \"total\", \"used\"}");
       }
+      check_members(p, {"size_kib", "total", "used", "reserved"}, at);
       constexpr std::uint64_t kMaxPages = std::uint64_t{1} << 40;
       PagePool pool;
       pool.size_kib = unsigned_of(p["size_kib"], at + ".size_kib", std::uint64_t{1} << 30);
@@ -104,6 +122,7 @@ HostCell cell_of(const json& c, const std::string& where) {
   if (const json* usage = field(c, "usage")) {
     const std::string at = where + ".usage";
     if (!usage->is_object()) bad(at, "must be an object");
+    check_members(*usage, {"shared_cpus", "pinned_cpus", "memory_mib", "memory_kib"}, at);
     if (const json* load = field(*usage, "shared_cpus")) {
       if (!load->is_number() || !std::isfinite(load->get<double>()) || load->get<double>() < 0 ||
           load->get<double>() > 1e9) {

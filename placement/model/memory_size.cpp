@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "placement/model/memory_size.h"
 
+#include "placement/model/ascii_case.h"
+
 #include <charconv>
 #include <string>
 
@@ -8,16 +10,6 @@ namespace numaplace {
 namespace {
 
 constexpr std::uint64_t kKi = 1024;
-
-char lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
-
-bool equal_without_case(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (lower(a[i]) != lower(b[i])) return false;
-  }
-  return true;
-}
 
 // Bytes per unit, read as libvirt reads a unit (virScaleInteger): without case; b, byte and bytes;
 // a prefix letter k, m, g, t, p or e alone or with "iB" for powers of 1024, with "B" for powers of
@@ -35,7 +27,7 @@ std::uint64_t bytes_per_unit(std::string_view unit) {
     return 0;
   }
   constexpr std::string_view kPrefixes = "kmgtpe";
-  const auto power = kPrefixes.find(lower(unit.front()));
+  const auto power = kPrefixes.find(ascii_lower(unit.front()));
   if (power == std::string_view::npos) return 0;
   std::uint64_t scale = 1;
   for (std::size_t i = 0; i <= power; ++i) scale *= base;

@@ -15,6 +15,8 @@
 #include <string>
 #include <utility>
 
+#include "placement/model/ascii_case.h"  // Nova compares PCI ids and string tags without ASCII case
+
 namespace numaplace {
 
 class PciTagValue {
@@ -43,9 +45,6 @@ class PciTagValue {
   Kind kind_ = Kind::String;
   std::string text_;
 };
-
-// Two strings equal without ASCII case, as Nova compares PCI ids and string tags.
-bool equal_without_case(const std::string& a, const std::string& b);
 
 // Whether a spec asking for `wanted` is met by a device whose value is `have` (nullptr: the device
 // has no such tag, which Nova reads as None).

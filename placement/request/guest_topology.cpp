@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "placement/request/guest_topology.h"
 
+#include "placement/model/ascii_case.h"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -108,9 +110,7 @@ bool is_known_key(std::string_view key) {
 std::string as_nova_spells(std::string_view key) {
   while (!key.empty() && (key.front() == ' ' || key.front() == '\t')) key.remove_prefix(1);
   while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.remove_suffix(1);
-  std::string out(key);
-  for (char& c : out) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  return out;
+  return ascii_lowercase(key);
 }
 
 // Unknown keys inside the NUMA vocabulary are typos until proven otherwise, and so is a known key

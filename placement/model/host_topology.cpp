@@ -13,6 +13,47 @@ std::optional<std::uint64_t> sort_page_pools(std::vector<PagePool>& pages) {
   return twice->size_kib;
 }
 
+namespace {
+
+// Every CPU `cell` names: its CPUs, its sibling groups (which may hold threads the host keeps
+// out of the cell's CPU sets) and its pins.
+CpuSet named_cpus(const HostCell& cell) {
+  CpuSet named = cell.cpus.united(cell.usage.pinned_cpus);
+  for (const CpuSet& group : cell.siblings) named.unite_with(group);
+  return named;
+}
+
+// Where `cell` names `cpu`: "cpus", "sibling group 4-5" or "pinned cpus".
+std::string role_of(const HostCell& cell, std::uint32_t cpu) {
+  if (cell.cpus.contains(cpu)) return "cpus";
+  for (const CpuSet& group : cell.siblings) {
+    if (group.contains(cpu)) return "sibling group " + to_cpu_list(group);
+  }
+  return "pinned cpus";
+}
+
+}  // namespace
+
+std::optional<std::string> cell_cpu_problem(const HostTopology& host) {
+  CpuSet seen;
+  for (std::size_t i = 0; i < host.cells.size(); ++i) {
+    const HostCell& cell = host.cells[i];
+    const CpuSet named = named_cpus(cell);
+    if (named.intersects(seen)) {
+      for (std::size_t j = 0; j < i; ++j) {
+        const CpuSet both = named.intersected(named_cpus(host.cells[j]));
+        if (both.empty()) continue;
+        const std::uint32_t cpu = both.first();
+        return "cell " + std::to_string(cell.id) + ": cpu " + std::to_string(cpu) + " (in its " + role_of(cell, cpu) +
+               ") is also in cell " + std::to_string(host.cells[j].id) + " (in its " + role_of(host.cells[j], cpu) +
+               "); a CPU belongs to one NUMA cell";
+      }
+    }
+    seen.unite_with(named);
+  }
+  return std::nullopt;
+}
+
 std::optional<std::uint32_t> cell_of_cpu(const HostTopology& host, std::uint32_t cpu) {
   for (const auto& cell : host.cells) {
     if (cell.cpus.contains(cpu)) return cell.id;

@@ -104,6 +104,14 @@ struct HostTopology {
   std::optional<std::uint32_t> distance(std::uint32_t from_id, std::uint32_t to_id) const;
 };
 
+// The first CPU that two of `host`'s cells name, as a sentence naming both cells and where each
+// names it ("cell 1: cpu 4 (in its cpus) is also in cell 0 (in its sibling group 4-5); ..."); nullopt
+// when there is none. A cell names its CPUs, its sibling groups and its pins; a sibling or pin may be
+// a thread the cell's CPU sets leave out (Nova's cells without the host's reserved CPUs), never one of
+// another cell's. A CPU two cells name could be pinned twice, once from each. Readers of hosts that
+// programs write (host JSON, packed cells) refuse such a host.
+std::optional<std::string> cell_cpu_problem(const HostTopology& host);
+
 // The id of the cell whose CPUs hold `cpu`, or nullopt when no cell does.
 std::optional<std::uint32_t> cell_of_cpu(const HostTopology& host, std::uint32_t cpu);
 

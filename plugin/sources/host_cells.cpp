@@ -132,6 +132,7 @@ Result<HostTopology> host_from_cells(std::span<const std::int64_t> words, double
       if (!ids.insert(cell.id).second) throw BadWord{"cell " + std::to_string(i) + " repeats cell id " + std::to_string(cell.id)};
       topology.cells.push_back(std::move(cell));
     }
+    if (const auto problem = cell_cpu_problem(topology)) throw BadWord{*problem};
     if (reader.remaining() != 0) {
       throw BadWord{std::to_string(reader.remaining()) + " words are left after the last cell (word " +
                     std::to_string(reader.position()) + " on)"};

@@ -186,6 +186,10 @@ auto read_text(std::string_view text, const std::string& where, Read&& read) -> 
 
 HostTopology parse(const json& host, const std::string& what) {
   if (!host.is_object()) bad(what, "must be a JSON object with \"cells\"");
+  // "name" is rank's; "guests" and "warnings" are what `topology --json` and np_host_to_json add for
+  // people, not read back.
+  check_members(host, {"name", "cells", "pci", "allocation_ratio", "accounting", "unbound_memory_kib", "guests", "warnings"},
+                what);
   const json* cells = field(host, "cells");
   if (cells == nullptr || !cells->is_array() || cells->empty()) bad(what, "needs a non-empty \"cells\" list");
   HostTopology topology;
@@ -195,6 +199,7 @@ HostTopology parse(const json& host, const std::string& what) {
     if (!ids.insert(cell.id).second) bad(what + ".cells[" + std::to_string(i) + "]", "repeats cell id " + std::to_string(cell.id));
     topology.cells.push_back(std::move(cell));
   }
+  if (const auto problem = cell_cpu_problem(topology)) bad(what + ".cells", *problem);
   if (const json* pci = field(host, "pci")) topology.pci = pci_list_of(*pci, what + ".pci");
   // Nova's host model, Nova's accounting, unless the host says otherwise.
   topology.accounting = Accounting::Nova;

@@ -2,12 +2,15 @@
 // Packed host cells (plugin/sources/host_cells.h, np_host_from_cells): on random hosts the packed
 // words and the JSON host schema, each written here from the same description, read as the same
 // host (the JSON reader is the oracle, a separate reader); every kind of bad word is a named error
-// that says which word; the C entry point checks its arguments.
+// that says which word; a CPU two cells name (as a CPU, a sibling or a pin) is refused by both
+// readers; the C entry point checks its arguments.
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <random>
 #include <string>
@@ -159,6 +162,72 @@ TEST(HostCellsProperty, PackedWordsReadAsTheSameHostAsItsJson) {
     EXPECT_EQ(packed->accounting, from_json->accounting);
     EXPECT_EQ(packed->ratio.enforced, described.ratios.has_value());
   }
+}
+
+// A random host where a cell names one more CPU: in its CPUs, a sibling group or its pins. When
+// the CPU is another cell's, both readers refuse the host, naming the later of the two cells; when no
+// cell has it (a thread the host keeps out of the cell's sets, as Nova's cells leave the host's
+// reserved CPUs out) both read it.
+TEST(HostCellsProperty, ACpuTwoCellsNameIsRefusedByBothReaders) {
+  std::mt19937 rng(20261204);
+  auto pick = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+  std::map<std::pair<bool, int>, int> drawn;  // (another cell's CPU, where it was added): rounds
+  for (int round = 0; round < 3000; ++round) {
+    Described described = random_host(rng);
+    std::map<std::int64_t, std::size_t> owner;  // each CPU a cell names, and the index of that cell
+    std::int64_t highest = -1;
+    for (std::size_t i = 0; i < described.cells.size(); ++i) {
+      const auto& c = described.cells[i];
+      for (const auto* list : {&c.shared, &c.dedicated, &c.pinned}) {
+        for (std::int64_t cpu : *list) owner[cpu] = i;
+      }
+      for (const auto& group : c.siblings) {
+        for (std::int64_t cpu : group) owner[cpu] = i;
+      }
+    }
+    if (!owner.empty()) highest = owner.rbegin()->first;
+    const std::size_t at = static_cast<std::size_t>(pick(0, static_cast<std::int64_t>(described.cells.size()) - 1));
+    std::vector<std::int64_t> others;
+    for (const auto& [cpu, index] : owner) {
+      if (index != at) others.push_back(cpu);
+    }
+    const bool take_another = !others.empty() && pick(0, 3) != 0;
+    const std::int64_t extra = take_another ? others[static_cast<std::size_t>(pick(0, static_cast<std::int64_t>(others.size()) - 1))]
+                                            : highest + 1 + pick(0, 3);
+    const int where = static_cast<int>(pick(0, 2));
+    Described::Cell& cell = described.cells[at];
+    if (where == 0) {
+      (pick(0, 1) ? cell.shared : cell.dedicated).push_back(extra);
+    } else if (where == 1) {
+      cell.siblings.push_back({extra});
+    } else {
+      cell.pinned.push_back(extra);
+    }
+    ++drawn[{take_another, where}];
+    const double cpu = described.ratios ? described.ratios->first : std::nan("");
+    const double ram = described.ratios ? described.ratios->second : std::nan("");
+    const std::string pci = described.pci.empty() ? std::string() : described.pci.dump();
+    auto packed = plugin::host_from_cells(words_of(described), cpu, ram, pci, "");
+    auto from_json = plugin::host_from_json_text(json_of(described).dump());
+    const std::string context = "round " + std::to_string(round) + ": cpu " + std::to_string(extra) + " added to cell " +
+                                std::to_string(described.cells[at].id) + " (" + std::to_string(where) + "): " +
+                                json_of(described).dump();
+    if (!take_another) {
+      ASSERT_TRUE(packed) << packed.error().message << "\n" << context;
+      ASSERT_TRUE(from_json) << from_json.error().message << "\n" << context;
+      continue;
+    }
+    ASSERT_FALSE(packed) << context;
+    ASSERT_FALSE(from_json) << context;
+    EXPECT_EQ(packed.error().name, "InvalidHostCells");
+    EXPECT_EQ(from_json.error().name, "InvalidHostJson");
+    const std::size_t later = std::max(at, owner[extra]);
+    const std::string named = "cell " + std::to_string(described.cells[later].id) + ": cpu " + std::to_string(extra) + " ";
+    EXPECT_NE(packed.error().message.find(named), std::string::npos) << packed.error().message << "\n" << context;
+    EXPECT_NE(from_json.error().message.find(named), std::string::npos) << from_json.error().message << "\n" << context;
+  }
+  for (const auto& [kind, rounds] : drawn) EXPECT_GT(rounds, 100) << kind.first << " " << kind.second;
+  EXPECT_EQ(drawn.size(), 6u);
 }
 
 // One cell: id 0, 1024 MiB, nothing used, no socket, CPUs 0-1 shared and dedicated, no pins,

@@ -59,6 +59,24 @@ TEST(HostJson, AMisspeltFieldIsRefusedNotDropped) {
   EXPECT_EQ(to_cpu_list(again->cells[0].usage.pinned_cpus), "0-1");
 }
 
+TEST(HostJson, AMisspeltTopLevelFieldIsRefusedWhatWritersAddReadsBack) {
+  const std::string cells = R"("cells": [{"id": 0, "cpus": "0-3", "memory_mib": 4096}])";
+  for (const char* member : {R"("allocation_ratios": {"cpu": 1.0, "ram": 1.0})", R"("pci_devices": [])", R"("Name": "h1")"}) {
+    auto host = plugin::host_from_json_text("{" + cells + ", " + member + "}", "h");
+    ASSERT_FALSE(host) << member;
+    EXPECT_EQ(host.error().name, "InvalidHostJson");
+    EXPECT_NE(host.error().message.find("check its spelling"), std::string::npos) << host.error().message;
+  }
+  auto made = plugin::host_from_json_text("{" + cells + R"(, "name": "h1"})");
+  ASSERT_TRUE(made) << made.error().message;
+  nlohmann::json written = plugin::host_to_json(*made);
+  written["guests"] = nlohmann::json::array();  // what `topology --json` and np_host_to_json add
+  written["warnings"] = nlohmann::json::array({"a warning"});
+  auto again = plugin::host_from_json(written);
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_EQ(plugin::host_to_json(*again), plugin::host_to_json(*made));
+}
+
 TEST(HostJson, NullAllocationRatioMeansNoLimitsAndSurvivesTheRoundTrip) {
   auto host = plugin::host_from_json_text(R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1024,
        "usage": {"shared_cpus": 0, "memory_mib": 1000}}], "allocation_ratio": null})");

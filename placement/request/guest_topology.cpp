@@ -4,6 +4,7 @@
 #include "placement/model/ascii_case.h"
 
 #include <algorithm>
+#include <limits>
 #include <array>
 #include <charconv>
 #include <map>
@@ -48,8 +49,13 @@ Result<CpuSet> cpu_spec(const std::string& text, const std::string& key) { retur
 
 Result<std::int64_t> mem_spec(const std::string& text, const std::string&) {
   auto value = parse_python_int(text);
-  if (!value) return value_error(text);
-  return *value;
+  if (value) return *value;
+  // int() reads a number of any size: one too large for 64 bits is a size, not a typo, and
+  // Nova finds it when it adds up the nodes' memory, after the CPU map's checks: kept till then
+  // as a value out of range.
+  if (is_python_int_text(text)) return trim_blanks(text).front() == '-' ? std::numeric_limits<std::int64_t>::min()
+                                                                         : std::numeric_limits<std::int64_t>::max();
+  return value_error(text);
 }
 
 Error forbidden(const std::string& property) {
@@ -179,6 +185,31 @@ Status locked_memory(const SpecMap& flavor, const ImageProperties& image, bool p
 }
 
 }  // namespace
+
+std::vector<std::string> unread_numa_keys(const GuestRequest& request, std::size_t cells) {
+  std::vector<std::string> unread;
+  for (const auto* map : {&request.flavor_specs, &request.image_props}) {
+    const bool flavor = map == &request.flavor_specs;
+    for (const char* name : {"numa_cpus", "numa_mem"}) {
+      const std::string prefix = std::string(flavor ? "hw:" : "hw_") + name;
+      const bool read_at_all = find(*map, prefix + ".0") != nullptr;
+      for (const auto& [key, value] : *map) {
+        if (!is_indexed_key(key, prefix)) continue;
+        const std::string_view index = std::string_view(key).substr(prefix.size() + 1);
+        const bool within = index.size() <= 5 && std::stoul(std::string(index)) < cells;
+        if (cells == 0) {
+          unread.push_back(key + " is not read: the guest has no NUMA topology (give hw:numa_nodes); Nova ignores it too");
+        } else if (!within) {
+          unread.push_back(key + " is not read: the guest has " + count_of(cells, "NUMA node") +
+                           ", numbered from 0; Nova ignores it too");
+        } else if (!read_at_all) {
+          unread.push_back(key + " is not read: without " + prefix + ".0 Nova reads no " + prefix + " map");
+        }
+      }
+    }
+  }
+  return unread;
+}
 
 Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& request) {
   const SpecMap& flavor = request.flavor_specs;
@@ -359,10 +390,10 @@ Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& r
                         "CPU number {" + to_cpu_list(missing) + "} is not assigned to any node; add it to a hw:numa_cpus.N");
     }
     for (std::size_t i = 0; i < count; ++i) {
-      if (mem_map[i] < 0 || mem_map[i] > (std::int64_t{1} << 40)) {
-        return make_error("ImageNUMATopologyMemoryOutOfRange",
-                          "hw:numa_mem." + std::to_string(i) + " = " + std::to_string(mem_map[i]) +
-                              " MiB is not a usable size; give a positive number of MiB");
+      if (mem_map[i] < 0 || mem_map[i] > kMaxNodeMemoryMib) {
+        const std::string key = (flavor_mem->empty() ? "hw_numa_mem." : "hw:numa_mem.") + std::to_string(i);
+        const std::string* text = find(flavor_mem->empty() ? request.image_props : flavor, key);
+        return node_memory_out_of_range(key, text != nullptr ? *text : std::to_string(mem_map[i]));
       }
       total_mib += mem_map[i];
     }

@@ -58,6 +58,13 @@ struct GuestTopology {
 
 Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& request);
 
+// The cell-map keys of `request` (hw:numa_cpus.N and hw:numa_mem.N of the flavor, hw_numa_cpus.N and
+// hw_numa_mem.N of the image) that a topology of `cells` guest cells derived from it did not read
+// (`cells` 0: the request has no NUMA topology), each as a sentence saying why: N at or past
+// `cells`, or a map without its N = 0, which Nova reads as no map. Nova ignores them without a
+// word; numaplace warns.
+std::vector<std::string> unread_numa_keys(const GuestRequest& request, std::size_t cells);
+
 std::string to_string(CpuPolicy policy);
 std::string to_string(ThreadPolicy policy);
 std::string to_string(EmulatorThreadsPolicy policy);

@@ -17,18 +17,55 @@ std::string_view trim_blanks(std::string_view s) {
   return s;
 }
 
-std::optional<std::int64_t> parse_python_int(std::string_view text) {
+namespace {
+
+// The digits of int(text) without sign and blanks, or nullopt when int() refuses the text: decimal
+// digits, with single underscores between digits (PEP 515).
+std::optional<std::string> python_int_digits(std::string_view text, bool* negative) {
   text = trim_blanks(text);
-  bool negative = false;
+  *negative = false;
   if (!text.empty() && (text.front() == '+' || text.front() == '-')) {
-    negative = text.front() == '-';
+    *negative = text.front() == '-';
     text.remove_prefix(1);
   }
-  if (text.empty()) return std::nullopt;
+  std::string digits;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c >= '0' && c <= '9') {
+      digits += c;
+    } else if (c != '_' || i == 0 || i + 1 == text.size() || text[i + 1] == '_') {
+      return std::nullopt;
+    }
+  }
+  if (digits.empty()) return std::nullopt;
+  return digits;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> parse_python_int(std::string_view text) {
+  bool negative = false;
+  const auto digits = python_int_digits(text, &negative);
+  if (!digits) return std::nullopt;
   std::int64_t value = 0;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || ptr != text.data() + text.size()) return std::nullopt;
+  auto [ptr, ec] = std::from_chars(digits->data(), digits->data() + digits->size(), value);
+  if (ec != std::errc() || ptr != digits->data() + digits->size()) return std::nullopt;
   return negative ? -value : value;
+}
+
+bool is_python_int_text(std::string_view text) {
+  bool negative = false;
+  return python_int_digits(text, &negative).has_value();
+}
+
+Error node_memory_out_of_range(std::string_view key, std::string_view value) {
+  value = trim_blanks(value);
+  const bool negative = !value.empty() && value.front() == '-';
+  return make_error("ImageNUMATopologyMemoryOutOfRange",
+                    std::string(key) + " = " + std::string(value) + " MiB " +
+                        (negative ? "is negative" : "is more than any host has (at most " +
+                                                        std::to_string(kMaxNodeMemoryMib) + " MiB)") +
+                        "; give the node's share of the guest's memory in MiB (the nodes' shares add up to it)");
 }
 
 bool is_canonical_int(std::string_view text) {

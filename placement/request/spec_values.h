@@ -18,8 +18,20 @@ namespace numaplace {
 
 std::string_view trim_blanks(std::string_view text);
 
-// Python's int(text): blanks around, an optional sign, decimal digits.
+// Python's int(text): blanks around, an optional sign, decimal digits (single underscores between
+// them, as Python allows); nullopt when int() refuses the text or its value does not fit 64 bits.
 std::optional<std::int64_t> parse_python_int(std::string_view text);
+
+// Whether int(text) reads `text`, at any size: tells a number too large for 64 bits (a size no host
+// has) from a text that is no number.
+bool is_python_int_text(std::string_view text);
+
+// The largest memory a guest NUMA node may ask for, in MiB (1 EiB): more than any host has.
+inline constexpr std::int64_t kMaxNodeMemoryMib = std::int64_t{1} << 40;
+
+// ImageNUMATopologyMemoryOutOfRange for a node's memory `key` = `value` MiB that no host can hold
+// (negative, or over kMaxNodeMemoryMib, or too large for 64 bits), saying which.
+Error node_memory_out_of_range(std::string_view key, std::string_view value);
 
 // Python's str(int(text)) == text: no blanks, no '+', no leading zeros.
 bool is_canonical_int(std::string_view text);

@@ -581,6 +581,8 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
   if (auto read = read_devices(p); !read) return read.error();
   auto topology = derive_topology(p);
   if (!topology) return topology.error();
+  const std::size_t cells = topology->has_value() ? (**topology).cells.size() : 0;
+  for (std::string& note : unread_numa_keys(p.guest, cells)) p.outcome.warnings.push_back(std::move(note));
   auto tuning = derive_guest_tuning(p.guest, *topology);
   if (!tuning) return tuning.error();
   p.tuning = std::move(*tuning);

@@ -15,6 +15,12 @@ GuestRequest request(std::uint32_t vcpus, std::uint64_t memory_mib, SpecMap flav
   return r;
 }
 
+std::string trim_spaces(std::string text) {
+  while (!text.empty() && text.front() == ' ') text.erase(text.begin());
+  while (!text.empty() && text.back() == ' ') text.pop_back();
+  return text;
+}
+
 std::string error_name(const GuestRequest& r) {
   auto topology = derive_guest_topology(r);
   return topology.ok() ? "ok" : topology.error().name;
@@ -133,6 +139,62 @@ TEST(GuestTopology, NegativeCellMemoryIsRefusedEvenWhenTheSumAddsUp) {
                                {{"hw:numa_nodes", "2"}, {"hw:numa_cpus.0", "0"}, {"hw:numa_cpus.1", "1"},
                                 {"hw:numa_mem.0", "-1024"}, {"hw:numa_mem.1", "3072"}})),
             "ImageNUMATopologyMemoryOutOfRange");
+}
+
+// int() reads a number of any size, so a node's memory too large for 64 bits is a size no host has,
+// refused where Nova refuses it (adding up the nodes' memory, after the CPU map's checks), in flavor
+// and image alike; Python's digit underscores read as the number.
+TEST(GuestTopology, ANodesMemoryTooLargeFor64BitsIsOutOfRangeInNovasOrder) {
+  const SpecMap cpus{{"hw:numa_nodes", "2"}, {"hw:numa_cpus.0", "0"}, {"hw:numa_cpus.1", "1"}};
+  for (const char* huge : {"99999999999999999999", " -99999999999999999999 ", "1099511627777"}) {
+    SpecMap flavor = cpus;
+    flavor["hw:numa_mem.0"] = huge;
+    flavor["hw:numa_mem.1"] = "1024";
+    auto topology = derive_guest_topology(request(2, 2048, flavor));
+    ASSERT_FALSE(topology.ok()) << huge;
+    EXPECT_EQ(topology.error().name, "ImageNUMATopologyMemoryOutOfRange") << huge;
+    EXPECT_NE(topology.error().message.find(std::string("hw:numa_mem.0 = ") + trim_spaces(huge)), std::string::npos)
+        << topology.error().message;
+    flavor["hw:numa_cpus.1"] = "2";  // now the CPU map is wrong too: Nova finds that first
+    EXPECT_EQ(error_name(request(2, 2048, flavor)), "ImageNUMATopologyCPUOutOfRange") << huge;
+  }
+  auto from_image = derive_guest_topology(request(2, 2048, {}, {{"hw_numa_nodes", "2"}, {"hw_numa_cpus.0", "0"},
+      {"hw_numa_cpus.1", "1"}, {"hw_numa_mem.0", "99999999999999999999"}, {"hw_numa_mem.1", "1024"}}));
+  ASSERT_FALSE(from_image.ok());
+  EXPECT_EQ(from_image.error().name, "ImageNUMATopologyMemoryOutOfRange");
+  EXPECT_NE(from_image.error().message.find("hw_numa_mem.0 = 99999999999999999999"), std::string::npos);
+  SpecMap underscores = cpus;
+  underscores["hw:numa_mem.0"] = "1_024";
+  underscores["hw:numa_mem.1"] = "1_0_24";
+  auto read = derive_guest_topology(request(2, 2048, underscores));
+  ASSERT_TRUE(read.ok() && read->has_value()) << (read.ok() ? "" : read.error().message);
+  EXPECT_EQ((**read).cells[0].memory_kib, 1024u * 1024);
+  for (const char* junk : {"1__024", "_1024", "1024_", "1,024"}) {
+    underscores["hw:numa_mem.0"] = junk;
+    EXPECT_EQ(error_name(request(2, 2048, underscores)), "ValueError") << junk;
+  }
+}
+
+// Nova reads hw:numa_cpus.N / hw:numa_mem.N only below the node count and only from N = 0; the rest
+// it ignores without a word, and numaplace names each such key.
+TEST(GuestTopology, CellMapKeysNovaDoesNotReadAreNamed) {
+  GuestRequest r = request(2, 2048, {{"hw:numa_nodes", "1"}, {"hw:numa_cpus.0", "0-1"}, {"hw:numa_mem.0", "2048"},
+                                     {"hw:numa_cpus.3", "0"}, {"hw:numa_mem.1", "5"}, {"hw:numa_memory.0", "1"}},
+                           {{"hw_numa_cpus.1", "0"}});
+  auto unread = unread_numa_keys(r, 1);
+  ASSERT_EQ(unread.size(), 3u);
+  EXPECT_EQ(unread[0].rfind("hw:numa_cpus.3 is not read: the guest has 1 NUMA node", 0), 0u) << unread[0];
+  EXPECT_EQ(unread[1].rfind("hw:numa_mem.1 is not read", 0), 0u) << unread[1];
+  EXPECT_EQ(unread[2].rfind("hw_numa_cpus.1 is not read: the guest has 1 NUMA node", 0), 0u) << unread[2];
+  const SpecMap two{{"hw:numa_nodes", "2"}, {"hw:numa_cpus.0", "0"}, {"hw:numa_cpus.1", "1"}};
+  EXPECT_TRUE(unread_numa_keys(request(2, 2048, two), 2).empty());
+  auto gap = unread_numa_keys(request(2, 2048, two, {{"hw_numa_mem.1", "1024"}}), 2);
+  ASSERT_EQ(gap.size(), 1u);
+  EXPECT_EQ(gap[0], "hw_numa_mem.1 is not read: without hw_numa_mem.0 Nova reads no hw_numa_mem map");
+  auto none = unread_numa_keys(request(2, 2048, {{"hw:numa_cpus.0", "0-1"}}), 0);
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_NE(none[0].find("no NUMA topology"), std::string::npos);
+  EXPECT_EQ(unread_numa_keys(request(2, 2048, {{"hw:numa_cpus.99999999999999999999", "0"}}), 2).size(), 1u);
 }
 
 TEST(GuestTopology, TyposInTheNumaVocabularyAreNamed) {

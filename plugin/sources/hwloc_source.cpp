@@ -164,6 +164,14 @@ Result<HostTopology> to_host(hwloc_topology_t topology, const std::string& what)
     cell.dedicated_cpus = cell.cpus;
 
     const auto& memory = node->attr->numanode;
+    // hwloc reads local_memory="-1" as 2^64 - 1 bytes: refused here, as what it is, rather than
+    // later as a host JSON field out of range.
+    constexpr std::uint64_t kMaxMemoryBytes = std::uint64_t{1} << 60;  // 1 EiB, the host JSON's limit
+    if (memory.local_memory > kMaxMemoryBytes) {
+      return load_failed(what, "NUMA node " + std::to_string(cell.id) + " reports " + std::to_string(memory.local_memory) +
+                                   " bytes of local memory, more than any machine has (at most 2^60); the XML is "
+                                   "damaged or hand-edited (a negative local_memory?): export it again with lstopo");
+    }
     cell.memory_kib = memory.local_memory / 1024;
     for (unsigned p = 0; p < memory.page_types_len; ++p) {
       if (memory.page_types[p].size < 1024) continue;

@@ -188,6 +188,27 @@ TEST(HwlocSource, RefusesEntities) {
   EXPECT_EQ(host.error().name, "XmlForbiddenConstruct");
 }
 
+// hwloc reads local_memory="-1" as 2^64 - 1 bytes; numaplace refuses it as the export's fault,
+// naming the node, not as a host JSON field out of range.
+TEST(HwlocSource, RefusesLocalMemoryNoMachineHas) {
+  auto sample = xml::read_text_file(shared_path("samples/hwloc/synth-2pkg-2numa.xml"), "hwloc");
+  ASSERT_TRUE(sample.ok());
+  const std::string from = "local_memory=\"";
+  const auto at = sample->find(from);
+  ASSERT_NE(at, std::string::npos);
+  for (const char* value : {"-1", "18446744073709551615", "1152921504606846977"}) {
+    std::string text = *sample;
+    text.replace(at + from.size(), text.find('"', at + from.size()) - at - from.size(), value);
+    const std::string path = temp_file("memory.xml", text);
+    auto host = load_hwloc_xml(path);
+    std::filesystem::remove(path);
+    ASSERT_FALSE(host.ok()) << value;
+    EXPECT_EQ(host.error().name, "HwlocLoadFailed") << value;
+    EXPECT_NE(host.error().message.find("bytes of local memory, more than any machine has"), std::string::npos)
+        << host.error().message;
+  }
+}
+
 // Exports hwloc 2.9 itself crashes on, or spends seconds and half a gigabyte on, found by
 // fuzz.hwloc: each is refused by numaplace's own reading before hwloc sees it.
 TEST(HwlocSource, RefusesObjectsHwlocWouldCrashOrStallOn) {

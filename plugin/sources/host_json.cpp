@@ -190,6 +190,7 @@ HostTopology parse(const json& host, const std::string& what) {
   // people, not read back.
   check_members(host, {"name", "cells", "pci", "allocation_ratio", "accounting", "unbound_memory_kib", "guests", "warnings"},
                 what);
+  if (const json* name = field(host, "name"); name != nullptr && !name->is_string()) bad(what + ".name", "must be a string");
   const json* cells = field(host, "cells");
   if (cells == nullptr || !cells->is_array() || cells->empty()) bad(what, "needs a non-empty \"cells\" list");
   HostTopology topology;

@@ -48,9 +48,16 @@ struct NamedHosts {
   std::vector<HostTopology> hosts;
 };
 
-Status add_json_host(NamedHosts& out, const nlohmann::json& host, const std::string& name) {
-  auto topology = plugin::host_from_json(host, name);
-  if (!topology) return topology.error();
+// `name`: the host's name when it gives none; `where`: where it is, for errors ("hosts/a.json",
+// "hosts/a.jsonl line 3", "hosts/all.json hosts[2]").
+Status add_json_host(NamedHosts& out, const nlohmann::json& host, const std::string& name, const std::string& where) {
+  auto topology = plugin::host_from_json(host, "");
+  if (!topology) {
+    // The reader names the field from the host's root (".cells[0].cpus: ..."); the file comes first.
+    const std::string& problem = topology.error().message;
+    return make_error(topology.error().name,
+                      where + (problem.starts_with('.') ? ": " + problem.substr(1) : problem));
+  }
   const auto given = host.find("name");
   out.names.push_back(given != host.end() && given->is_string() ? given->get<std::string>() : name);
   out.hosts.push_back(std::move(*topology));
@@ -65,19 +72,23 @@ Status load_json_file(NamedHosts& out, const fs::path& path, const std::string& 
     for (std::size_t n = 1; std::getline(lines, line); ++n) {
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
       auto parsed = nlohmann::json::parse(line, nullptr, false);
-      const std::string name = stem + ":" + std::to_string(n);
-      if (parsed.is_discarded()) return make_error("InvalidHostJson", path.string() + " line " + std::to_string(n) + " is not JSON");
-      if (auto added = add_json_host(out, parsed, name); !added) return added.error();
+      const std::string where = path.string() + " line " + std::to_string(n);
+      if (parsed.is_discarded()) return make_error("InvalidHostJson", where + " is not JSON");
+      if (auto added = add_json_host(out, parsed, stem + ":" + std::to_string(n), where); !added) return added.error();
     }
     return Done{};
   }
   auto parsed = nlohmann::json::parse(text, nullptr, false);
   if (parsed.is_discarded()) return make_error("InvalidHostJson", path.string() + " is not valid JSON");
   const nlohmann::json* list = &parsed;
-  if (parsed.is_object() && parsed.contains("hosts")) list = &parsed["hosts"];
-  if (!list->is_array()) return add_json_host(out, parsed, stem);
+  const bool wrapped = parsed.is_object() && parsed.contains("hosts");
+  if (wrapped) list = &parsed["hosts"];
+  if (!list->is_array()) return add_json_host(out, parsed, stem, path.string());
   for (std::size_t i = 0; i < list->size(); ++i) {
-    if (auto added = add_json_host(out, (*list)[i], stem + "[" + std::to_string(i) + "]"); !added) return added.error();
+    const std::string at = "[" + std::to_string(i) + "]";
+    if (auto added = add_json_host(out, (*list)[i], stem + at, path.string() + (wrapped ? " hosts" : " ") + at); !added) {
+      return added.error();
+    }
   }
   return Done{};
 }

@@ -383,6 +383,17 @@ TEST_F(HookCli, RankOrdersHostsAndExplainsRefusals) {
   CliRun bad_host = run(request);
   EXPECT_EQ(bad_host.exit_code, 1);
   EXPECT_NE(bad_host.err.find("InvalidHostJson"), std::string::npos) << bad_host.err;
+  // The error names the file, then the field from the host's root.
+  const std::string file = (dir / "hosts" / "d-bad.json").string();
+  EXPECT_NE(bad_host.err.find(file + ": cells[0].cpus[0]: is negative"), std::string::npos) << bad_host.err;
+  std::filesystem::remove(dir / "hosts" / "d-bad.json");
+  write(dir / "hosts" / "e-lines.jsonl", "{\"cells\": [{\"id\": 0, \"cpus\": [0], \"memory_mib\": 1}]}\n\n"
+                                         "{\"name\": 7, \"cells\": [{\"id\": 0, \"cpus\": [0], \"memory_mib\": 1}]}\n");
+  CliRun bad_line = run(request);
+  EXPECT_EQ(bad_line.exit_code, 1);
+  EXPECT_NE(bad_line.err.find((dir / "hosts" / "e-lines.jsonl").string() + " line 3: name: must be a string"),
+            std::string::npos)
+      << bad_line.err;
 }
 
 }  // namespace

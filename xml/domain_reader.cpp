@@ -66,6 +66,10 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
   }
   DomainSummary summary;
   summary.name = text_of(first_child(root, "name"));
+  if (summary.name.empty()) {
+    return make_error("InvalidDomain", what + " has no <name> (or an empty one); libvirt refuses a domain without a "
+                                              "name, so give it one");
+  }
   summary.uuid = text_of(first_child(root, "uuid"));
   summary.type = attribute(root, "type").value_or("");
 

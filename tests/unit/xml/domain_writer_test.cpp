@@ -273,18 +273,29 @@ TEST(DomainWriter, BadDomainsAreNamed) {
   } cases[] = {
       {"<domain type='test'><name>x</name>", "XmlMalformed"},
       {"<capabilities/>", "NotDomain"},
-      {"<domain type='test'><memory>1024</memory></domain>", "InvalidDomain"},
-      {"<domain type='test'><vcpu>0</vcpu><memory>1024</memory></domain>", "InvalidDomain"},
-      {"<domain type='test'><vcpu>4294967297</vcpu><memory>1024</memory></domain>", "InvalidDomain"},
-      {"<domain type='test'><vcpu>2</vcpu></domain>", "InvalidDomain"},
-      {"<domain type='test'><vcpu>2</vcpu><memory unit='KiB'>-1</memory></domain>", "InvalidMemorySize"},
-      {"<domain type='test'><vcpu>2</vcpu><memory unit='EiB'>99999</memory></domain>", "InvalidMemorySize"},
+      {"<domain type='test'><name>x</name><memory>1024</memory></domain>", "InvalidDomain"},
+      {"<domain type='test'><name>x</name><vcpu>0</vcpu><memory>1024</memory></domain>", "InvalidDomain"},
+      {"<domain type='test'><name>x</name><vcpu>4294967297</vcpu><memory>1024</memory></domain>", "InvalidDomain"},
+      {"<domain type='test'><name>x</name><vcpu>2</vcpu></domain>", "InvalidDomain"},
+      {"<domain type='test'><name>x</name><vcpu>2</vcpu><memory unit='KiB'>-1</memory></domain>", "InvalidMemorySize"},
+      {"<domain type='test'><name>x</name><vcpu>2</vcpu><memory unit='EiB'>99999</memory></domain>", "InvalidMemorySize"},
+      // libvirt refuses a domain without a name ("missing name information"); a blank one it takes.
+      {"<domain type='test'><vcpu>2</vcpu><memory>1024</memory></domain>", "InvalidDomain"},
+      {"<domain type='test'><name></name><vcpu>2</vcpu><memory>1024</memory></domain>", "InvalidDomain"},
+      {"<domain type='test'><name>  </name><vcpu>2</vcpu><memory>1024</memory></domain>", ""},
   };
   for (const auto& c : cases) {
     auto outcome = place(host, c.xml, {{"hw:numa_nodes", "1"}});
+    if (std::string(c.name).empty()) {
+      EXPECT_TRUE(outcome.ok()) << c.xml << ": " << outcome.error().message;
+      continue;
+    }
     ASSERT_FALSE(outcome.ok()) << c.xml;
     EXPECT_EQ(outcome.error().name, c.name) << c.xml << ": " << outcome.error().message;
   }
+  auto nameless = place(host, "<domain type='test'><vcpu>2</vcpu><memory>1024</memory></domain>", {{"hw:numa_nodes", "1"}});
+  ASSERT_FALSE(nameless.ok());
+  EXPECT_NE(nameless.error().message.find("has no <name>"), std::string::npos) << nameless.error().message;
 }
 
 // The real libvirt test driver accepts what numaplace writes, with schema validation on.

@@ -77,9 +77,9 @@ TEST(Cli, BadInputGetsANamedErrorAndNoPartialOutput) {
   const std::string xxe = write("xxe.xml",
                                 "<?xml version='1.0'?><!DOCTYPE d [<!ENTITY x SYSTEM 'file:///etc/passwd'>]>"
                                 "<domain type='test'><name>&x;</name><vcpu>2</vcpu><memory>1024</memory></domain>");
-  const std::string negative = write("negative.xml", "<domain type='test'><vcpu>2</vcpu><memory>-1</memory></domain>");
+  const std::string negative = write("negative.xml", "<domain type='test'><name>g</name><vcpu>2</vcpu><memory>-1</memory></domain>");
   const std::string huge = write("huge.xml",
-                                 "<domain type='test'><vcpu>2</vcpu><memory unit='EiB'>18446744073709551615</memory></domain>");
+                                 "<domain type='test'><name>g</name><vcpu>2</vcpu><memory unit='EiB'>18446744073709551615</memory></domain>");
   struct Case {
     std::string args;
     int exit_code;

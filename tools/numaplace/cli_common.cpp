@@ -237,15 +237,27 @@ void add_request_options(CLI::App* cmd, std::vector<std::string>& specs, std::ve
       ->allow_extra_args(false);
 }
 
+CLI::Validator not_empty_file_name() {
+  return CLI::Validator(
+      [](std::string& input) -> std::string {
+        return input.empty() ? "an empty file name; give a file, or leave the option out" : std::string();
+      },
+      "", "not empty");
+}
+
 void add_policy_options(CLI::App* cmd, PolicyCliOptions& options) {
   cmd->add_option("--policy", options.policy,
                   "for a guest without hw:numa_nodes: how its vCPUs', memory's and PCI devices' NUMA hints are "
                   "merged (none = leave it unconfined, best-effort, restricted, single-numa-node)")
       ->capture_default_str();
-  cmd->add_flag("--prefer-closest,!--no-prefer-closest", options.prefer_closest,
-                "among equally wide NUMA masks prefer the one whose cells are closest, so that cells of one "
-                "socket (or sub-NUMA cluster) come before cells across sockets (default, where the host reports "
-                "distances; --no-prefer-closest: the lowest-numbered, as the kubelet)");
+  // Two flags, not CLI11's "!--no-..." negation, which --help shows as "{false}".
+  auto* prefer = cmd->add_flag("--prefer-closest", options.prefer_closest,
+                               "among equally wide NUMA masks prefer the one whose cells are closest, so that cells of "
+                               "one socket (or sub-NUMA cluster) come before cells across sockets (the default, where "
+                               "the host reports distances)");
+  cmd->add_flag_callback("--no-prefer-closest", [&options] { options.prefer_closest = false; },
+                         "among equally wide NUMA masks take the lowest-numbered, as the kubelet does")
+      ->excludes(prefer);
 }
 
 Result<DefaultPlacementOptions> parse_policy(const PolicyCliOptions& options) {

@@ -32,6 +32,10 @@ Result<std::string> read_input(const std::string& path, const char* what);
 // The whole text or nothing: stdout, or a temporary file beside `path` renamed over it.
 Status write_output(const std::string& path, const std::string& text);
 
+// The check of an output file option: an empty name is a usage error, not "the option left out"
+// (which writes to stdout, or the table instead of a picture).
+CLI::Validator not_empty_file_name();
+
 void add_host_options(CLI::App* cmd, HostSourceOptions& host);
 // What add_host_options' flags read, for the footers of the commands that take them.
 extern const char* const kHostSourcesHelp;

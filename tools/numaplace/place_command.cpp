@@ -319,7 +319,8 @@ Command register_place(CLI::App& app) {
                     "no PCI address is InvalidPciAddress (exit 1), an address the host does not have is a warning "
                     "(its locality is unknown), as for a <hostdev>")
       ->allow_extra_args(false);
-  place->add_option("-o,--output", options->output_path, "write the XML to this file instead of stdout (a temporary file, then a rename: all or nothing; a symlink is written through, a replaced file keeps its mode, a FIFO or device is written in place)");
+  place->add_option("-o,--output", options->output_path, "write the XML to this file instead of stdout (a temporary file, then a rename: all or nothing; a symlink is written through, a replaced file keeps its mode, a FIFO or device is written in place)")
+      ->check(not_empty_file_name());
   add_strategy_options(place, options->strategy);
   place->add_flag("--explain", options->explain,
                   "say why each host cell can or cannot take each guest cell and why the chosen assignment won "

@@ -150,11 +150,11 @@ Command register_topology(CLI::App& app) {
   auto* json = topology->add_flag("--json", options->json, "print the host model as JSON");
   auto* svg = topology->add_option("--svg", options->svg_file,
                                    "write the host map as an SVG picture to FILE ('-': stdout) instead of the table");
-  svg->type_name("FILE");
+  svg->type_name("FILE")->check(not_empty_file_name());
   auto* html = topology->add_option("--html", options->html_file,
                                     "write the host map as a self-contained HTML page (the SVG and the table) to FILE "
                                     "('-': stdout)");
-  html->type_name("FILE");
+  html->type_name("FILE")->check(not_empty_file_name());
   svg->excludes(json);
   html->excludes(json);
   add_claim_options(topology, options->claims, options->include_defined, options->host.status_dir);

@@ -4,7 +4,7 @@
 // (never an abort); a spec domain XML cannot hold is a named error with nothing written; output
 // that standard output does not take (a full disk) is an error, not exit 0; rank's size flags
 // refuse negative and overflowing numbers instead of wrapping them; with --json a usage error is
-// JSON too.
+// JSON too; an empty output file name is a usage error.
 #include <gtest/gtest.h>
 #include <libxml/parser.h>
 #include <nlohmann/json.hpp>
@@ -111,6 +111,32 @@ TEST(OutputText, RankRefusesNegativeAndOverflowingSizes) {
   }
   CliRun fine = run("rank" + hosts + " --vcpus 2 --memory 1024 --top 1");
   EXPECT_EQ(fine.exit_code, 0) << fine.err;
+}
+
+// An output option given an empty file name is a usage error: before, '-o ""' wrote to stdout and
+// '--svg ""' printed the table, as if the option were left out.
+TEST(OutputText, AnEmptyOutputFileNameIsAUsageError) {
+  for (const std::string& args : {"place " + kExample + kCaps + " --spec hw:numa_nodes=1 -o ''",
+                                  "topology" + kCaps + " --svg ''", "topology" + kCaps + " --html ''"}) {
+    CliRun r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args << "\n" << r.err;
+    EXPECT_TRUE(r.out.empty()) << args << "\n" << r.out;
+    EXPECT_NE(r.err.find("an empty file name"), std::string::npos) << r.err;
+  }
+}
+
+// --no-prefer-closest is a flag of its own: the help does not show CLI11's "{false}", and giving
+// both flags is a usage error rather than one silently winning.
+TEST(OutputText, PreferClosestAndItsNegationAreTwoFlagsThatExcludeEachOther) {
+  CliRun help = run("place --help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_EQ(help.out.find("{false}"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--no-prefer-closest"), std::string::npos);
+  CliRun both = run("place " + kExample + kCaps + " --prefer-closest --no-prefer-closest");
+  EXPECT_EQ(both.exit_code, 2) << both.err;
+  EXPECT_TRUE(both.out.empty());
+  CliRun one = run("place " + kExample + kCaps + " --no-prefer-closest");
+  EXPECT_EQ(one.exit_code, 0) << one.err;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "placement/model/fit_demands.h"
+#include "placement/request/spec_values.h"
 
 namespace numaplace {
 namespace {
@@ -42,13 +43,6 @@ bool matches(const PciDevice& dev, const PciRequest& request) {
   return std::any_of(request.specs.begin(), request.specs.end(), [&](const PciSpec& spec) { return spec_matches(dev, spec); });
 }
 
-// oslo's bool_from_string, which Nova reads remote_managed with.
-bool truthy(const std::string& value) {
-  std::string v;
-  for (char c : value) v += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return v == "1" || v == "t" || v == "true" || v == "on" || v == "y" || v == "yes";
-}
-
 // A tag as Nova's filters of unrequested kinds read it: None where it is missing.
 PciTagValue tag_of(const PciDevice& dev, const char* key) {
   auto tag = dev.tags.find(key);
@@ -65,7 +59,7 @@ bool asks_for(const PciRequest& request, const char* key, const std::function<bo
 // oslo's bool_from_string as Nova applies it to a tag: a string read as above; None false; any
 // other value as Python's str() of it, which for JSON's true, false and 1 reads as they do.
 bool truthy_tag(const PciTagValue& value) {
-  return value.kind() != PciTagValue::Kind::None && truthy(value.text());
+  return value.kind() != PciTagValue::Kind::None && bool_from_string(value.text());
 }
 
 // Nova gives a request no PF, VDPA device or remote-managed device unless one of its specs asks

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "placement/model/ascii_case.h"
+
 namespace numaplace {
 
 std::string describe(const ThreadAffinity& thread) {
@@ -64,7 +66,7 @@ namespace {
 std::string uuid_key(std::string_view uuid) {
   std::string key;
   for (char c : uuid) {
-    if (c != '-') key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (c != '-') key += ascii_lower(c);
   }
   return key;
 }

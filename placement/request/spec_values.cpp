@@ -5,13 +5,15 @@
 #include <charconv>
 #include <cmath>
 
+#include "placement/model/ascii_case.h"
 #include "placement/request/guest_topology.h"
 #include "placement/model/text_items.h"
 
 namespace numaplace {
 
 std::string_view trim_blanks(std::string_view s) {
-  auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; };
+  // Python's str.strip() on ASCII: the C blanks and the separators \x1c-\x1f.
+  auto blank = [](char c) { return c == ' ' || (c >= '\t' && c <= '\r') || (c >= '\x1c' && c <= '\x1f'); };
   while (!s.empty() && blank(s.front())) s.remove_prefix(1);
   while (!s.empty() && blank(s.back())) s.remove_suffix(1);
   return s;
@@ -74,8 +76,7 @@ bool is_canonical_int(std::string_view text) {
 }
 
 bool bool_from_string(std::string_view text) {
-  std::string lower(trim_blanks(text));
-  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const std::string lower = ascii_lowercase(trim_blanks(text));
   return lower == "1" || lower == "t" || lower == "true" || lower == "on" || lower == "y" || lower == "yes";
 }
 

@@ -16,6 +16,7 @@
 
 namespace numaplace {
 
+// `text` without what Python's str.strip() takes off it (ASCII whitespace and \x1c-\x1f).
 std::string_view trim_blanks(std::string_view text);
 
 // Python's int(text): blanks around, an optional sign, decimal digits (single underscores between

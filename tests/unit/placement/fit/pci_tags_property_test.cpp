@@ -54,10 +54,13 @@ bool spec_matches(const NovaPool& pool, const PciSpec& spec) {
   return true;
 }
 
-// oslo's bool_from_string on a string or None.
+// oslo's bool_from_string on a string or None: Python's strip() and lower(), then its true words.
 bool truthy(const Value& v) {
   if (!v) return false;
-  const std::string s = lower(*v);
+  std::string s = lower(*v);
+  const auto blank = [](char c) { return std::isspace(static_cast<unsigned char>(c)) || (c >= 0x1c && c <= 0x1f); };
+  while (!s.empty() && blank(s.back())) s.pop_back();
+  while (!s.empty() && blank(s.front())) s.erase(s.begin());
   return s == "1" || s == "t" || s == "true" || s == "on" || s == "y" || s == "yes";
 }
 
@@ -176,7 +179,8 @@ PciSpec random_spec(std::mt19937& rng, const HostTopology& host) {
   }
   if (rng() % 2) spec["dev_type"] = kDevTypes[rng() % 4];
   if (rng() % 3 == 0) spec["physical_network"] = rng() % 3 == 0 ? PciTagValue::none() : PciTagValue(kPhysnets[rng() % 2]);
-  if (rng() % 5 == 0) spec["remote_managed"] = rng() % 2 ? "True" : "false";
+  const char* const managed_specs[] = {"True", "false", " yes", "\tTRUE\x1f", "no "};
+  if (rng() % 5 == 0) spec["remote_managed"] = managed_specs[rng() % 5];
   return spec;
 }
 
@@ -205,7 +209,7 @@ TEST(PciTagsProperty, AGuestFitsExactlyWhenNovasPoolsServeItOnSomeChoiceOfCells)
       d.allocated = rng() % 6 == 0;
       d.tags["dev_type"] = kDevTypes[rng() % 4];
       maybe_tag(rng, d, "physical_network", kPhysnets);
-      const char* const managed[] = {"true", "false"};
+      const char* const managed[] = {"true", "false", " True ", "on\n"};
       if (rng() % 3 == 0) maybe_tag(rng, d, "remote_managed", managed);
       host.pci.push_back(d);
     }

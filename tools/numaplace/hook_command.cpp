@@ -116,6 +116,14 @@ int run_hook(const HookOptions& o) {
       if (!taken) return refuse(taken.error());
       lock.emplace(std::move(*taken));
     }
+    // Without the running guests' status files the hook would take every pCPU for free; libvirt's
+    // QEMU driver keeps that directory whenever it runs, so its absence is a refusal, not an idle host.
+    if (std::error_code ec; plugin::hook_places_again(input.op, input.subop) &&
+                            !std::filesystem::is_directory(o.status_dir, ec)) {
+      return refuse(make_error("CannotRead", "the status directory of running guests '" + o.status_dir +
+                                                 "' is not a directory, so the pCPUs and memory they hold are "
+                                                 "unknown; give --status-dir, or check libvirt's QEMU driver"));
+    }
     plugin::HookSources sources;
     sources.host = [&o] { return load_host(host_source_of(o)); };
     sources.running = [&o] {

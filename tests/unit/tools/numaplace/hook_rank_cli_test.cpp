@@ -135,6 +135,25 @@ TEST_F(HookCli, RestorePlacesAgainAroundRunningGuests) {
   EXPECT_NE(refused.err.find("NoFit"), std::string::npos) << refused.err;
 }
 
+// A status directory that does not exist would read as a host where nothing runs: the hook refuses
+// the operations that place again (and lets the others pass), never hands out held pCPUs.
+TEST_F(HookCli, AStatusDirectoryThatIsNotThereIsARefusalNotAnIdleHost) {
+  const std::string guest = placed_guest("web-1");
+  const std::string missing = (dir / "no-such-status").string();
+  for (const char* op : {"restore", "migrate"}) {
+    std::string command = hook("web-1", op, "begin");
+    command.replace(command.find((dir / "status").string()), (dir / "status").string().size(), missing);
+    CliRun r = run(command, guest);
+    EXPECT_EQ(r.exit_code, 1) << op << ": " << r.err;
+    EXPECT_EQ(r.out, "") << op;
+    EXPECT_NE(r.err.find("CannotRead: the status directory of running guests '" + missing + "'"), std::string::npos)
+        << r.err;
+  }
+  std::string passing = hook("web-1", "stopped", "end");
+  passing.replace(passing.find((dir / "status").string()), (dir / "status").string().size(), missing);
+  EXPECT_EQ(run(passing, guest).exit_code, 0);
+}
+
 // The <cpu> element of a domain as written: the guest's NUMA cells, their vCPUs, memory and distances.
 std::string cpu_of(const std::string& xml) {
   const auto from = xml.find("\n  <cpu>");

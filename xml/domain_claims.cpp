@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "xml/domain_claims.h"
 
+#include <algorithm>
 #include <map>
 
 #include "xml/domain_bindings.h"
@@ -184,6 +185,16 @@ Result<GuestClaim> read_guest_claim(const xmlDoc* doc, const HostTopology& host,
     bind_memory(claim, host, cell.memory_kib, cell_nodeset(*bindings, cell.id), page_of_cell(*bindings, cell.id));
   }
   claim.pci_devices = summary->pci_hostdevs;
+  // A device given besides the <hostdev>s (place --pci) is the guest's as much as they are.
+  auto stored = read_stored_request(doc, what);
+  if (!stored) return stored.error();
+  if (*stored) {
+    for (const auto& address : (*stored)->pci_addresses) {
+      if (std::find(claim.pci_devices.begin(), claim.pci_devices.end(), address) == claim.pci_devices.end()) {
+        claim.pci_devices.push_back(address);
+      }
+    }
+  }
   return claim;
 }
 

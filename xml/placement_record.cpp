@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "xml/xml_document.h"
+#include "placement/model/pci_address.h"
 #include "placement/model/text_items.h"
 
 namespace numaplace::xml {
@@ -77,10 +78,25 @@ Result<std::optional<StoredRequest>> read_stored_request(const xmlDoc* doc, cons
   stored.strategy = attribute(request, "strategy").value_or("");
   for (const xmlNode* item : child_elements(request)) {
     const bool spec = is_named(item, "spec");
+    if (in_our_namespace(item) && is_named(item, "pci")) {
+      const auto given = attribute(item, "address");
+      const auto address = canonical_pci_address(given.value_or(""));
+      if (!address) {
+        return make_error("InvalidPlacementRecord", what + ": <numaplace:pci address='" + given.value_or("") +
+                                                        "'> in the numaplace request is no PCI address "
+                                                        "(domain:bus:slot.function, e.g. 0000:3b:00.0)");
+      }
+      if (std::find(stored.pci_addresses.begin(), stored.pci_addresses.end(), *address) != stored.pci_addresses.end()) {
+        return make_error("InvalidPlacementRecord", what + ": numaplace request names PCI device " + *address + " twice");
+      }
+      stored.pci_addresses.push_back(*address);
+      continue;
+    }
     if (!in_our_namespace(item) || (!spec && !is_named(item, "image-prop"))) {
       return make_error("InvalidPlacementRecord", what + ": unexpected element <" +
                                                       std::string(reinterpret_cast<const char*>(item->name)) +
-                                                      "> in the numaplace request; use <numaplace:spec> or <numaplace:image-prop>");
+                                                      "> in the numaplace request; use <numaplace:spec>, "
+                                                      "<numaplace:image-prop> or <numaplace:pci>");
     }
     auto key = attribute(item, "key");
     auto value = attribute(item, "value");
@@ -286,6 +302,7 @@ void write_record(xmlDoc* doc, const StoredRequest& request, const RecordParts& 
     set(item, "key", key);
     set(item, "value", value);
   }
+  for (const auto& address : request.pci_addresses) set(xmlNewChild(req, ns, X("pci"), nullptr), "address", address);
   if (const ConfinementRecord* confinement = parts.confinement) {
     xmlNode* node = xmlNewChild(record, ns, X("confinement"), nullptr);
     set(node, "nodes", to_cpu_list(confinement->nodes));

@@ -5,6 +5,7 @@
 //     <numaplace:request policy=".." strategy="..">
 //       <numaplace:spec key="hw:numa_nodes" value="2"/>
 //       <numaplace:image-prop key="hw_numa_nodes" value="2"/>
+//       <numaplace:pci address="0000:3b:00.0"/>   (a device given besides the <hostdev>s: --pci)
 //     </numaplace:request>
 //     <numaplace:placement>
 //       <numaplace:cell guest="0" host="1" vcpus="0-5" host-cpus="8-15" pins="0:8,1:9"
@@ -37,6 +38,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "placement/model/error.h"
 #include "placement/fit/fit.h"
@@ -54,6 +56,9 @@ struct StoredRequest {
   SpecMap image_props;
   std::string policy;    // empty: default
   std::string strategy;  // empty: default
+  // Host PCI devices the guest is given besides its <hostdev> elements, canonical
+  // (placement/model/pci_address.h), each once: part of what the guest holds.
+  std::vector<std::string> pci_addresses;
 };
 
 // The request stored in the domain, if any. Malformed records are named errors.

@@ -41,6 +41,27 @@ HostTopology host_within(const HostTopology& host, const CpuSet& cpus) {
   return narrowed;
 }
 
+HostTopology host_on_nodes(const HostTopology& host, const CpuSet& nodes) {
+  HostTopology kept = host;
+  kept.cells.clear();
+  std::vector<std::size_t> indexes;
+  for (std::size_t i = 0; i < host.cells.size(); ++i) {
+    if (nodes.contains(host.cells[i].id)) indexes.push_back(i);
+  }
+  for (std::size_t i : indexes) {
+    HostCell cell = host.cells[i];
+    if (cell.distances.size() == host.cells.size()) {
+      std::vector<std::uint32_t> distances;
+      for (std::size_t j : indexes) distances.push_back(host.cells[i].distances[j]);
+      cell.distances = std::move(distances);
+    } else {
+      cell.distances.clear();
+    }
+    kept.cells.push_back(std::move(cell));
+  }
+  return kept;
+}
+
 std::vector<HostCellLimit> host_cell_limits(const OperatorConstraints& constraints) {
   std::vector<HostCellLimit> limits;
   if (constraints.memory.nodeset) {

@@ -43,6 +43,10 @@ CpuSet usable_cpus(const OperatorConstraints& constraints, std::uint32_t vcpus, 
 // sibling groups within `cpus`; memory, pages, usage and devices unchanged.
 HostTopology host_within(const HostTopology& host, const CpuSet& cpus);
 
+// The host as a guest whose memory is bound to `nodes` sees it: only the cells of `nodes`, their
+// distances to each other kept (distances go by cell index); devices unchanged.
+HostTopology host_on_nodes(const HostTopology& host, const CpuSet& nodes);
+
 // The host cells guest cells may take: the <numatune><memory> nodeset for every guest cell, each
 // <memnode>'s for its own.
 std::vector<HostCellLimit> host_cell_limits(const OperatorConstraints& constraints);

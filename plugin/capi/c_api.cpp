@@ -109,7 +109,7 @@ Result<PlacementOptions> placement_options(const numaplace::SpecMap& options) {
         item.erase(0, item.find_first_not_of(" \t"));
         item.erase(item.find_last_not_of(" \t") + 1);
         if (!item.empty()) {
-          auto address = numaplace::plugin::pci_address(item);
+          auto address = numaplace::pci_address(item);
           if (!address) {
             return numaplace::make_error(address.error().name, "option pci (addresses separated by commas): " +
                                                                    address.error().message);

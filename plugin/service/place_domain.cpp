@@ -201,8 +201,15 @@ Status read_request(Placing& p) {
       }
     }
   }
-  p.stored = {p.request.flavor_specs, p.request.image_props, {}, {}};
-  if (p.request.flavor_specs.empty() && p.request.image_props.empty()) {
+  p.stored = {p.request.flavor_specs, p.request.image_props, {}, {}, {}};
+  for (const auto& text : p.request.pci_addresses) {
+    auto address = pci_address(text);
+    if (!address) return address.error();
+    if (std::find(p.stored.pci_addresses.begin(), p.stored.pci_addresses.end(), *address) == p.stored.pci_addresses.end()) {
+      p.stored.pci_addresses.push_back(std::move(*address));
+    }
+  }
+  if (p.request.flavor_specs.empty() && p.request.image_props.empty() && p.request.pci_addresses.empty()) {
     auto from_metadata = xml::read_stored_request(p.doc.get(), p.what);
     if (!from_metadata) return from_metadata.error();
     if (*from_metadata) {
@@ -240,13 +247,7 @@ Status read_request(Placing& p) {
 // The PCI devices the guest is given (<hostdev>s and the request's), each once: this very device,
 // where it is (its own NUMA node counts, not a pool of identical ones elsewhere), and nobody's.
 Status read_devices(Placing& p) {
-  std::vector<std::string> given;
-  for (const auto& text : p.request.pci_addresses) {
-    auto address = pci_address(text);
-    if (!address) return address.error();
-    given.push_back(std::move(*address));
-  }
-  for (const std::vector<std::string>* list : {&std::as_const(p.summary.pci_hostdevs), &std::as_const(given)}) {
+  for (const std::vector<std::string>* list : {&std::as_const(p.summary.pci_hostdevs), &std::as_const(p.stored.pci_addresses)}) {
     for (const auto& address : *list) {
       if (std::find(p.pci_addresses.begin(), p.pci_addresses.end(), address) == p.pci_addresses.end()) {
         p.pci_addresses.push_back(address);
@@ -311,6 +312,11 @@ Result<std::optional<GuestTopology>> derive_topology(Placing& p) {
     return size;
   };
   const bool has_hugepages = p.summary.hugepage_kib > 0 || !p.summary.hugepage_pages.empty();
+  if (has_hugepages && names_page_size() && !p.summary.hugepage_pages.empty()) {
+    p.outcome.warnings.push_back("the domain's <memoryBacking><hugepages> <page> elements are replaced by the page "
+                                 "sizes the request names (hw:mem_page_size, numaplace:mem_page_size.N), which the "
+                                 "fit checks");
+  }
   if (!has_hugepages || names_page_size()) return topology;
   if (const auto size = one_size_for_all(); size && *size > 4) {
     p.guest.flavor_specs["hw:mem_page_size"] = std::to_string(*size);
@@ -324,6 +330,49 @@ Result<std::optional<GuestTopology>> derive_topology(Placing& p) {
                                  "have huge pages checked");
   }
   return topology;
+}
+
+// Each <numatune> nodeset against the host's NUMA nodes: one naming none of them is
+// ConflictingConstraint (libvirt could not bind the memory anywhere), nodes the host lacks beside
+// ones it has are a warning (the placement stays within the ones it has).
+Status check_nodesets(Placing& p) {
+  CpuSet host_nodes;
+  for (const auto& cell : p.host.cells) host_nodes.insert(cell.id);
+  std::vector<std::pair<std::string, CpuSet>> nodesets;
+  if (p.constraints.memory.nodeset) nodesets.emplace_back("<numatune><memory", *p.constraints.memory.nodeset);
+  for (const auto& [cell, binding] : p.constraints.memnodes) {
+    if (binding.nodeset) nodesets.emplace_back("<memnode cellid='" + std::to_string(cell) + "'", *binding.nodeset);
+  }
+  for (const auto& [element, nodeset] : nodesets) {
+    const CpuSet missing = nodeset.minus(host_nodes);
+    if (missing.empty()) continue;
+    const std::string named = element + " nodeset='" + to_cpu_list(nodeset) + "'>";
+    if (!nodeset.intersects(host_nodes)) {
+      return make_error("ConflictingConstraint", p.what + ": " + named + " names no NUMA node of this host (it has " +
+                                                     to_cpu_list(host_nodes) + "); bind the memory to nodes it has");
+    }
+    p.outcome.warnings.push_back("the domain's " + named + " names NUMA nodes " + to_cpu_list(missing) +
+                                 ", which this host does not have; placed within " +
+                                 to_cpu_list(nodeset.intersected(host_nodes)));
+  }
+  return Done{};
+}
+
+// The writer keeps each operator's <iothreadpin> within the emulator's pCPUs, or moves it onto
+// them when it shares none: said, since the pin the operator wrote is then not what runs.
+void warn_moved_iothreads(Placing& p) {
+  if (p.constraints.iothreadpins.empty()) return;
+  auto written = xml::read_domain_bindings(p.doc.get(), p.what, p.summary.vcpus);
+  if (!written) return;
+  for (const auto& [id, wanted] : p.constraints.iothreadpins) {
+    const auto now = written->threads.iothreadpins.find(id);
+    if (now == written->threads.iothreadpins.end() || now->second == wanted) continue;
+    const std::string element = "<iothreadpin iothread='" + std::to_string(id) + "' cpuset='" + to_cpu_list(wanted) + "'>";
+    p.outcome.warnings.push_back(
+        "the domain's " + element + (now->second.intersects(wanted) ? " is narrowed to " : " is moved onto ") +
+        to_cpu_list(now->second) + ", the emulator's pCPUs" +
+        (now->second.intersects(wanted) ? "" : " (it shares none with them: iothreads run beside the emulator)"));
+  }
 }
 
 // A confinement the operator's own elements allow: within the <numatune> nodeset, every
@@ -356,7 +405,9 @@ Status check_confinement(const Placing& p, const DefaultPlacement& confined, con
 // A guest without a NUMA topology confined to host cells under the topology policy; the record
 // of its memory per cell when it was.
 Result<std::optional<xml::ConfinementRecord>> confine(Placing& p) {
-  auto confined = place_floating_guest(p.view, p.floating, p.request.floating, p.pci_addresses);
+  // Within the operator's memory nodeset: the hints are merged over the cells it allows.
+  const HostTopology within = p.constraints.memory.nodeset ? host_on_nodes(p.view, *p.constraints.memory.nodeset) : p.view;
+  auto confined = place_floating_guest(within, p.floating, p.request.floating, p.pci_addresses);
   if (!confined) {
     if (confined.error().name != "NoFit") return confined.error();
     return make_error("NoFit", size_text(p, p.floating.memory_kib) + " does not fit this host: memory: " +
@@ -478,7 +529,8 @@ Result<std::optional<Placement>> recorded_placement(const Placing& p) {
   auto record_request = xml::read_stored_request(p.doc.get(), p.what);
   if (!record_request) return record_request.error();
   if (!*record_request || (*record_request)->flavor_specs != p.stored.flavor_specs ||
-      (*record_request)->image_props != p.stored.image_props) {
+      (*record_request)->image_props != p.stored.image_props ||
+      (*record_request)->pci_addresses != p.stored.pci_addresses) {
     return std::optional<Placement>{};
   }
   return xml::read_placement_record(p.doc.get(), p.what);
@@ -547,6 +599,13 @@ Result<PlaceOutcome> place_with_topology(Placing& p, const GuestTopology& topolo
     p.outcome.narrowings = std::move(*narrowings);
   }
   p.written = xml::write_placement(p.doc.get(), p.host, *fit.placement, p.constraints, p.tuning);
+  warn_moved_iothreads(p);
+  for (const auto& [cell, binding] : p.constraints.memnodes) {
+    if (cell < fit.placement->cells.size()) continue;
+    p.outcome.warnings.push_back("the domain's <memnode cellid='" + std::to_string(cell) + "'> is dropped: the guest "
+                                 "now has " + count_of(fit.placement->cells.size(), "NUMA cell") +
+                                 ", and libvirt refuses a <memnode> of a cell the guest lacks");
+  }
   warn_unbounded_lock(p);
   xml::write_record(p.doc.get(), p.stored, {&*fit.placement, nullptr, &p.constraints, &p.written});
   p.outcome.placement = std::move(fit.placement);
@@ -587,6 +646,7 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
   if (!tuning) return tuning.error();
   p.tuning = std::move(*tuning);
 
+  if (auto nodesets = check_nodesets(p); !nodesets) return nodesets.error();
   // The host as this guest may use it: within the pCPUs the operator's pins allow.
   const CpuSet all = host_cpus_of(host);
   const CpuSet usable = usable_cpus(p.constraints, p.summary.vcpus, all);

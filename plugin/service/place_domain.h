@@ -21,7 +21,7 @@
 #include "placement/model/host_topology.h"
 #include "placement/lifecycle/narrowing.h"
 #include "placement/lifecycle/replacement.h"
-#include "plugin/sources/pci_address.h"
+#include "placement/model/pci_address.h"
 
 namespace numaplace::plugin {
 

@@ -3,7 +3,7 @@
 
 #include "placement/lifecycle/default_placement.h"
 #include "plugin/sources/json_fields.h"
-#include "plugin/sources/pci_address.h"
+#include "placement/model/pci_address.h"
 
 #include <algorithm>
 #include <cmath>

@@ -314,7 +314,9 @@ Command register_place(CLI::App& app) {
                   "before keeps its host cells and pins where they still hold, and only what no longer fits moves)");
   place->add_option("--pci", options->pci,
                     "a host PCI device (domain:bus:slot.function, e.g. 0000:3b:00.0) the guest will be given, "
-                    "besides its <hostdev> elements (repeatable); its NUMA node constrains the placement. "
+                    "besides its <hostdev> elements (repeatable); its NUMA node constrains the placement, and it is "
+                    "recorded in the domain's numaplace request (<numaplace:pci>), so that placing it again keeps "
+                    "it and the guest holds it as it holds its <hostdev>s. "
                     "0000:3b:00.0 or 3b:00.0, either case, a domain of up to 32 bits (10000:e1:00.0); text that is "
                     "no PCI address is InvalidPciAddress (exit 1), an address the host does not have is a warning "
                     "(its locality is unknown), as for a <hostdev>")

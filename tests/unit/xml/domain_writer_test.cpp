@@ -5,6 +5,7 @@
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 
+#include <algorithm>
 #include <memory>
 
 #include "plugin/service/place_domain.h"
@@ -263,6 +264,68 @@ TEST(DomainWriter, RefusalNamesTheReason) {
   EXPECT_EQ(outcome.error().name, "NoFit");
   EXPECT_NE(outcome.error().message.find("2 NUMA cells but the host has only 1"), std::string::npos)
       << outcome.error().message;
+}
+
+// A guest without a NUMA topology whose operator bound its memory (<numatune><memory nodeset>) is
+// confined within that nodeset, not refused because its hints preferred a cell outside it; a node
+// the host lacks beside ones it has is a warning, a nodeset of none of its nodes an error.
+TEST(DomainWriter, AFloatingGuestIsConfinedWithinTheOperatorsNodeset) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");  // cell 1: CPUs 8-15,24-31
+  auto domain = [](const std::string& nodeset) {
+    return "<domain type='test'><name>t</name><memory unit='MiB'>2048</memory><vcpu>4</vcpu>"
+           "<numatune><memory mode='strict' nodeset='" + nodeset + "'/></numatune></domain>";
+  };
+  auto on_one = place(host, domain("1"), {});
+  ASSERT_TRUE(on_one.ok()) << on_one.error().message;
+  EXPECT_NE(on_one->domain_xml.find("<memory mode=\"strict\" nodeset=\"1\"/>"), std::string::npos) << on_one->domain_xml;
+  EXPECT_NE(on_one->domain_xml.find("cpuset=\"8-15,24-31\""), std::string::npos) << on_one->domain_xml;
+  auto with_missing = place(host, domain("0-1,5"), {});
+  ASSERT_TRUE(with_missing.ok()) << with_missing.error().message;
+  ASSERT_EQ(with_missing->warnings.size(), 1u);
+  EXPECT_NE(with_missing->warnings[0].find("names NUMA nodes 5, which this host does not have; placed within 0-1"),
+            std::string::npos)
+      << with_missing->warnings[0];
+  for (const SpecMap& specs : {SpecMap{}, SpecMap{{"hw:numa_nodes", "1"}}}) {
+    auto none = place(host, domain("5"), specs);
+    ASSERT_FALSE(none.ok());
+    EXPECT_EQ(none.error().name, "ConflictingConstraint");
+    EXPECT_NE(none.error().message.find("names no NUMA node of this host (it has 0-1)"), std::string::npos)
+        << none.error().message;
+  }
+}
+
+// What the writer changes of the operator's elements beyond the placement is said: an
+// <iothreadpin> moved onto the emulator's pCPUs, a <memnode> of a guest cell the new request
+// removes, per-cell <page> elements the request's page size replaces.
+TEST(DomainWriter, OperatorElementsChangedBeyondThePlacementAreWarnedAbout) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");  // 1024 x 2 MiB pages per cell
+  auto contains = [](const std::vector<std::string>& warnings, const std::string& text) {
+    return std::any_of(warnings.begin(), warnings.end(), [&](const std::string& w) { return w.find(text) != std::string::npos; });
+  };
+  auto moved = place(host, "<domain type='kvm'><name>io</name><memory unit='GiB'>2</memory><vcpu>4</vcpu>"
+                           "<iothreads>1</iothreads><cputune><iothreadpin iothread='1' cpuset='30'/></cputune></domain>",
+                     {{"hw:numa_nodes", "1"}});
+  ASSERT_TRUE(moved.ok()) << moved.error().message;
+  EXPECT_TRUE(contains(moved->warnings, "<iothreadpin iothread='1' cpuset='30'> is moved onto 0-7,16-23")) << moved->domain_xml;
+  auto kept = place(host, "<domain type='kvm'><name>io</name><memory unit='GiB'>2</memory><vcpu>4</vcpu>"
+                          "<iothreads>1</iothreads><cputune><iothreadpin iothread='1' cpuset='0-1'/></cputune></domain>",
+                    {{"hw:numa_nodes", "1"}});
+  ASSERT_TRUE(kept.ok()) << kept.error().message;
+  EXPECT_FALSE(contains(kept->warnings, "iothreadpin")) << kept->domain_xml;
+
+  const std::string two_cells = read_file(shared_path("samples/libvirt/domain-kvm-2cell-full-numa.xml"));
+  auto one_cell = place(host, "<domain type='kvm'><name>m</name><memory unit='MiB'>1024</memory><vcpu>4</vcpu>"
+                              "<numatune><memnode cellid='0' mode='strict' nodeset='0'/><memnode cellid='1' "
+                              "mode='preferred' nodeset='1'/></numatune><cpu><numa><cell id='0' cpus='0-1' "
+                              "memory='512' unit='MiB'/><cell id='1' cpus='2-3' memory='512' unit='MiB'/></numa></cpu>"
+                              "</domain>",
+                        {{"hw:numa_nodes", "1"}});
+  ASSERT_TRUE(one_cell.ok()) << one_cell.error().message;
+  EXPECT_TRUE(contains(one_cell->warnings, "<memnode cellid='1'> is dropped: the guest now has 1 NUMA cell"));
+  auto sized = place(host, two_cells, {{"hw:numa_nodes", "2"}, {"hw:mem_page_size", "large"}});
+  ASSERT_TRUE(sized.ok()) << sized.error().message;
+  EXPECT_TRUE(contains(sized->warnings, "<page> elements are replaced by the page sizes the request names"));
+  EXPECT_FALSE(contains(sized->warnings, "is dropped"));
 }
 
 TEST(DomainWriter, BadDomainsAreNamed) {

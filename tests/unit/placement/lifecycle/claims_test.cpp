@@ -107,7 +107,7 @@ TEST(DomainClaims, NumaplaceOutputAndRecordReadBackWhatTheGuestHolds) {
                                  "d");
   ASSERT_TRUE(doc.ok());
   xml::write_placement(doc->get(), host, placement);
-  xml::write_record(doc->get(), {{{"hw:numa_nodes", "1"}}, {}, "", ""}, {&placement, nullptr, nullptr});
+  xml::write_record(doc->get(), {{{"hw:numa_nodes", "1"}}, {}, "", "", {}}, {&placement, nullptr, nullptr});
   auto text = xml::serialize(doc->get());
   auto claim = claim_of(text, host);
   ASSERT_TRUE(claim.ok()) << claim.error().message;
@@ -127,6 +127,7 @@ TEST(DomainClaims, NumaplaceOutputAndRecordReadBackWhatTheGuestHolds) {
   ASSERT_TRUE(stored.ok());
   ASSERT_TRUE(stored->has_value());
   EXPECT_EQ((*stored)->flavor_specs.at("hw:numa_nodes"), "1");
+  EXPECT_TRUE((*stored)->pci_addresses.empty());
   auto record = xml::read_placement_record(reparsed->get(), "d");
   ASSERT_TRUE(record.ok() && record->has_value());
   EXPECT_EQ((*record)->cells[0].pinning, cell.pinning);
@@ -148,6 +149,12 @@ TEST(DomainClaims, BrokenRecordsAndPinsAreNamed) {
        "InvalidPlacementRecord"},
       {"<domain><name>x</name><memory>1024</memory><vcpu>2</vcpu><metadata><n:numaplace xmlns:n='" + ns +
            "'><n:placement><n:cell guest='0' host='0' memory-kib='1' pins='0-1'/></n:placement></n:numaplace></metadata></domain>",
+       "InvalidPlacementRecord"},
+      {"<domain><name>x</name><memory>1024</memory><vcpu>2</vcpu><metadata><n:numaplace xmlns:n='" + ns +
+           "'><n:request><n:pci address='3b:00'/></n:request></n:numaplace></metadata></domain>",
+       "InvalidPlacementRecord"},
+      {"<domain><name>x</name><memory>1024</memory><vcpu>2</vcpu><metadata><n:numaplace xmlns:n='" + ns +
+           "'><n:request><n:pci address='3b:00.0'/><n:pci address='0000:3B:00.0'/></n:request></n:numaplace></metadata></domain>",
        "InvalidPlacementRecord"},
   };
   for (const auto& c : cases) {
@@ -180,7 +187,7 @@ TEST(DomainClaims, AFloatingVcpuNarrowedToOnePcpuStillFloats) {
                                  "d");
   ASSERT_TRUE(doc.ok());
   xml::write_placement(doc->get(), host, placement);
-  xml::write_record(doc->get(), {{{"hw:numa_nodes", "1"}}, {}, "", ""}, {&placement, nullptr, nullptr});
+  xml::write_record(doc->get(), {{{"hw:numa_nodes", "1"}}, {}, "", "", {}}, {&placement, nullptr, nullptr});
   EXPECT_FALSE(xml::narrow_threads(doc->get(), CpuSet{0}, CpuSet::range(0, 31)).empty());
   const std::string narrowed = xml::serialize(doc->get());
   ASSERT_NE(narrowed.find("<vcpupin vcpu=\"0\" cpuset=\"1\"/>"), std::string::npos) << narrowed;

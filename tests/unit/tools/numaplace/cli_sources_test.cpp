@@ -160,6 +160,39 @@ TEST(CliSources, APciDeviceNamedTwiceIsOneDevice) {
   std::filesystem::remove(path);
 }
 
+// A device given with --pci is the guest's: recorded in its request (<numaplace:pci>), so that placing
+// it again without --pci keeps it, and a guest claiming the placed domain holds it. Before, it drove
+// the placement and was then forgotten, so a second guest was given the same device.
+TEST(CliSources, APciDeviceGivenWithPciIsRecordedAndHeld) {
+  std::string domain = slurp(source_path("examples/guest-8vcpu-4g.xml"));
+  domain.replace(domain.find("<memory unit='GiB'>4</memory>"), 29, "<memory unit='MiB'>512</memory>");
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("numaplace-pci-held-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string first = (dir / "first.xml").string(), placed = (dir / "placed.xml").string();
+  std::ofstream(first) << domain;
+  const std::string host = " --hwloc " + kHwloc4;
+  CliRun given = run("place " + first + host + " --spec hw:numa_nodes=1 --pci D8:00.0 -o " + placed);
+  ASSERT_EQ(given.exit_code, 0) << given.err;
+  const std::string written = slurp(placed);
+  EXPECT_NE(written.find("<numaplace:pci address=\"0000:d8:00.0\"/>"), std::string::npos) << written;
+  for (const char* again : {"", " --fresh"}) {  // the stored request, device included
+    CliRun r = run("place " + placed + host + again + " --json");
+    ASSERT_EQ(r.exit_code, 0) << again << ": " << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["placement"]["cells"][0]["host_cell"], 3) << again;
+  }
+  std::string other = domain;
+  other.replace(other.find("numaplace-demo"), 14, "second-guest");
+  const std::string second = (dir / "second.xml").string();
+  std::ofstream(second) << other;
+  CliRun held = run("place " + second + host + " --spec hw:numa_nodes=1 --pci 0000:d8:00.0 --claim " + placed);
+  EXPECT_EQ(held.exit_code, 3) << held.err;
+  EXPECT_TRUE(held.out.empty());
+  EXPECT_NE(held.err.find("PciDeviceHeld: PCI device 0000:d8:00.0 of 'second-guest' is held by guest 'numaplace-demo'"),
+            std::string::npos)
+      << held.err;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CliSources, NodeDeviceFilesAddSriovDevicesToACapabilitiesHost) {
   CliRun r = run("topology --capabilities " + shared_path("samples/libvirt/caps-2cell.xml") + " --nodedev " +
                  shared_path("samples/libvirt/nodedev-pci-sriov-pf-numa1.xml") + " --nodedev " +

@@ -11,7 +11,7 @@
 
 #include "placement/model/error.h"
 
-namespace numaplace::plugin {
+namespace numaplace {
 
 // "0000:3b:00.0" as the host's devices are named (lower-case hex, a domain of 4 digits or
 // more, up to 32 bits), from
@@ -21,4 +21,4 @@ std::optional<std::string> canonical_pci_address(std::string_view text);
 // The same, or InvalidPciAddress saying how to write one.
 Result<std::string> pci_address(std::string_view text);
 
-}  // namespace numaplace::plugin
+}  // namespace numaplace

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "plugin/sources/pci_address.h"
+#include "placement/model/pci_address.h"
 
 #include <charconv>
 #include <cstdio>
 #include <vector>
 
-namespace numaplace::plugin {
+namespace numaplace {
 
 std::optional<std::string> canonical_pci_address(std::string_view text) {
   // Fields from the right: function after '.', then slot, bus and an optional domain after ':'.
@@ -48,4 +48,4 @@ Result<std::string> pci_address(std::string_view text) {
                                              "e.g. 0000:3b:00.0 (or bus:slot.function, 3b:00.0)");
 }
 
-}  // namespace numaplace::plugin
+}  // namespace numaplace

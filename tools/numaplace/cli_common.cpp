@@ -56,11 +56,23 @@ Result<std::string> read_input(const std::string& path, const char* what) {
 // Writes the whole text or nothing: a temporary file beside OUT, then rename. OUT that exists and
 // is not a regular file (/dev/null, a FIFO, a terminal) is written in place: renaming over it would
 // replace the device with a file.
-Status write_output(const std::string& path, const std::string& text) {
+StagedOutput::StagedOutput(StagedOutput&& other) noexcept
+    : path_(std::move(other.path_)), target_(std::move(other.target_)), temp_(std::move(other.temp_)),
+      text_(std::move(other.text_)) {
+  other.temp_.clear();
+  other.path_.clear();
+}
+
+StagedOutput::~StagedOutput() {
+  if (!temp_.empty()) std::remove(temp_.c_str());
+}
+
+Result<StagedOutput> StagedOutput::stage(const std::string& path, std::string text) {
+  StagedOutput staged;
+  staged.path_ = path;
   if (path.empty() || path == "-") {
-    std::cout << text;
-    std::cout.flush();
-    return Done{};
+    staged.text_ = std::move(text);
+    return staged;
   }
   std::error_code status_error;
   const auto status = std::filesystem::status(path, status_error);
@@ -68,11 +80,9 @@ Status write_output(const std::string& path, const std::string& text) {
     if (std::filesystem::is_directory(status)) {
       return make_error("CannotWrite", "cannot write '" + path + "': it is a directory");
     }
-    std::ofstream out(path, std::ios::binary);
-    out << text;
-    out.flush();
-    if (!out) return make_error("CannotWrite", "cannot write '" + path + "'");
-    return Done{};
+    staged.target_ = path;  // a FIFO or device: written in place, at commit
+    staged.text_ = std::move(text);
+    return staged;
   }
   // A symbolic link is written through, as cp would: the file it names gets the text, the link stays.
   std::string target = path;
@@ -91,19 +101,41 @@ Status write_output(const std::string& path, const std::string& text) {
       return make_error("CannotWrite", "cannot write '" + path + "'");
     }
   }
+  staged.target_ = target;
+  staged.temp_ = temp;
+  return staged;
+}
+
+Status StagedOutput::commit() {
+  if (path_.empty() || path_ == "-") {
+    std::cout << text_;
+    std::cout.flush();
+    return Done{};
+  }
+  if (temp_.empty()) {
+    std::ofstream out(target_, std::ios::binary);
+    out << text_;
+    out.flush();
+    if (!out) return make_error("CannotWrite", "cannot write '" + path_ + "'");
+    return Done{};
+  }
   std::error_code ec;
   // The file replaced keeps its permissions (a 0600 domain file stays 0600).
-  const auto existing = std::filesystem::status(target, ec);
+  const auto existing = std::filesystem::status(target_, ec);
   if (!ec && std::filesystem::is_regular_file(existing)) {
-    std::filesystem::permissions(temp, existing.permissions(), ec);
+    std::filesystem::permissions(temp_, existing.permissions(), ec);
   }
   ec.clear();
-  std::filesystem::rename(temp, target, ec);
-  if (ec) {
-    std::remove(temp.c_str());
-    return make_error("CannotWrite", "cannot write '" + path + "': " + ec.message());
-  }
+  std::filesystem::rename(temp_, target_, ec);
+  if (ec) return make_error("CannotWrite", "cannot write '" + path_ + "': " + ec.message());
+  temp_.clear();
   return Done{};
+}
+
+Status write_output(const std::string& path, const std::string& text) {
+  auto staged = StagedOutput::stage(path, text);
+  if (!staged) return staged.error();
+  return staged->commit();
 }
 
 const char* const kHostSourcesHelp =

@@ -32,6 +32,24 @@ Result<std::string> read_input(const std::string& path, const char* what);
 // The whole text or nothing: stdout, or a temporary file beside `path` renamed over it.
 Status write_output(const std::string& path, const std::string& text);
 
+// write_output in two steps, so that several files are written all or none: stage writes the
+// text to a temporary file beside `path` (nothing for stdout, a FIFO or a device, which commit
+// writes in place), commit renames it over `path`; a staged output not committed leaves no trace.
+class StagedOutput {
+ public:
+  static Result<StagedOutput> stage(const std::string& path, std::string text);
+  Status commit();
+  StagedOutput(StagedOutput&& other) noexcept;
+  StagedOutput(const StagedOutput&) = delete;
+  StagedOutput& operator=(const StagedOutput&) = delete;
+  StagedOutput& operator=(StagedOutput&&) = delete;
+  ~StagedOutput();
+
+ private:
+  StagedOutput() = default;
+  std::string path_, target_, temp_, text_;
+};
+
 // The check of an output file option: an empty name is a usage error, not "the option left out"
 // (which writes to stdout, or the table instead of a picture).
 CLI::Validator not_empty_file_name();

@@ -44,19 +44,33 @@ inline int with_output_written(int code) {
 // Parses the command line and runs the one command chosen; a usage error prints CLI11's message
 // and is exit 2 (--help and --version exit 0). Output that did not reach standard output is an error.
 inline int parse_and_run(CLI::App& app, const std::vector<Command>& commands, int argc, char** argv) {
+  // With --json a usage error is the documented {"error": ...} on stdout, as every other error;
+  // without, the documented "PROGRAM: UsageError: ..." line on stderr.
+  const bool json = std::any_of(argv + 1, argv + argc, [](const char* arg) { return std::string(arg) == "--json"; });
+  auto usage_error = [&](const std::string& message) {
+    if (json) {
+      std::cout << numaplace::plugin::json_text(nlohmann::json{{"error", {{"name", "UsageError"}, {"message", message}}}}, 2)
+                << '\n';
+    } else {
+      std::cerr << app.get_name() << ": UsageError: " << message << " (" << app.get_name() << " --help)\n";
+    }
+    return with_output_written(kExitUsage);
+  };
+  // A first word that is no command (a typo: "plac") is named, not reported as a missing command.
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string known;
+    bool found = false;
+    for (const auto* sub : app.get_subcommands({})) {
+      found = found || sub->get_name() == argv[1];
+      known += (known.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!found) return usage_error("'" + std::string(argv[1]) + "' is not a command; the commands are " + known);
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    // With --json a usage error is the documented {"error": ...} on stdout, as every other error.
-    const bool json = std::any_of(argv + 1, argv + argc, [](const char* arg) { return std::string(arg) == "--json"; });
-    if (json && e.get_exit_code() != 0) {
-      std::cout << numaplace::plugin::json_text(
-                       nlohmann::json{{"error", {{"name", "UsageError"}, {"message", std::string(e.what())}}}}, 2)
-                << '\n';
-      return with_output_written(kExitUsage);
-    }
-    const int code = app.exit(e) == 0 ? 0 : kExitUsage;
-    return with_output_written(code);
+    if (e.get_exit_code() == 0) return with_output_written(app.exit(e));  // --help, --version
+    return usage_error(e.what());
   }
   for (const auto& command : commands) {
     if (command.app->parsed()) return with_output_written(command.run());

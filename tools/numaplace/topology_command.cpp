@@ -70,15 +70,16 @@ int run_topology(const TopologyOptions& o) {
   if (!o.svg_file.empty() || !o.html_file.empty()) {
     // Each document is built whole in memory, then written at once (a temporary file renamed).
     const std::string title = describe_source(source);
-    if (!o.svg_file.empty()) {
-      if (auto written = write_output(o.svg_file, host_map_svg(*host, *claims, title)); !written) {
-        return report(written.error(), false);
-      }
+    // Both files staged first, then both renamed into place: a failure leaves neither written.
+    std::vector<StagedOutput> staged;
+    for (const auto& [file, make] : {std::pair{o.svg_file, &host_map_svg}, std::pair{o.html_file, &host_map_html}}) {
+      if (file.empty()) continue;
+      auto one = StagedOutput::stage(file, make(*host, *claims, title));
+      if (!one) return report(one.error(), false);
+      staged.push_back(std::move(*one));
     }
-    if (!o.html_file.empty()) {
-      if (auto written = write_output(o.html_file, host_map_html(*host, *claims, title)); !written) {
-        return report(written.error(), false);
-      }
+    for (auto& one : staged) {
+      if (auto written = one.commit(); !written) return report(written.error(), false);
     }
   } else if (o.json) {
     nlohmann::json doc = plugin::host_to_json(*host);
@@ -114,8 +115,8 @@ Command register_topology(CLI::App& app) {
           "held_by: the guest whose <hostdev> holds it), accounting, allocation_ratio, unbound_memory_kib, and\n"
           "guests (name, uuid, running, placed_by_numaplace, cells, pci_devices, unbound_memory_kib,\n"
           "unbound_vcpus); an error is {\"error\": {\"name\", \"message\"}}. CPU lists are arrays of ids\n"
-          "(an empty one is []). Without \"guests\" it is the host JSON that place --host-json and rank\n"
-          "read back (\"free\" is computed and ignored there).\n"
+          "(an empty one is []). It is the host JSON that rank --hosts and the library (np_host_from_json)\n"
+          "read back, the guests' use already in each cell's usage (\"free\" and \"guests\" are ignored there).\n"
           "\n"
           "--svg FILE draws the same host model as a picture: each cell with its cores (thread siblings\n"
           "grouped) and threads, every pCPU coloured by the guest holding it (pinned: solid; held idle:\n"

@@ -4,7 +4,8 @@
 // (never an abort); a spec domain XML cannot hold is a named error with nothing written; output
 // that standard output does not take (a full disk) is an error, not exit 0; rank's size flags
 // refuse negative and overflowing numbers instead of wrapping them; with --json a usage error is
-// JSON too; an empty output file name is a usage error.
+// JSON too, and without --json one line naming it; an empty output file name is a usage error; --svg
+// and --html are written both or neither.
 #include <gtest/gtest.h>
 #include <libxml/parser.h>
 #include <nlohmann/json.hpp>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
 #include <initializer_list>
 #include <string>
@@ -137,6 +139,41 @@ TEST(OutputText, PreferClosestAndItsNegationAreTwoFlagsThatExcludeEachOther) {
   EXPECT_TRUE(both.out.empty());
   CliRun one = run("place " + kExample + kCaps + " --no-prefer-closest");
   EXPECT_EQ(one.exit_code, 0) << one.err;
+}
+
+// A first word that is no command is named (it was "A subcommand is required"), and every usage
+// error is one "numaplace: UsageError: ..." line, as the other errors are.
+TEST(OutputText, AWordThatIsNoCommandIsNamed) {
+  CliRun typo = run("plac " + kExample);
+  EXPECT_EQ(typo.exit_code, 2);
+  EXPECT_TRUE(typo.out.empty());
+  EXPECT_EQ(typo.err.rfind("numaplace: UsageError: 'plac' is not a command; the commands are place, topology", 0), 0u)
+      << typo.err;
+  EXPECT_EQ(std::count(typo.err.begin(), typo.err.end(), '\n'), 1) << typo.err;
+  CliRun json = run("plac " + kExample + " --json");
+  EXPECT_EQ(json.exit_code, 2);
+  EXPECT_EQ(nlohmann::json::parse(json.out)["error"]["name"], "UsageError");
+  CliRun missing = run("place " + kExample + " --capabilities /nonexistent/caps.xml");
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_EQ(missing.err.rfind("numaplace: UsageError: --capabilities: File does not exist", 0), 0u) << missing.err;
+  EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
+}
+
+// --svg and --html are written both or neither: the second failing leaves no first behind.
+TEST(OutputText, SvgAndHtmlAreWrittenBothOrNeither) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("numaplace-map-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string svg = (dir / "host.svg").string();
+  CliRun failed = run("topology" + kCaps + " --svg " + svg + " --html " + (dir / "no-such-dir" / "host.html").string());
+  EXPECT_EQ(failed.exit_code, 1) << failed.err;
+  EXPECT_NE(failed.err.find("CannotWrite"), std::string::npos) << failed.err;
+  EXPECT_FALSE(std::filesystem::exists(svg));
+  EXPECT_TRUE(std::filesystem::is_empty(dir));  // no temporary file left either
+  CliRun both = run("topology" + kCaps + " --svg " + svg + " --html " + (dir / "host.html").string());
+  EXPECT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_TRUE(std::filesystem::exists(svg));
+  EXPECT_TRUE(std::filesystem::exists(dir / "host.html"));
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

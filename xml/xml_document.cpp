@@ -19,9 +19,11 @@ struct BufferDeleter {
   void operator()(xmlBuffer* buffer) const { xmlBufferFree(buffer); }
 };
 
+// libxml2's message on one line: its further lines ("Bytes: 0xE9 ...") joined with "; ".
 std::string trim_message(const char* message) {
   std::string text = message != nullptr ? message : "unknown parse error";
   while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  for (std::size_t at; (at = text.find('\n')) != std::string::npos;) text.replace(at, 1, "; ");
   return text;
 }
 
@@ -58,6 +60,14 @@ Result<Document> parse_document(std::string_view text, std::string_view what) {
                                           std::to_string(error->line) + "; libvirt XML never nests that deep");
     }
     std::string where = error != nullptr ? " at line " + std::to_string(error->line) : "";
+    // libxml2 2.9 names it XML_ERR_INVALID_CHAR with this text, later ones XML_ERR_INVALID_ENCODING.
+    if (error != nullptr && (error->code == XML_ERR_INVALID_ENCODING ||
+                             (error->message != nullptr && std::string_view(error->message).find("not proper UTF-8") !=
+                                                               std::string_view::npos))) {
+      return make_error("XmlUnsupportedEncoding", name + " is not UTF-8" + where + " (" + trim_message(error->message) +
+                                                      "); libvirt XML is UTF-8, and numaplace reads nothing else "
+                                                      "whatever the document declares: convert it (iconv -t UTF-8)");
+    }
     return make_error("XmlMalformed", name + " is not well-formed XML" + where + ": " +
                                           trim_message(error != nullptr ? error->message : nullptr));
   }

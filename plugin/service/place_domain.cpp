@@ -335,12 +335,15 @@ Result<std::optional<GuestTopology>> derive_topology(Placing& p) {
 // Each <numatune> nodeset against the host's NUMA nodes: one naming none of them is
 // ConflictingConstraint (libvirt could not bind the memory anywhere), nodes the host lacks beside
 // ones it has are a warning (the placement stays within the ones it has).
-Status check_nodesets(Placing& p) {
+// `guest_cells`: the cells of the guest's new topology (a <memnode> of another cell is dropped, and
+// said, when the placement is written), nullopt for a guest without one (its <memnode>s stay).
+Status check_nodesets(Placing& p, std::optional<std::size_t> guest_cells) {
   CpuSet host_nodes;
   for (const auto& cell : p.host.cells) host_nodes.insert(cell.id);
   std::vector<std::pair<std::string, CpuSet>> nodesets;
   if (p.constraints.memory.nodeset) nodesets.emplace_back("<numatune><memory", *p.constraints.memory.nodeset);
   for (const auto& [cell, binding] : p.constraints.memnodes) {
+    if (guest_cells && cell >= *guest_cells) continue;
     if (binding.nodeset) nodesets.emplace_back("<memnode cellid='" + std::to_string(cell) + "'", *binding.nodeset);
   }
   for (const auto& [element, nodeset] : nodesets) {
@@ -458,17 +461,39 @@ Status keep_off_held_cpus(Placing& p) {
 
 // The operator's 1:1 pins hold their pCPUs, as the guest's claim reads them later: never one a
 // dedicated guest holds, and other guests' threads leave them.
-Status hold_operator_pins(Placing& p) {
-  CpuSet held, others_held;
+CpuSet operator_held_pins(const Placing& p) {
+  CpuSet held;
   for (const auto& [vcpu, cpus] : p.constraints.vcpupins) {
     if (cpus.size() == 1) held.insert(cpus.first());
   }
+  return held;
+}
+
+// PinningCollision when the operator's 1:1 pins take a pCPU another guest holds, naming the guest
+// when the caller gave the others' claims; checked before the guest is confined, whose cells
+// leave such pCPUs out and would only report the pin as outside them.
+Status check_pin_collisions(const Placing& p) {
+  const CpuSet held = operator_held_pins(p);
+  CpuSet others_held;
   for (const auto& cell : p.host.cells) others_held = others_held.united(cell.usage.pinned_cpus);
-  if (held.intersects(others_held)) {
-    return make_error("ConflictingPin", p.what + ": its <vcpupin> elements pin vCPUs onto pCPUs " +
-                                            to_cpu_list(held.intersected(others_held)) +
-                                            ", which dedicated guests hold; pin them elsewhere");
+  const CpuSet taken = held.intersected(others_held);
+  if (taken.empty()) return Done{};
+  std::vector<std::string> holders;
+  if (p.request.other_guests != nullptr) {
+    for (const auto& other : *p.request.other_guests) {
+      if (other.held_cpus().intersects(taken)) holders.push_back("'" + other.name + "'");
+    }
   }
+  std::string who = holders.empty() ? "dedicated guests hold" : holders.size() == 1 ? "guest " + holders[0] + " holds" : "guests";
+  for (std::size_t i = 0; holders.size() > 1 && i < holders.size(); ++i) who += (i == 0 ? " " : ", ") + holders[i];
+  if (holders.size() > 1) who += " hold";
+  return make_error("PinningCollision", p.what + ": its <vcpupin> elements pin vCPUs onto pCPUs " + to_cpu_list(taken) +
+                                            ", which " + who + "; pin them elsewhere, or move that guest");
+}
+
+Status hold_operator_pins(Placing& p) {
+  if (auto collisions = check_pin_collisions(p); !collisions) return collisions.error();
+  const CpuSet held = operator_held_pins(p);
   p.outcome.held = held;
   if (p.request.other_guests != nullptr) {
     auto narrowings = plan_narrowing(*p.request.other_guests, held, p.summary.name);
@@ -501,6 +526,9 @@ Result<PlaceOutcome> place_without_topology(Placing& p) {
                           "cells with hw:numa_nodes");
   }
   std::optional<xml::ConfinementRecord> record;
+  if (p.host.accounting == Accounting::Exclusive) {
+    if (auto collisions = check_pin_collisions(p); !collisions) return collisions.error();
+  }
   if (p.request.floating.policy != TopologyPolicy::None) {
     auto confined = confine(p);
     if (!confined) return confined.error();
@@ -515,8 +543,8 @@ Result<PlaceOutcome> place_without_topology(Placing& p) {
   }
   p.written = xml::write_tuning(p.doc.get(), p.tuning);
   warn_unbounded_lock(p);
-  if (!p.stored.flavor_specs.empty() || !p.stored.image_props.empty() || record || !p.constraints.empty() ||
-      !p.written.empty() || p.had_tuning) {
+  if (!p.stored.flavor_specs.empty() || !p.stored.image_props.empty() || !p.stored.pci_addresses.empty() || record ||
+      !p.constraints.empty() || !p.written.empty() || p.had_tuning) {
     xml::write_record(p.doc.get(), p.stored, {nullptr, record ? &*record : nullptr, &p.constraints, &p.written});
   }
   p.outcome.domain_xml = xml::serialize(p.doc.get());
@@ -646,7 +674,8 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
   if (!tuning) return tuning.error();
   p.tuning = std::move(*tuning);
 
-  if (auto nodesets = check_nodesets(p); !nodesets) return nodesets.error();
+  const auto guest_cells = topology->has_value() ? std::optional<std::size_t>((**topology).cells.size()) : std::nullopt;
+  if (auto nodesets = check_nodesets(p, guest_cells); !nodesets) return nodesets.error();
   // The host as this guest may use it: within the pCPUs the operator's pins allow.
   const CpuSet all = host_cpus_of(host);
   const CpuSet usable = usable_cpus(p.constraints, p.summary.vcpus, all);

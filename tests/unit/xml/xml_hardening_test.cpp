@@ -280,5 +280,24 @@ TEST_F(XmlHardening, TenThousandDeepNestingIsRefusedQuickly) {
   EXPECT_TRUE(xml::parse_document(deep(100), "doc").ok());
 }
 
+// A document in another 8-bit encoding is read as UTF-8 whatever it declares (the DOCTYPE check
+// reads bytes), so its first byte that is not UTF-8 is XmlUnsupportedEncoding saying so, on one
+// line, not XmlMalformed: the document may well be well-formed in the encoding it declares.
+TEST(XmlEncoding, ADocumentThatIsNotUtf8IsNamedAsSuchOnOneLine) {
+  for (const std::string& text :
+       {std::string("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><domain><name>caf\xe9</name></domain>"),
+        std::string("<domain><name>caf\xe9</name></domain>")}) {
+    auto doc = xml::parse_document(text, "doc");
+    ASSERT_FALSE(doc.ok());
+    EXPECT_EQ(doc.error().name, "XmlUnsupportedEncoding") << doc.error().message;
+    EXPECT_EQ(doc.error().message.find('\n'), std::string::npos) << doc.error().message;
+    EXPECT_NE(doc.error().message.find("0xE9"), std::string::npos) << doc.error().message;
+  }
+  auto broken = xml::parse_document("<domain><name>x</domain>", "doc");  // still malformed, and one line
+  ASSERT_FALSE(broken.ok());
+  EXPECT_EQ(broken.error().name, "XmlMalformed");
+  EXPECT_EQ(broken.error().message.find('\n'), std::string::npos) << broken.error().message;
+}
+
 }  // namespace
 }  // namespace numaplace

@@ -798,7 +798,7 @@ TEST(AccountingProperty, StreamsOfMixedGuestsNeverDoubleBookTheHost) {
   const std::uint32_t seed = env_or("NUMAPLACE_PROPERTY_SEED", 20261201);
   const std::uint32_t streams = env_or("NUMAPLACE_PROPERTY_STREAMS", 260);
   const std::set<std::string> refusals{"NoFit",           "WouldStarveGuest", "PciDeviceHeld",
-                                       "PolicyRefused",   "ConflictingPin",   "ImageNUMATopologyAsymmetric",
+                                       "PolicyRefused",   "ConflictingPin",   "PinningCollision", "ImageNUMATopologyAsymmetric",
                                        "ImageNUMATopologyMemoryOutOfRange", "RequestedVCPUTooHigh"};
   std::map<std::string, int> outcomes;
   int guests_placed = 0, hwloc_hosts = 0, configured = 0, narrowed = 0;

@@ -193,6 +193,33 @@ TEST(CliSources, APciDeviceGivenWithPciIsRecordedAndHeld) {
   std::filesystem::remove_all(dir);
 }
 
+// The operator's 1:1 pin onto a pCPU another guest holds is PinningCollision naming that guest
+// (it was ConflictingPin saying the pin lay outside the cells the guest was confined to); a guest
+// without a NUMA topology given a --pci device records it too.
+TEST(CliSources, APinOntoAnotherGuestsPcpuIsAPinningCollision) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("numaplace-pins-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  auto domain = [&](const std::string& name, const std::string& pins) {
+    const std::string path = (dir / (name + ".xml")).string();
+    std::ofstream(path) << "<domain type='kvm'><name>" << name << "</name><memory unit='GiB'>2</memory><vcpu>2</vcpu>"
+                        << "<cputune>" << pins << "</cputune><os><type arch='x86_64'>hvm</type></os><devices/></domain>";
+    return path;
+  };
+  const std::string holder = domain("holder", "<vcpupin vcpu='0' cpuset='8'/><vcpupin vcpu='1' cpuset='8'/>");
+  const std::string newcomer = domain("newcomer", "<vcpupin vcpu='0' cpuset='8'/><vcpupin vcpu='1' cpuset='9'/>");
+  const std::string caps = " --capabilities " + shared_path("samples/libvirt/caps-2cell.xml");
+  CliRun r = run("place " + newcomer + caps + " --claim " + holder);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  EXPECT_NE(r.err.find("PinningCollision: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("onto pCPUs 8, which guest 'holder' holds"), std::string::npos) << r.err;
+
+  CliRun floating = run("place " + domain("floating", "") + " --hwloc " + kHwloc4 + " --pci 0000:d8:00.0");
+  ASSERT_EQ(floating.exit_code, 0) << floating.err;
+  EXPECT_NE(floating.out.find("<numaplace:pci address=\"0000:d8:00.0\"/>"), std::string::npos) << floating.out;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CliSources, NodeDeviceFilesAddSriovDevicesToACapabilitiesHost) {
   CliRun r = run("topology --capabilities " + shared_path("samples/libvirt/caps-2cell.xml") + " --nodedev " +
                  shared_path("samples/libvirt/nodedev-pci-sriov-pf-numa1.xml") + " --nodedev " +

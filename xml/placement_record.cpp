@@ -71,6 +71,20 @@ Result<std::vector<std::pair<std::uint32_t, std::uint32_t>>> parse_pins(const st
 }  // namespace
 
 Result<std::optional<StoredRequest>> read_stored_request(const xmlDoc* doc, const std::string& what) {
+  // The record is rewritten whole with each placement: a part numaplace does not write would be
+  // dropped without a word, so it is refused here, where every use of a record starts.
+  for (const xmlNode* part : child_elements(find_record(doc))) {
+    bool known = false;
+    for (const char* name : {"request", "placement", "confinement", "constraints", "tuning"}) {
+      known = known || (in_our_namespace(part) && is_named(part, name));
+    }
+    if (!known) {
+      return make_error("InvalidPlacementRecord",
+                        what + ": unexpected element <" + std::string(reinterpret_cast<const char*>(part->name)) +
+                            "> in numaplace's record; it holds request, placement, confinement, constraints and "
+                            "tuning only (remove it, or place with --fresh)");
+    }
+  }
   const xmlNode* request = find_part(find_record(doc), "request");
   if (request == nullptr) return std::optional<StoredRequest>{};
   StoredRequest stored;

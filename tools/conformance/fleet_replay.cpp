@@ -159,7 +159,13 @@ Result<FleetReplay> replay_fleet(const nlohmann::json& fleet, const RankOptions&
   try {
     return replay(fleet, ours);
   } catch (const nlohmann::json::exception& e) {
-    return make_error("InvalidFleet", std::string("malformed fleet: ") + e.what());
+    // nlohmann's text less its "[json.exception.out_of_range.403] " tag, which says nothing to a reader.
+    std::string problem = e.what();
+    if (const auto tag = problem.find("] "); problem.starts_with("[json.exception") && tag != std::string::npos) {
+      problem.erase(0, tag + 2);
+    }
+    return make_error("InvalidFleet", "malformed fleet: " + problem + " (a fleet is the JSON object "
+                                      "tools/bench/make_fleet.py writes: its hosts and requests)");
   }
 }
 

@@ -156,6 +156,9 @@ TEST(DomainClaims, BrokenRecordsAndPinsAreNamed) {
       {"<domain><name>x</name><memory>1024</memory><vcpu>2</vcpu><metadata><n:numaplace xmlns:n='" + ns +
            "'><n:request><n:pci address='3b:00.0'/><n:pci address='0000:3B:00.0'/></n:request></n:numaplace></metadata></domain>",
        "InvalidPlacementRecord"},
+      {"<domain><name>x</name><memory>1024</memory><vcpu>2</vcpu><metadata><n:numaplace xmlns:n='" + ns +
+           "'><n:bogus/></n:numaplace></metadata></domain>",
+       "InvalidPlacementRecord"},
   };
   for (const auto& c : cases) {
     auto claim = claim_of(c.xml, host);

@@ -46,7 +46,9 @@ inline int with_output_written(int code) {
 inline int parse_and_run(CLI::App& app, const std::vector<Command>& commands, int argc, char** argv) {
   // With --json a usage error is the documented {"error": ...} on stdout, as every other error;
   // without, the documented "PROGRAM: UsageError: ..." line on stderr.
-  const bool json = std::any_of(argv + 1, argv + argc, [](const char* arg) { return std::string(arg) == "--json"; });
+  // Only before "--": after it come arguments (the hook's NAME OP SUBOP), never options.
+  char** const options_end = std::find_if(argv + 1, argv + argc, [](const char* arg) { return std::string(arg) == "--"; });
+  const bool json = std::any_of(argv + 1, options_end, [](const char* arg) { return std::string(arg) == "--json"; });
   auto usage_error = [&](const std::string& message) {
     if (json) {
       std::cout << numaplace::plugin::json_text(nlohmann::json{{"error", {{"name", "UsageError"}, {"message", message}}}}, 2)

@@ -153,6 +153,12 @@ TEST(OutputText, AWordThatIsNoCommandIsNamed) {
   CliRun json = run("plac " + kExample + " --json");
   EXPECT_EQ(json.exit_code, 2);
   EXPECT_EQ(nlohmann::json::parse(json.out)["error"]["name"], "UsageError");
+  // After "--" come arguments, not options: a "--json" there (a domain file of that name) does not
+  // turn a usage error into JSON.
+  CliRun after = run("place --bogus-flag -- --json");
+  EXPECT_EQ(after.exit_code, 2);
+  EXPECT_TRUE(after.out.empty()) << after.out;
+  EXPECT_EQ(after.err.rfind("numaplace: UsageError: ", 0), 0u) << after.err;
   CliRun missing = run("place " + kExample + " --capabilities /nonexistent/caps.xml");
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_EQ(missing.err.rfind("numaplace: UsageError: --capabilities: File does not exist", 0), 0u) << missing.err;

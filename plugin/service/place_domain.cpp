@@ -216,6 +216,17 @@ Status read_request(Placing& p) {
       p.stored = std::move(**from_metadata);
       p.outcome.request_from_metadata = true;
     }
+  } else if (auto before = xml::read_stored_request(p.doc.get(), p.what); before && *before) {
+    // The request asked for replaces the stored one whole: a device an earlier --pci gave is said
+    // to leave it (a bad record is named where the placement record is read).
+    for (const auto& address : (*before)->pci_addresses) {
+      if (std::find(p.stored.pci_addresses.begin(), p.stored.pci_addresses.end(), address) != p.stored.pci_addresses.end()) {
+        continue;
+      }
+      p.outcome.warnings.push_back("PCI device " + address + ", which the domain's stored request gives the guest "
+                                   "(an earlier --pci), is not in this request, so it is no longer counted as the "
+                                   "guest's; give --pci " + address + " again to keep it");
+    }
   }
   p.guest.vcpus = p.summary.vcpus;
   // <memory> includes the memory devices (DIMMs, NVDIMMs, virtio-mem); the guest's NUMA cells

@@ -316,7 +316,8 @@ Command register_place(CLI::App& app) {
                     "a host PCI device (domain:bus:slot.function, e.g. 0000:3b:00.0) the guest will be given, "
                     "besides its <hostdev> elements (repeatable); its NUMA node constrains the placement, and it is "
                     "recorded in the domain's numaplace request (<numaplace:pci>), so that placing it again keeps "
-                    "it and the guest holds it as it holds its <hostdev>s. "
+                    "it and the guest holds it as it holds its <hostdev>s (a later --spec request without it drops it, "
+                    "with a warning). "
                     "0000:3b:00.0 or 3b:00.0, either case, a domain of up to 32 bits (10000:e1:00.0); text that is "
                     "no PCI address is InvalidPciAddress (exit 1), an address the host does not have is a warning "
                     "(its locality is unknown), as for a <hostdev>")

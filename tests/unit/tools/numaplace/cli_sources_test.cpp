@@ -180,6 +180,16 @@ TEST(CliSources, APciDeviceGivenWithPciIsRecordedAndHeld) {
     ASSERT_EQ(r.exit_code, 0) << again << ": " << r.err;
     EXPECT_EQ(nlohmann::json::parse(r.out)["placement"]["cells"][0]["host_cell"], 3) << again;
   }
+  // A new request replaces the stored one whole: a device it leaves out is said to leave.
+  CliRun replaced = run("place " + placed + host + " --spec hw:numa_nodes=1");
+  ASSERT_EQ(replaced.exit_code, 0) << replaced.err;
+  EXPECT_NE(replaced.err.find("PCI device 0000:d8:00.0, which the domain's stored request gives the guest"),
+            std::string::npos)
+      << replaced.err;
+  EXPECT_EQ(replaced.out.find("<numaplace:pci"), std::string::npos);
+  CliRun kept = run("place " + placed + host + " --spec hw:numa_nodes=1 --pci 0000:d8:00.0");
+  ASSERT_EQ(kept.exit_code, 0) << kept.err;
+  EXPECT_EQ(kept.err.find("no longer counted"), std::string::npos) << kept.err;
   std::string other = domain;
   other.replace(other.find("numaplace-demo"), 14, "second-guest");
   const std::string second = (dir / "second.xml").string();

@@ -93,10 +93,9 @@ HostCell cell_of(const json& c, const std::string& where) {
     for (std::size_t i = 0; i < pages->size(); ++i) {
       const json& p = (*pages)[i];
       const std::string at = where + ".pages[" + std::to_string(i) + "]";
-      if (!p.is_object() || field(p, "size_kib") == nullptr || field(p, "total") == nullptr) {
-        bad(at, "must be {\"size_kib\", \"total\", \"used\"}");
-      }
-      check_members(p, {"size_kib", "total", "used", "reserved"}, at);
+      if (!p.is_object()) bad(at, "must be {\"size_kib\", \"total\", \"used\"}");
+      check_members(p, {"size_kib", "total", "used", "reserved"}, at);  // a misspelt size_kib is named as such
+      if (field(p, "size_kib") == nullptr || field(p, "total") == nullptr) bad(at, "must be {\"size_kib\", \"total\", \"used\"}");
       constexpr std::uint64_t kMaxPages = std::uint64_t{1} << 40;
       PagePool pool;
       pool.size_kib = unsigned_of(p["size_kib"], at + ".size_kib", std::uint64_t{1} << 30);

@@ -86,6 +86,11 @@ Result<numaplace::plugin::FitRequest> request_from_specs(unsigned int vcpus, uns
                                                          const np_pair* specs, std::size_t spec_count,
                                                          const np_pair* image_props, std::size_t image_prop_count) {
   if (vcpus == 0) return numaplace::make_error("InvalidArgument", "vcpus is 0");
+  // The JSON request's limit: a guest's vCPU ids are CPU ids (a vCPU list of billions would be built).
+  if (vcpus > numaplace::kMaxCpuId + 1) {
+    return numaplace::make_error("InvalidArgument", "vcpus is " + std::to_string(vcpus) + ", above " +
+                                                        std::to_string(numaplace::kMaxCpuId + 1));
+  }
   if (memory_mib == 0) return numaplace::make_error("InvalidArgument", "memory_mib is 0");
   if (memory_mib > (1ULL << 40)) return numaplace::make_error("InvalidArgument", "memory_mib is above 2^40");
   auto flavor = to_map(specs, spec_count, "specs");

@@ -167,7 +167,15 @@ PciDevice pci_of(const json& d, const std::string& where) {
 std::vector<PciDevice> pci_list_of(const json& list, const std::string& where) {
   if (!list.is_array()) bad(where, "must be a list");
   std::vector<PciDevice> devices;
-  for (std::size_t i = 0; i < list.size(); ++i) devices.push_back(pci_of(list[i], where + "[" + std::to_string(i) + "]"));
+  std::set<std::string> addresses;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string at = where + "[" + std::to_string(i) + "]";
+    devices.push_back(pci_of(list[i], at));
+    // One device listed twice would be given to two requests (or two guests) as two devices.
+    if (!devices.back().address.empty() && !addresses.insert(devices.back().address).second) {
+      bad(at + ".address", "repeats device " + devices.back().address + "; list each device once");
+    }
+  }
   return devices;
 }
 

@@ -405,8 +405,9 @@ class Request:
         error = ctypes.c_void_p()
         if network_metadata is not None:
             if document is None:
-                if not isinstance(vcpus, int) or not isinstance(memory_mib, int) or vcpus <= 0 or memory_mib <= 0:
-                    raise Error("InvalidArgument", "vcpus and memory_mib must be positive integers", 1)
+                if not _sizes_in_range(vcpus, memory_mib):
+                    raise Error("InvalidArgument", "vcpus and memory_mib must be positive integers (vcpus below 2**32, "
+                        "memory_mib below 2**64)", 1)
                 document = {"flavor": {"vcpus": vcpus, "memory_mib": memory_mib, "extra_specs": dict(flavor or {})},
                             "image": {"properties": dict(image or {})}}
                 vcpus = memory_mib = flavor = image = None
@@ -419,8 +420,9 @@ class Request:
             status = lib.np_request_from_json(_text(json.dumps(document), "request"), ctypes.byref(self._handle),
                                               ctypes.byref(error))
         else:
-            if not isinstance(vcpus, int) or not isinstance(memory_mib, int) or vcpus <= 0 or memory_mib <= 0:
-                raise Error("InvalidArgument", "vcpus and memory_mib must be positive integers", 1)
+            if not _sizes_in_range(vcpus, memory_mib):
+                raise Error("InvalidArgument", "vcpus and memory_mib must be positive integers (vcpus below 2**32, "
+                        "memory_mib below 2**64)", 1)
             specs, n_specs, keep1 = _pairs(flavor, "flavor")
             props, n_props, keep2 = _pairs(image, "image")
             status = lib.np_request_from_specs(vcpus, memory_mib, specs, n_specs, props, n_props,
@@ -436,13 +438,21 @@ class Request:
             self._handle = None
 
 
+def _sizes_in_range(vcpus, memory_mib) -> bool:
+    """Whether vcpus and memory_mib are whole numbers the C ABI takes as they are: ctypes would
+    wrap 2**32 + 4 vCPUs to 4 without a word."""
+    return (isinstance(vcpus, int) and isinstance(memory_mib, int) and not isinstance(vcpus, bool)
+            and not isinstance(memory_mib, bool) and 0 < vcpus < 2 ** 32 and 0 < memory_mib < 2 ** 64)
+
+
 def derive(vcpus: int, memory_mib: int, flavor: Optional[Mapping[str, Any]] = None,
            image: Optional[Mapping[str, Any]] = None) -> Optional[Dict[str, Any]]:
     """np_derive, Nova's numa_get_constraints: the guest topology as a dict, None when the request
     asks for none; a bad request raises numaplace.Error named by Nova's exception class."""
     lib = _load()
-    if not isinstance(vcpus, int) or not isinstance(memory_mib, int) or vcpus <= 0 or memory_mib <= 0:
-        raise Error("InvalidArgument", "vcpus and memory_mib must be positive integers", 1)
+    if not _sizes_in_range(vcpus, memory_mib):
+        raise Error("InvalidArgument", "vcpus and memory_mib must be positive integers (vcpus below 2**32, "
+                        "memory_mib below 2**64)", 1)
     specs, n_specs, keep1 = _pairs(flavor, "flavor")
     props, n_props, keep2 = _pairs(image, "image")
     out = ctypes.c_void_p()

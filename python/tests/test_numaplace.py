@@ -173,6 +173,21 @@ class FitApiTest(unittest.TestCase):
             numaplace.derive(4, 2048, {"hw:numa_nodes": "3"})
         self.assertEqual(caught.exception.name, "ImageNUMATopologyAsymmetric")
 
+    def test_sizes_ctypes_would_wrap_are_refused_not_wrapped(self):
+        # ctypes wraps 2**32 + 4 to 4: a 4-vCPU guest where 4 billion were asked for.
+        for vcpus, memory_mib in [(2 ** 32 + 4, 1024), (4, 2 ** 64 + 1024), (2 ** 64, 1024), (True, 1024)]:
+            for make in (lambda: numaplace.derive(vcpus, memory_mib, {"hw:numa_nodes": "1"}),
+                         lambda: numaplace.Request(vcpus=vcpus, memory_mib=memory_mib)):
+                with self.assertRaises(numaplace.Error) as caught:
+                    make()
+                self.assertEqual(caught.exception.name, "InvalidArgument", (vcpus, memory_mib))
+        # The library's own limit, which the JSON request has too: no vCPU list of billions is built.
+        with self.assertRaises(numaplace.Error) as caught:
+            numaplace.derive(2 ** 31, 4096, {"hw:numa_nodes": "2"})
+        self.assertEqual(caught.exception.name, "InvalidArgument")
+        self.assertIn("above 65536", caught.exception.message)
+        self.assertEqual(len(numaplace.derive(65536, 4096, {"hw:numa_nodes": "2"})["cells"]), 2)
+
     def test_fit_and_no_fit(self):
         host = numaplace.Host(TWO_CELLS)
         request = numaplace.Request(vcpus=4, memory_mib=1024, flavor={"hw:cpu_policy": "dedicated"})

@@ -77,6 +77,18 @@ TEST(HostJson, AMisspeltTopLevelFieldIsRefusedWhatWritersAddReadsBack) {
   EXPECT_EQ(plugin::host_to_json(*again), plugin::host_to_json(*made));
 }
 
+// A device listed twice (the same address, in any of its spellings) would be given as two.
+TEST(HostJson, APciDeviceListedTwiceIsRefused) {
+  const std::string cells = R"("cells": [{"id": 0, "cpus": "0-3", "memory_mib": 4096}])";
+  auto twice = plugin::host_from_json_text("{" + cells + R"(, "pci": [{"address": "0000:3b:00.0", "numa_node": 0},
+      {"address": "3B:00.0", "numa_node": 0}]})");
+  ASSERT_FALSE(twice);
+  EXPECT_EQ(twice.error().name, "InvalidHostJson");
+  EXPECT_NE(twice.error().message.find("pci[1].address: repeats device 0000:3b:00.0"), std::string::npos)
+      << twice.error().message;
+  EXPECT_TRUE(plugin::host_from_json_text("{" + cells + R"(, "pci": [{"address": "0000:3b:00.0"}, {"address": "0000:3b:00.1"}]})"));
+}
+
 TEST(HostJson, NullAllocationRatioMeansNoLimitsAndSurvivesTheRoundTrip) {
   auto host = plugin::host_from_json_text(R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1024,
        "usage": {"shared_cpus": 0, "memory_mib": 1000}}], "allocation_ratio": null})");

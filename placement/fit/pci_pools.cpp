@@ -108,7 +108,8 @@ bool same_pool(const PciDevice& a, const PciDevice& b) {
 struct DevicePool {
   const PciDevice* kind = nullptr;  // the pool's first device: what its devices are
   bool named = false;               // a device a request names by address: a pool of its own
-  std::uint32_t count = 0;
+  std::uint32_t count = 0;          // devices left
+  std::vector<const PciDevice*> devices;  // all of them, in the host's order; the last `count` are left
 };
 
 // Every free device some request matches, pooled by kind and NUMA node, in Nova's order of pools.
@@ -126,8 +127,9 @@ std::vector<DevicePool> pools_of(const HostTopology& host, const std::vector<Pci
     auto pool = named ? pools.end() : std::find_if(pools.begin(), pools.end(), [&](const DevicePool& p) {
       return !p.named && same_pool(*p.kind, dev);
     });
-    if (pool == pools.end()) pool = pools.insert(pools.end(), DevicePool{&dev, named, 0});
+    if (pool == pools.end()) pool = pools.insert(pools.end(), DevicePool{&dev, named, 0, {}});
     ++pool->count;
+    pool->devices.push_back(&dev);
   }
   // Nova keeps its pools ordered by how many keys they have (tags included), fewer first.
   std::stable_sort(pools.begin(), pools.end(),
@@ -197,13 +199,19 @@ std::vector<DevicePool*> pools_allowed(const HostTopology& host, const PciDemand
 }
 
 // Takes `demand`'s devices from the pools it may draw from; false when they hold too few.
+// `given`, when set, receives the devices taken, each pool's first ones left first.
 bool take_devices(const HostTopology& host, const PciDemand& demand, std::vector<DevicePool>& pools,
-                  const std::vector<bool>& chosen) {
+                  const std::vector<bool>& chosen, std::vector<const PciDevice*>* given = nullptr) {
   std::vector<DevicePool*> allowed = pools_allowed(host, demand, pools, chosen);
   std::uint32_t wanted = demand.request.count;
   if (devices_in(allowed) < wanted) return false;
   for (DevicePool* p : allowed) {
     const std::uint32_t taken = std::min(wanted, p->count);
+    if (given != nullptr) {
+      const std::size_t first = p->devices.size() - p->count;
+      given->insert(given->end(), p->devices.begin() + static_cast<std::ptrdiff_t>(first),
+                    p->devices.begin() + static_cast<std::ptrdiff_t>(first + taken));
+    }
     p->count -= taken;
     wanted -= taken;
     if (wanted == 0) break;
@@ -237,6 +245,19 @@ bool pci_demands_satisfied(const HostTopology& host, const std::vector<PciDemand
     }
   }
   return true;
+}
+
+std::vector<const PciDevice*> pci_devices_given(const HostTopology& host, const std::vector<PciDemand>& demands,
+                                                const std::vector<bool>& chosen) {
+  std::vector<const PciDevice*> given;
+  std::vector<DevicePool> pools = pools_of(host, demands);
+  for (bool by_address : {true, false}) {
+    for (const auto& d : demands) {
+      if (d.request.address.empty() == by_address) continue;
+      if (!take_devices(host, d, pools, chosen, &given)) return {};
+    }
+  }
+  return given;
 }
 
 std::uint32_t PciDemand::usable(const HostTopology& host, const std::vector<bool>& chosen) const {

@@ -63,6 +63,13 @@ std::vector<PciDemand> pci_demands(const HostTopology& host, const GuestTopology
 bool pci_demands_satisfied(const HostTopology& host, const std::vector<PciDemand>& demands,
                            const std::vector<bool>& chosen, const PciDemand** shortfall);
 
+// The devices the guest is given when its cells are exactly `chosen`: each request served in
+// turn, as pci_demands_satisfied serves requests that share devices (those naming a device
+// first), from the pools its policy allows, each pool's devices in the host's order. Empty when
+// the requests cannot all be served. What a claim of the fitted guest holds.
+std::vector<const PciDevice*> pci_devices_given(const HostTopology& host, const std::vector<PciDemand>& demands,
+                                                const std::vector<bool>& chosen);
+
 // Free PCI devices of every kind on host cell `cell_id` (Nova's third sort key).
 std::uint32_t free_pci_devices_on(const HostTopology& host, std::uint32_t cell_id);
 

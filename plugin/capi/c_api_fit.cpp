@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "placement/fit/pci_pools.h"
 #include "placement/fit/strategy.h"
 #include "placement/request/guest_topology.h"
 #include "plugin/capi/handles.h"
@@ -70,6 +71,22 @@ numaplace::GuestClaim claim_of(const numaplace::Placement& placement, const std:
     claim.cells.push_back(std::move(held));
   }
   return claim;
+}
+
+// The PCI devices the fitted guest is given on its chosen cells, by address, as its claim holds
+// them (a device without an address cannot be held by one, and is not named).
+std::vector<std::string> devices_given(const numaplace::HostTopology& host, const numaplace::GuestTopology& guest,
+                                       const numaplace::Placement& placement) {
+  if (guest.pci_requests.empty()) return {};
+  std::vector<bool> chosen(host.cells.size(), false);
+  for (const auto& cell : placement.cells) {
+    for (std::size_t i = 0; i < host.cells.size(); ++i) chosen[i] = chosen[i] || host.cells[i].id == cell.host_cell;
+  }
+  std::vector<std::string> addresses;
+  for (const numaplace::PciDevice* device : numaplace::pci_devices_given(host, numaplace::pci_demands(host, guest), chosen)) {
+    if (!device->address.empty()) addresses.push_back(device->address);
+  }
+  return addresses;
 }
 
 np_status adopt_request(numaplace::Result<numaplace::plugin::FitRequest> read, np_request** request,
@@ -248,6 +265,7 @@ np_status np_fit_claim(np_host* host, const np_request* request, const char* gue
     if (result.placement) {
       try {
         numaplace::GuestClaim claim = claim_of(*result.placement, guest_name);
+        claim.pci_devices = devices_given(host->effective(), *request->topology, *result.placement);
         if (!host->with_claims) host->with_claims = host->topology;  // first: a failed copy counts no claim
         host->claims.push_back(claim);
         numaplace::apply_claims(*host->with_claims, {claim});

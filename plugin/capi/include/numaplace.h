@@ -235,7 +235,8 @@ NP_EXPORT np_status np_fit_hosts_cells(const np_host* const* hosts, size_t host_
 /* The number of guest cells the request asks for: 0 when it asks for no NUMA topology (or is NULL). */
 NP_EXPORT size_t np_request_cell_count(const np_request* request);
 /* The compute claim: np_fit under the host's exclusive lock and, when the answer is "fit", what it
- * holds (pins, reserved and isolated pCPUs, floating vCPU load, memory or huge pages per cell) is
+ * holds (pins, reserved and isolated pCPUs, floating vCPU load, memory or huge pages per cell, and
+ * the PCI devices its requests are given, by address, as Nova's pools serve them on its cells) is
  * added to the host's claims as guest `guest_name` (np_place leaves it out when it places that
  * guest again). The answer is np_fit's. */
 NP_EXPORT np_status np_fit_claim(np_host* host, const np_request* request, const char* guest_name,

@@ -109,11 +109,12 @@ struct DevicePool {
   const PciDevice* kind = nullptr;  // the pool's first device: what its devices are
   bool named = false;               // a device a request names by address: a pool of its own
   std::uint32_t count = 0;          // devices left
-  std::vector<const PciDevice*> devices;  // all of them, in the host's order; the last `count` are left
+  std::vector<const PciDevice*> devices;  // when kept: all of them, in the host's order; the last `count` are left
 };
 
-// Every free device some request matches, pooled by kind and NUMA node, in Nova's order of pools.
-std::vector<DevicePool> pools_of(const HostTopology& host, const std::vector<PciDemand>& demands) {
+// Every free device some request matches, pooled by kind and NUMA node, in Nova's order of pools;
+// `keep_devices`: each pool lists its devices (for pci_devices_given; the search needs counts only).
+std::vector<DevicePool> pools_of(const HostTopology& host, const std::vector<PciDemand>& demands, bool keep_devices) {
   std::vector<DevicePool> pools;
   for (const auto& dev : host.pci) {
     bool named = false;
@@ -129,7 +130,7 @@ std::vector<DevicePool> pools_of(const HostTopology& host, const std::vector<Pci
     });
     if (pool == pools.end()) pool = pools.insert(pools.end(), DevicePool{&dev, named, 0, {}});
     ++pool->count;
-    pool->devices.push_back(&dev);
+    if (keep_devices) pool->devices.push_back(&dev);
   }
   // Nova keeps its pools ordered by how many keys they have (tags included), fewer first.
   std::stable_sort(pools.begin(), pools.end(),
@@ -219,6 +220,24 @@ bool take_devices(const HostTopology& host, const PciDemand& demand, std::vector
   return true;
 }
 
+// Serves the requests one after another from one set of pools, as Nova applies them, those
+// naming their device first (it can serve no other of them); false at the first that cannot be
+// served (`*shortfall`, when given). `given`, when set, receives the devices taken.
+bool serve_in_turn(const HostTopology& host, const std::vector<PciDemand>& demands, const std::vector<bool>& chosen,
+                   std::vector<const PciDevice*>* given, const PciDemand** shortfall) {
+  std::vector<DevicePool> pools = pools_of(host, demands, given != nullptr);
+  for (bool by_address : {true, false}) {
+    for (const auto& d : demands) {
+      if (d.request.address.empty() == by_address) continue;
+      if (!take_devices(host, d, pools, chosen, given)) {
+        if (shortfall != nullptr) *shortfall = &d;
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 bool pci_demands_satisfied(const HostTopology& host, const std::vector<PciDemand>& demands,
@@ -232,31 +251,13 @@ bool pci_demands_satisfied(const HostTopology& host, const std::vector<PciDemand
     shared = shared || d.shares_devices;
   }
   if (!shared) return true;  // requests for different devices never compete
-  // Requests that can draw on the same devices: served one after another from one set of pools,
-  // those naming their device first (it can serve no other of them).
-  std::vector<DevicePool> pools = pools_of(host, demands);
-  for (bool by_address : {true, false}) {
-    for (const auto& d : demands) {
-      if (d.request.address.empty() == by_address) continue;
-      if (!take_devices(host, d, pools, chosen)) {
-        if (shortfall != nullptr) *shortfall = &d;
-        return false;
-      }
-    }
-  }
-  return true;
+  return serve_in_turn(host, demands, chosen, nullptr, shortfall);
 }
 
 std::vector<const PciDevice*> pci_devices_given(const HostTopology& host, const std::vector<PciDemand>& demands,
                                                 const std::vector<bool>& chosen) {
   std::vector<const PciDevice*> given;
-  std::vector<DevicePool> pools = pools_of(host, demands);
-  for (bool by_address : {true, false}) {
-    for (const auto& d : demands) {
-      if (d.request.address.empty() == by_address) continue;
-      if (!take_devices(host, d, pools, chosen, &given)) return {};
-    }
-  }
+  if (!serve_in_turn(host, demands, chosen, &given, nullptr)) return {};
   return given;
 }
 

@@ -4,7 +4,6 @@
 #include "placement/model/ascii_case.h"
 
 #include <algorithm>
-#include <limits>
 #include <array>
 #include <charconv>
 #include <map>
@@ -48,14 +47,12 @@ Result<std::vector<T>> read_indexed(const SpecMap& map, const std::string& prefi
 Result<CpuSet> cpu_spec(const std::string& text, const std::string& key) { return parse_nova_cpu_spec(text, key); }
 
 Result<std::int64_t> mem_spec(const std::string& text, const std::string&) {
-  auto value = parse_python_int(text);
-  if (value) return *value;
   // int() reads a number of any size: one too large for 64 bits is a size, not a typo, and
   // Nova finds it when it adds up the nodes' memory, after the CPU map's checks: kept till then
   // as a value out of range.
-  if (is_python_int_text(text)) return trim_blanks(text).front() == '-' ? std::numeric_limits<std::int64_t>::min()
-                                                                         : std::numeric_limits<std::int64_t>::max();
-  return value_error(text);
+  auto value = parse_python_int_saturating(text);
+  if (!value) return value_error(text);
+  return *value;
 }
 
 Error forbidden(const std::string& property) {

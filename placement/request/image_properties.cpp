@@ -2,7 +2,6 @@
 #include "placement/request/image_properties.h"
 
 #include <array>
-#include <limits>
 
 #include "placement/request/spec_values.h"
 
@@ -76,11 +75,7 @@ Result<ImageProperties> read_image_properties(const SpecMap& properties) {
     std::string key = "hw_numa_mem." + std::to_string(i);
     const std::string* value = find(properties, key);
     if (value == nullptr) break;
-    auto mib = parse_python_int(*value);
-    if (!mib && is_python_int_text(*value)) {  // a size too large for 64 bits: refused with the nodes' memory
-      mib = trim_blanks(*value).front() == '-' ? std::numeric_limits<std::int64_t>::min()
-                                               : std::numeric_limits<std::int64_t>::max();
-    }
+    auto mib = parse_python_int_saturating(*value);  // a size too large for 64 bits: refused with the nodes' memory
     if (!mib) return value_error(key, *value, "give a whole number of MiB (for example 2048)");
     image.numa_mem.push_back(*mib);
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <limits>
 
 #include "placement/model/ascii_case.h"
 #include "placement/request/guest_topology.h"
@@ -55,9 +56,11 @@ std::optional<std::int64_t> parse_python_int(std::string_view text) {
   return negative ? -value : value;
 }
 
-bool is_python_int_text(std::string_view text) {
+std::optional<std::int64_t> parse_python_int_saturating(std::string_view text) {
+  if (auto value = parse_python_int(text)) return value;
   bool negative = false;
-  return python_int_digits(text, &negative).has_value();
+  if (!python_int_digits(text, &negative)) return std::nullopt;
+  return negative ? std::numeric_limits<std::int64_t>::min() : std::numeric_limits<std::int64_t>::max();
 }
 
 Error node_memory_out_of_range(std::string_view key, std::string_view value) {

@@ -23,9 +23,10 @@ std::string_view trim_blanks(std::string_view text);
 // them, as Python allows); nullopt when int() refuses the text or its value does not fit 64 bits.
 std::optional<std::int64_t> parse_python_int(std::string_view text);
 
-// Whether int(text) reads `text`, at any size: tells a number too large for 64 bits (a size no host
-// has) from a text that is no number.
-bool is_python_int_text(std::string_view text);
+// Python's int(text) clamped to 64 bits: a number too large for them is INT64_MAX (or INT64_MIN when
+// negative), a size out of every range, so that it is refused where Nova refuses the size; nullopt
+// when int() refuses the text.
+std::optional<std::int64_t> parse_python_int_saturating(std::string_view text);
 
 // The largest memory a guest NUMA node may ask for, in MiB (1 EiB): more than any host has.
 inline constexpr std::int64_t kMaxNodeMemoryMib = std::int64_t{1} << 40;

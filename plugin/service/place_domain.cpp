@@ -502,8 +502,8 @@ Status check_pin_collisions(const Placing& p) {
                                             ", which " + who + "; pin them elsewhere, or move that guest");
 }
 
+// The caller has checked them against other guests' pCPUs (check_pin_collisions).
 Status hold_operator_pins(Placing& p) {
-  if (auto collisions = check_pin_collisions(p); !collisions) return collisions.error();
   const CpuSet held = operator_held_pins(p);
   p.outcome.held = held;
   if (p.request.other_guests != nullptr) {
@@ -679,13 +679,12 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
   if (auto read = read_devices(p); !read) return read.error();
   auto topology = derive_topology(p);
   if (!topology) return topology.error();
-  const std::size_t cells = topology->has_value() ? (**topology).cells.size() : 0;
-  for (std::string& note : unread_numa_keys(p.guest, cells)) p.outcome.warnings.push_back(std::move(note));
+  const auto guest_cells = topology->has_value() ? std::optional<std::size_t>((**topology).cells.size()) : std::nullopt;
+  for (std::string& note : unread_numa_keys(p.guest, guest_cells.value_or(0))) p.outcome.warnings.push_back(std::move(note));
   auto tuning = derive_guest_tuning(p.guest, *topology);
   if (!tuning) return tuning.error();
   p.tuning = std::move(*tuning);
 
-  const auto guest_cells = topology->has_value() ? std::optional<std::size_t>((**topology).cells.size()) : std::nullopt;
   if (auto nodesets = check_nodesets(p, guest_cells); !nodesets) return nodesets.error();
   // The host as this guest may use it: within the pCPUs the operator's pins allow.
   const CpuSet all = host_cpus_of(host);

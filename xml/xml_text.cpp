@@ -1,60 +1,22 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "xml/xml_text.h"
 
-#include <cstdint>
-#include <cstdio>
+#include "placement/model/utf8_text.h"
 
 namespace numaplace::xml {
-namespace {
-
-std::string hex_byte(unsigned char byte) {
-  char text[8];
-  std::snprintf(text, sizeof text, "0x%02x", byte);
-  return text;
-}
-
-std::string at(std::size_t position) { return " at byte " + std::to_string(position + 1); }
-
-}  // namespace
 
 std::optional<std::string> xml_text_problem(std::string_view text) {
-  for (std::size_t i = 0; i < text.size();) {
-    const auto lead = static_cast<unsigned char>(text[i]);
-    if (lead < 0x80) {
-      if (lead < 0x20 && lead != '\t' && lead != '\n' && lead != '\r') {
-        return "holds the control character " + hex_byte(lead) + at(i);
-      }
-      ++i;
-      continue;
+  if (auto problem = utf8_problem(text)) return problem;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte < 0x20 && byte != '\t' && byte != '\n' && byte != '\r') {
+      return "holds the control character " + hex_byte(byte) + at_byte(i);
     }
-    // A UTF-8 sequence: its length from the lead byte, then continuation bytes, shortest form
-    // only, no surrogates, at most U+10FFFF.
-    std::size_t length = 0;
-    std::uint32_t code = 0;
-    if (lead >= 0xc2 && lead <= 0xdf) {
-      length = 2;
-      code = lead & 0x1fu;
-    } else if (lead >= 0xe0 && lead <= 0xef) {
-      length = 3;
-      code = lead & 0x0fu;
-    } else if (lead >= 0xf0 && lead <= 0xf4) {
-      length = 4;
-      code = lead & 0x07u;
-    } else {
-      return "holds the byte " + hex_byte(lead) + at(i) + ", which is not UTF-8";
+    // U+FFFE and U+FFFF (EF BF BE, EF BF BF) are UTF-8 but not XML characters.
+    if (byte == 0xef && i + 2 < text.size() && static_cast<unsigned char>(text[i + 1]) == 0xbf &&
+        (static_cast<unsigned char>(text[i + 2]) & 0xfeu) == 0xbe) {
+      return "holds U+" + std::string(text[i + 2] == '\xbe' ? "FFFE" : "FFFF") + at_byte(i) + ", which XML cannot hold";
     }
-    if (i + length > text.size()) return "ends inside a UTF-8 sequence" + at(i);
-    for (std::size_t k = 1; k < length; ++k) {
-      const auto next = static_cast<unsigned char>(text[i + k]);
-      if ((next & 0xc0u) != 0x80u) return "holds the byte " + hex_byte(next) + at(i + k) + ", which is not UTF-8";
-      code = (code << 6) | (next & 0x3fu);
-    }
-    const bool overlong = (length == 3 && code < 0x800) || (length == 4 && code < 0x10000);
-    if (overlong || (code >= 0xd800 && code <= 0xdfff) || code > 0x10ffff) {
-      return "holds a byte sequence" + at(i) + " that is not UTF-8";
-    }
-    if (code == 0xfffe || code == 0xffff) return "holds U+" + std::string(code == 0xfffe ? "FFFE" : "FFFF") + at(i) + ", which XML cannot hold";
-    i += length;
   }
   return std::nullopt;
 }

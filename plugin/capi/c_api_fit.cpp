@@ -255,7 +255,7 @@ np_status np_fit_claim(np_host* host, const np_request* request, const char* gue
     *answer_json = nullptr;
     if (host == nullptr) return invalid_argument(error, "the host is NULL");
     if (request == nullptr) return invalid_argument(error, "the request is NULL");
-    if (guest_name == nullptr || guest_name[0] == '\0') return invalid_argument(error, "the guest name is NULL or empty");
+    if (auto problem = guest_name_problem(guest_name)) return invalid_argument(error, *problem);
     auto fit = fit_options(options, option_count);
     if (!fit) return fail(error, fit.error());
     std::unique_lock write(host->lock);
@@ -282,7 +282,7 @@ np_status np_fit_claim(np_host* host, const np_request* request, const char* gue
 np_status np_host_release(np_host* host, const char* guest_name, np_error** error) {
   return guarded(error, [&]() -> np_status {
     if (host == nullptr) return invalid_argument(error, "the host is NULL");
-    if (guest_name == nullptr || guest_name[0] == '\0') return invalid_argument(error, "the guest name is NULL or empty");
+    if (auto problem = guest_name_problem(guest_name)) return invalid_argument(error, *problem);
     std::unique_lock write(host->lock);
     auto of_guest = [&](const numaplace::GuestClaim& claim) {
       return numaplace::is_same_guest(guest_name, "", claim.name, claim.uuid);

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "placement/fit/strategy.h"
+#include "placement/model/utf8_text.h"
 #include "plugin/capi/error_status.h"
 
 namespace numaplace::capi {
@@ -48,12 +49,27 @@ Result<numaplace::SpecMap> to_map(const np_pair* pairs, std::size_t count, const
       return numaplace::make_error("InvalidArgument", std::string(what) + "[" + std::to_string(i) +
                                                           "] has a NULL or empty key, or a NULL value");
     }
+    // The header's promise, kept: text that is not UTF-8 is refused here, not echoed in a message.
+    for (const char* text : {pairs[i].key, pairs[i].value}) {
+      if (auto problem = numaplace::utf8_problem(text)) {
+        return numaplace::make_error(std::string_view(what) == "options" ? "InvalidArgument" : "InvalidSpecText",
+                                     std::string(what) + "[" + std::to_string(i) + "]'s " +
+                                         (text == pairs[i].key ? "key " : "value ") + *problem +
+                                         "; give keys and values as UTF-8 text");
+      }
+    }
     if (!map.emplace(pairs[i].key, pairs[i].value).second) {
       return numaplace::make_error("InvalidArgument",
                                    std::string(what) + " gives '" + pairs[i].key + "' twice; give it once");
     }
   }
   return map;
+}
+
+std::optional<std::string> guest_name_problem(const char* guest_name) {
+  if (guest_name == nullptr || guest_name[0] == '\0') return "the guest name is NULL or empty";
+  if (auto problem = utf8_problem(guest_name)) return "the guest name " + *problem + "; give it as UTF-8 text";
+  return std::nullopt;
 }
 
 char* copy_string(const std::string& text) {

@@ -80,8 +80,12 @@ np_status guarded(np_error** error, Body&& body) {
 // shared) after each change.
 void refresh(np_host& host);
 
-// KEY=VALUE pairs as a map; NULL or empty keys, NULL values and a key given twice are InvalidArgument.
+// KEY=VALUE pairs as a map; NULL or empty keys, NULL values and a key given twice are InvalidArgument;
+// a key or value that is not UTF-8 is InvalidSpecText (InvalidArgument for "options").
 Result<SpecMap> to_map(const np_pair* pairs, std::size_t count, const char* what);
+
+// Why `guest_name` cannot name a guest's claims (NULL, empty, not UTF-8), or nullopt.
+std::optional<std::string> guest_name_problem(const char* guest_name);
 
 // A copy the caller frees with np_string_free (std::free); bad_alloc when there is no memory.
 char* copy_string(const std::string& text);

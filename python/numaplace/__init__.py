@@ -202,11 +202,63 @@ def _text(value: str, what: str) -> bytes:
         raise Error("InvalidArgument", f"{what} must be a str, not {type(value).__name__}", 1)
     if "\0" in value:
         raise Error("InvalidArgument", f"{what} contains a NUL character", 1)
-    return value.encode("utf-8")
+    try:
+        return value.encode("utf-8")
+    except UnicodeEncodeError as problem:  # a lone surrogate, which UTF-8 cannot hold
+        raise Error("InvalidArgument", f"{what} is not text UTF-8 can hold (character {problem.start}: "
+                    f"{value[problem.start]!r}); give valid Unicode text", 1) from None
+
+
+def _json_text(value: Any, what: str) -> bytes:
+    """`value` as the JSON text the C ABI reads; what JSON cannot hold (an object(), a set, a
+    key that is not a string or number) is numaplace.Error, not json's TypeError."""
+    try:
+        text = json.dumps(value)
+    except (TypeError, ValueError, RecursionError) as problem:
+        raise Error("InvalidArgument", f"{what} cannot be written as JSON ({problem}); give dicts, lists, "
+                    "strings, numbers, booleans and None only", 1) from None
+    return _text(text, what)
+
+
+def _mapping(value: Any, what: str) -> Mapping:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise Error("InvalidArgument", f"{what} must be a dict (a mapping of keys to values), not "
+                    f"{type(value).__name__}", 1)
+    return value
+
+
+def _ratio(value: Any, what: str) -> float:
+    """An allocation ratio as the C double it is passed as."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise Error("InvalidArgument", f"{what} must be a number (NaN for no limit), not {type(value).__name__}", 1)
+    try:
+        return float(value)
+    except OverflowError:
+        raise Error("InvalidArgument", f"{what} {value} is too large for a ratio", 1) from None
+
+
+def _handle_of(value: Any, kind: type, what: str) -> ctypes.c_void_p:
+    """The library handle of a Host or Request; anything else is numaplace.Error."""
+    handle = getattr(value, "_handle", None) if isinstance(value, kind) else None
+    if handle is None or not handle.value:
+        raise Error("InvalidArgument", f"{what} must be a numaplace.{kind.__name__}, not {type(value).__name__}", 1)
+    return handle
+
+
+def _listed(values: Any, what: str) -> list:
+    if isinstance(values, (str, bytes)):
+        raise Error("InvalidArgument", f"{what} must be a list, not a single {type(values).__name__}", 1)
+    try:
+        return list(values)
+    except TypeError:
+        raise Error("InvalidArgument", f"{what} must be a list (or another iterable), not "
+                    f"{type(values).__name__}", 1) from None
 
 
 def _pairs(mapping: Optional[Mapping[str, Any]], what: str):
-    items = list((mapping or {}).items())
+    items = list(_mapping(mapping, what).items())
     array = (_Pair * max(1, len(items)))()
     keep = []
     for i, (key, value) in enumerate(items):
@@ -225,7 +277,7 @@ _OPTION_CACHE_SIZE = 64
 def _fit_pairs(options: Optional[Mapping[str, Any]]):
     """_pairs for the options of the fit calls, converted once per distinct set: a scheduler asks
     with the same few options millions of times (the converted arrays are only read)."""
-    options = options or {}
+    options = _mapping(options, "options")
     try:
         key = tuple(options.items())
         hit = _OPTION_CACHE.get(key)
@@ -248,7 +300,7 @@ class Host:
         error = ctypes.c_void_p()
         lib = self._lib
         if isinstance(source, Mapping):
-            status = lib.np_host_from_json(_text(json.dumps(source), "host"), ctypes.byref(self._handle),
+            status = lib.np_host_from_json(_json_text(source, "host"), ctypes.byref(self._handle),
                                            ctypes.byref(error))
         elif isinstance(source, str):
             text = source.lstrip()
@@ -278,6 +330,7 @@ class Host:
         metadata as the text of a JSON list, an entry per cell, null or the schema's object (None:
         no cell has any). Bad words raise numaplace.Error InvalidHostCells."""
         lib = _load()
+        cpu_ratio, ram_ratio = _ratio(cpu_ratio, "cpu_ratio"), _ratio(ram_ratio, "ram_ratio")
         if not isinstance(words, array.array) or words.typecode != "q":
             try:
                 words = array.array("q", words)
@@ -300,7 +353,7 @@ class Host:
 
     def add_claims(self, domain_xmls: Iterable[str]) -> None:
         """Counts what these already-placed guests hold (all or nothing)."""
-        texts = [_text(x, "claim domain XML") for x in domain_xmls]
+        texts = [_text(x, "claim domain XML") for x in _listed(domain_xmls, "domain_xmls")]
         array = (ctypes.c_char_p * max(1, len(texts)))(*texts)
         error = ctypes.c_void_p()
         _check(self._lib, self._lib.np_host_add_claims(self._handle, array, len(texts), ctypes.byref(error)), error)
@@ -347,12 +400,16 @@ class Host:
         The hot path of a scheduler: kept to one ctypes call, one copy and one json.loads."""
         out = ctypes.c_void_p()
         error = ctypes.c_void_p()
+        try:  # free when it holds: a scheduler's hot path
+            handle = request._handle
+        except AttributeError:
+            handle = _handle_of(request, Request, "request")
         if options:
             opts, n_opts, keep = _fit_pairs(options)
-            status = _np_fit(self._handle, request._handle, opts, n_opts, _byref(out), _byref(error))
+            status = _np_fit(self._handle, handle, opts, n_opts, _byref(out), _byref(error))
             del keep
         else:
-            status = _np_fit(self._handle, request._handle, None, 0, _byref(out), _byref(error))
+            status = _np_fit(self._handle, handle, None, 0, _byref(out), _byref(error))
         if status:
             _check(self._lib, status, error)
         text = _string_at(out)
@@ -367,7 +424,8 @@ class Host:
         out = ctypes.c_void_p()
         error = ctypes.c_void_p()
         opts, n_opts, keep = _fit_pairs(options)
-        status = lib.np_fit_claim(self._handle, request._handle, _text(guest_name, "guest_name"), opts, n_opts,
+        status = lib.np_fit_claim(self._handle, _handle_of(request, Request, "request"),
+                                  _text(guest_name, "guest_name"), opts, n_opts,
                                   ctypes.byref(out), ctypes.byref(error))
         del keep
         _check(lib, status, error)
@@ -408,8 +466,8 @@ class Request:
                 if not _sizes_in_range(vcpus, memory_mib):
                     raise Error("InvalidArgument", "vcpus and memory_mib must be positive integers (vcpus below 2**32, "
                         "memory_mib below 2**64)", 1)
-                document = {"flavor": {"vcpus": vcpus, "memory_mib": memory_mib, "extra_specs": dict(flavor or {})},
-                            "image": {"properties": dict(image or {})}}
+                document = {"flavor": {"vcpus": vcpus, "memory_mib": memory_mib, "extra_specs": dict(_mapping(flavor, "flavor"))},
+                            "image": {"properties": dict(_mapping(image, "image"))}}
                 vcpus = memory_mib = flavor = image = None
             elif not isinstance(document, Mapping) or "network_metadata" in document:
                 raise Error("InvalidArgument", "give network_metadata either in document or as the argument", 1)
@@ -417,7 +475,7 @@ class Request:
         if document is not None:
             if vcpus is not None or memory_mib is not None or flavor or image:
                 raise Error("InvalidArgument", "give either document or vcpus/memory_mib/flavor/image", 1)
-            status = lib.np_request_from_json(_text(json.dumps(document), "request"), ctypes.byref(self._handle),
+            status = lib.np_request_from_json(_json_text(document, "request"), ctypes.byref(self._handle),
                                               ctypes.byref(error))
         else:
             if not _sizes_in_range(vcpus, memory_mib):
@@ -467,12 +525,13 @@ def fit_hosts(hosts: Iterable[Host], request: Request,
               options: Optional[Mapping[str, Any]] = None) -> list:
     """np_fit_hosts: np_fit on every host, one answer per host in their order."""
     lib = _load()
-    hosts = list(hosts)
-    array = (ctypes.c_void_p * max(1, len(hosts)))(*[h._handle.value for h in hosts])
+    handles = _host_handles(hosts)
+    array = (ctypes.c_void_p * max(1, len(handles)))(*handles)
     opts, n_opts, keep = _fit_pairs(options)
     out = ctypes.c_void_p()
     error = ctypes.c_void_p()
-    status = lib.np_fit_hosts(array, len(hosts), request._handle, opts, n_opts, ctypes.byref(out),
+    status = lib.np_fit_hosts(array, len(handles), _handle_of(request, Request, "request"), opts, n_opts,
+                              ctypes.byref(out),
                               ctypes.byref(error))
     del keep
     _check(lib, status, error)
@@ -482,29 +541,35 @@ def fit_hosts(hosts: Iterable[Host], request: Request,
 def fit_verdicts(hosts: Iterable[Host], request: Request, options: Optional[Mapping[str, Any]] = None) -> bytes:
     """np_fit_hosts_cells without the cells: one byte per host, 1 where the guest fits (or asks for
     no topology), 0 where it does not; the same fit as fit_hosts, no answer written or parsed."""
-    return _fit_hosts_cells([h._handle.value for h in hosts], request, options, False)[0]
+    return _fit_hosts_cells(_host_handles(hosts), request, options, False)[0]
 
 
 def fit_hosts_cells(hosts: Iterable[Host], request: Request,
                     options: Optional[Mapping[str, Any]] = None) -> List[Optional[tuple]]:
     """np_fit_hosts_cells: per host the host cell ids the guest cells took, in guest cell order
     (a tuple; () when the request asks for no topology), or None where the guest does not fit."""
-    verdicts, cells, per_host = _fit_hosts_cells([h._handle.value for h in hosts], request, options, True)
+    verdicts, cells, per_host = _fit_hosts_cells(_host_handles(hosts), request, options, True)
     return [tuple(cells[i * per_host:(i + 1) * per_host]) if fit else None for i, fit in enumerate(verdicts)]
+
+
+def _host_handles(hosts: Iterable[Host]) -> List[int]:
+    """The library handles of `hosts` (the integers of Host._handle); anything else is numaplace.Error."""
+    return [_handle_of(h, Host, f"hosts[{i}]").value for i, h in enumerate(_listed(hosts, "hosts"))]
 
 
 def _fit_hosts_cells(handles: list, request: Request, options, with_cells: bool):
     """np_fit_hosts_cells over host handles (the integers of Host._handle): (the verdicts as bytes,
     the host cells as a list or None, the guest cells per host)."""
     lib = _load()
+    request_handle = _handle_of(request, Request, "request")
     count = len(handles)
     array = (ctypes.c_void_p * max(1, count))(*handles)
     opts, n_opts, keep = _fit_pairs(options)
     verdicts = ctypes.create_string_buffer(max(1, count))
-    per_host = lib.np_request_cell_count(request._handle) if with_cells else 0
+    per_host = lib.np_request_cell_count(request_handle) if with_cells else 0
     cells = (ctypes.c_longlong * max(1, count * per_host))() if with_cells else None
     error = ctypes.c_void_p()
-    status = lib.np_fit_hosts_cells(array, count, request._handle, opts, n_opts, verdicts, cells,
+    status = lib.np_fit_hosts_cells(array, count, request_handle, opts, n_opts, verdicts, cells,
                                     count * per_host, ctypes.byref(error))
     del keep
     _check(lib, status, error)
@@ -518,7 +583,7 @@ def place(host: Union[str, Mapping[str, Any], Host], domain_xml: str, flavor: Op
     properties (or, when both are empty, the request recorded in the domain's metadata)."""
     if not isinstance(host, Host):
         host = Host(host)
-    claims = list(claims)
+    claims = _listed(claims, "claims")
     if claims:
         host.add_claims(claims)
     return host.place(domain_xml, flavor=flavor, image=image, options=options)

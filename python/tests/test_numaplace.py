@@ -2,6 +2,7 @@
 """Tests of the Python binding against the built library (NUMAPLACE_LIBRARY) and the test data's
 samples (NUMAPLACE_TEST_DATA_DIR, default tests/data), run by ctest with Debian's python3."""
 
+import array
 import os
 import threading
 import unittest
@@ -285,6 +286,57 @@ class FitApiTest(unittest.TestCase):
             numaplace.Request(document={"flavor": {"vcpus": 1, "memory_mib": 512}, "network_metadata": {}},
                               network_metadata={"tunneled": True})
         self.assertEqual(caught.exception.name, "InvalidArgument")
+
+class WrongTypesProperty(unittest.TestCase):
+    """Every public call, given arguments of the wrong type or out of range (drawn at random, one to
+    three arguments at a time), answers or raises numaplace.Error: never TypeError, AttributeError,
+    ctypes.ArgumentError or UnicodeEncodeError, which a caller written to the docstrings would not
+    catch. The check knows nothing of the binding but the exception class."""
+
+    ODD = [None, 0, -1, 2 ** 70, 1.5, float("nan"), True, "", "x", "\ud800", "lone \udc80 surrogate", b"bytes",
+           [], [1, 2], ["x"], {}, {"a": object()}, {"cells": [object()]}, {1: 2}, {"hw:numa_nodes": "\ud800"},
+           {"cells": "4"}, object(), {1, 2}, (3,), lambda: 0, array.array("q", [1, 2]), "16", 10 ** 400]
+
+    def test_wrong_arguments_raise_only_numaplace_error(self):
+        import random
+        host = numaplace.Host(TWO_CELLS)
+        request = numaplace.Request(vcpus=2, memory_mib=512, flavor={"hw:numa_nodes": "1"})
+        words = numaplace.Host.from_cells  # a valid call's arguments are below
+        calls = [
+            (numaplace.Host, [TWO_CELLS]),
+            (words, [array.array("q"), 16.0, 1.5, None, None]),
+            (numaplace.Request, [2, 512, {"hw:numa_nodes": "1"}, {}, None, None]),
+            (lambda *a: numaplace.Request(document=a[0], network_metadata=a[1]),
+             [{"flavor": {"vcpus": 2, "memory_mib": 512}}, None]),
+            (numaplace.derive, [2, 512, {"hw:numa_nodes": "1"}, {}]),
+            (lambda *a: numaplace.Host(TWO_CELLS).fit(*a), [request, None]),
+            (lambda *a: numaplace.Host(TWO_CELLS).fit_claim(*a), [request, "guest", None]),
+            (lambda *a: numaplace.Host(TWO_CELLS).release(*a), ["nobody"]),
+            (lambda *a: numaplace.Host(TWO_CELLS).add_claims(*a), [[]]),
+            (lambda *a: numaplace.Host(TWO_CELLS).apply_config(*a), [""]),
+            (lambda *a: numaplace.Host(TWO_CELLS).place(*a), [GUEST, {"hw:numa_nodes": "1"}, {}, None]),
+            (numaplace.fit_hosts, [[host], request, None]),
+            (numaplace.fit_verdicts, [[host], request, None]),
+            (numaplace.fit_hosts_cells, [[host], request, None]),
+            (numaplace.place, [CAPS_2CELL, GUEST, {"hw:numa_nodes": "1"}, {}, (), None]),
+        ]
+        rng = random.Random(2026)
+        tried = refused = 0
+        for draw in range(1500):
+            call, valid = calls[draw % len(calls)]
+            args = list(valid)
+            for slot in rng.sample(range(len(args)), rng.randint(1, min(3, len(args)))):
+                args[slot] = rng.choice(self.ODD)
+            tried += 1
+            try:
+                call(*args)
+            except numaplace.Error as error:
+                refused += 1
+                self.assertTrue(error.name and error.message, (call, args))
+            except Exception as error:  # pylint: disable=broad-except
+                self.fail(f"{type(error).__name__} ({error}) from {getattr(call, '__name__', call)}{tuple(args)!r}")
+        self.assertGreater(refused, tried // 2)  # the draws do reach the checks
+
 
 class NovaModuleTest(unittest.TestCase):
     def test_imports_without_nova(self):

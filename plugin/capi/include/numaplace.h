@@ -16,7 +16,8 @@
  *   shared lock, np_host_add_claims, np_fit_claim and np_host_release write it under an
  *   exclusive one); an np_request is never changed and may be shared too. An np_result
  *   and an np_error belong to one thread at a time.
- * - All text is UTF-8 and NUL-terminated.
+ * - All text is UTF-8 and NUL-terminated. Spec and image pairs that are not are
+ *   InvalidSpecText; options and guest names that are not, InvalidArgument.
  *
  * Link with `pkg-config --cflags --libs numaplace`.
  */
@@ -129,7 +130,8 @@ NP_EXPORT np_status np_host_add_claims(np_host* host, const char* const* domain_
  *                     on one or two) | "nova" (Nova's first fit) | "spread" | "pack" | "ratio"
  *                     (how to choose among the assignments that fit; docs/strategies.md)
  *   "cell_order"    = "spread" (default, Nova's order) | "pack" (Nova's packing order, fullest host
- *                     cells first: strategy nova; with another strategy NP_ERR_INVALID_ARGUMENT)
+ *                     cells first; it is strategy nova's, so alone it selects strategy nova, and
+ *                     with another strategy named it is NP_ERR_INVALID_ARGUMENT)
  *   "ratio_shape"   = "0:0,100:10" (with strategy=ratio: UTILIZATION:SCORE points)
  *   "ratio_weights" = "cpu=1,memory=1" (weights of the scored strategies)
  *   "policy"        = "best-effort" (default) | "none" | "restricted" | "single-numa-node"

@@ -10,10 +10,13 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <iconv.h>
+
 #include <fstream>
 #include <map>
 #include <random>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -798,6 +801,93 @@ TEST_F(FitApi, FitHostsCellsRefusesBadArgumentsAndWritesNothing) {
 // the request in its flavor form, the host as np_host_from_json reads it, the packing option as
 // cell_order. The kind, Nova's error class, and for a fit each guest cell's host cell and page size
 // must be Nova's (expect_fixed where Nova's answer is inconsistent).
+// Whether iconv (glibc's own UTF-8 decoder, written apart from numaplace's) reads `text` as UTF-8.
+bool iconv_reads_utf8(const std::string& text) {
+  iconv_t to_utf32 = iconv_open("UTF-32LE", "UTF-8");
+  if (to_utf32 == reinterpret_cast<iconv_t>(-1)) throw std::runtime_error("iconv_open failed");
+  std::string in = text;
+  std::vector<char> out(4 * text.size() + 4);
+  char* in_at = in.data();
+  char* out_at = out.data();
+  std::size_t in_left = in.size(), out_left = out.size();
+  const bool read = iconv(to_utf32, &in_at, &in_left, &out_at, &out_left) != static_cast<std::size_t>(-1) && in_left == 0;
+  iconv_close(to_utf32);
+  return read;
+}
+
+TEST(FitApiProperty, TextThatIsNotUtf8IsRefusedNamedAndNeverEchoed) {
+  // Random texts of ASCII, lone high bytes, cut and well-formed sequences, encoded surrogates and
+  // overlong forms, as spec keys, spec values and claim names: each call takes exactly the texts
+  // iconv reads as UTF-8, and a refusal's message is itself UTF-8.
+  std::mt19937 rng(20261204);
+  const std::vector<std::string> pieces = {"a", "7", " ", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xff", "\x80",
+                                           "\xc3", "\xe2\x82", "\xed\xa0\x80", "\xc0\xaf", "\xe0\x80\xaf", "\xf4\x90\x80\x80",
+                                           "\xf8\x88\x80\x80\x80", "\xef\xbf\xbf"};
+  np_host* host = nullptr;
+  np_error* error = nullptr;
+  ASSERT_EQ(np_host_from_json(kTwoCellHost, &host, &error), NP_OK);
+  np_request* request = nullptr;
+  ASSERT_EQ(np_request_from_json(R"({"flavor": {"vcpus": 1, "memory_mib": 256, "extra_specs": {"hw:numa_nodes": "1"}}})",
+                                 &request, &error), NP_OK);
+  int taken = 0, refused = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::string text;
+    for (int i = std::uniform_int_distribution<int>(1, 5)(rng); i > 0; --i) text += pieces[rng() % pieces.size()];
+    const bool utf8 = iconv_reads_utf8(text);
+    np_status status = NP_OK;
+    char* out = nullptr;
+    const int where = round % 4;
+    const std::string key = "aggregate_instance_extra_specs:" + text;
+    if (where == 0) {
+      const np_pair specs[] = {{"aggregate_instance_extra_specs:colour", text.c_str()}};
+      status = np_derive(2, 1024, specs, 1, nullptr, 0, &out, &error);
+    } else if (where == 1) {
+      const np_pair specs[] = {{key.c_str(), "x"}};
+      np_request* made = nullptr;
+      status = np_request_from_specs(2, 1024, specs, 1, nullptr, 0, &made, &error);
+      np_request_free(made);
+    } else if (where == 2) {
+      const np_pair options[] = {{"strategy", text.c_str()}};
+      status = np_fit(host, request, options, 1, &out, &error);
+      if (utf8) {  // no strategy has such a name: refused, but by its name, not its bytes
+        EXPECT_NE(status, NP_OK);
+        EXPECT_TRUE(iconv_reads_utf8(np_error_message(error))) << np_error_message(error);
+        np_error_free(error);
+        error = nullptr;
+        continue;
+      }
+    } else {
+      status = np_fit_claim(host, request, text.c_str(), nullptr, 0, &out, &error);
+      if (status == NP_OK) {
+        np_error* released = nullptr;
+        EXPECT_EQ(np_host_release(host, text.c_str(), &released), NP_OK);
+        np_error_free(released);
+      }
+    }
+    np_string_free(out);
+    if (utf8) {
+      EXPECT_EQ(status, NP_OK) << "call " << where << " refused UTF-8 text: " << (error ? np_error_message(error) : "");
+      ++taken;
+    } else {
+      EXPECT_NE(status, NP_OK) << "call " << where << " took text that is not UTF-8";
+      if (error != nullptr) {
+        EXPECT_TRUE(iconv_reads_utf8(np_error_message(error))) << np_error_message(error);
+        const std::string name = np_error_name(error);
+        EXPECT_TRUE(name == (where < 2 ? "InvalidSpecText" : "InvalidArgument")) << where << " " << name;
+      } else {
+        ADD_FAILURE() << "no error for a refusal";
+      }
+      ++refused;
+    }
+    np_error_free(error);
+    error = nullptr;
+  }
+  EXPECT_GT(taken, 300);
+  EXPECT_GT(refused, 300);
+  np_request_free(request);
+  np_host_free(host);
+}
+
 TEST(FitApiNova, AnswersAsNovaOnEveryReferenceVector) {
   int checked = 0;
   for (const char* file : {"conformance/nova/edge.jsonl", "conformance/nova/fit.jsonl", "conformance/nova/perf.jsonl"}) {

@@ -68,6 +68,7 @@ constexpr RegisteredError kRegister[] = {
     {"InvalidScoringWeight", ErrorKind::BadInput},
     {"InvalidSpecText", ErrorKind::BadInput},
     {"InvalidStream", ErrorKind::BadInput},
+    {"InvalidVector", ErrorKind::BadInput},
     {"LibvirtUnavailable", ErrorKind::HostUnavailable},
     {"LockMemoryForbidden", ErrorKind::BadInput},
     {"LockTimeout", ErrorKind::HostUnavailable},

@@ -23,12 +23,18 @@ CpuSet named_cpus(const HostCell& cell) {
   return named;
 }
 
+// The first of `cell`'s sibling groups that holds `cpu`, or an empty set.
+CpuSet first_group_of(const HostCell& cell, std::uint32_t cpu) {
+  for (const CpuSet& group : cell.siblings) {
+    if (group.contains(cpu)) return group;
+  }
+  return {};
+}
+
 // Where `cell` names `cpu`: "cpus", "sibling group 4-5" or "pinned cpus".
 std::string role_of(const HostCell& cell, std::uint32_t cpu) {
   if (cell.cpus.contains(cpu)) return "cpus";
-  for (const CpuSet& group : cell.siblings) {
-    if (group.contains(cpu)) return "sibling group " + to_cpu_list(group);
-  }
+  if (const CpuSet group = first_group_of(cell, cpu); !group.empty()) return "sibling group " + to_cpu_list(group);
   return "pinned cpus";
 }
 
@@ -38,6 +44,15 @@ std::optional<std::string> cell_cpu_problem(const HostTopology& host) {
   CpuSet seen;
   for (std::size_t i = 0; i < host.cells.size(); ++i) {
     const HostCell& cell = host.cells[i];
+    CpuSet grouped;
+    for (const CpuSet& group : cell.siblings) {
+      if (group.intersects(grouped)) {
+        const std::uint32_t cpu = group.intersected(grouped).first();
+        return "cell " + std::to_string(cell.id) + ": cpu " + std::to_string(cpu) + " is in two sibling groups (" +
+               to_cpu_list(first_group_of(cell, cpu)) + " and " + to_cpu_list(group) + "); a CPU is a thread of one core";
+      }
+      grouped.unite_with(group);
+    }
     const CpuSet named = named_cpus(cell);
     if (named.intersects(seen)) {
       for (std::size_t j = 0; j < i; ++j) {

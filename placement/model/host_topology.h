@@ -108,8 +108,9 @@ struct HostTopology {
 // names it ("cell 1: cpu 4 (in its cpus) is also in cell 0 (in its sibling group 4-5); ..."); nullopt
 // when there is none. A cell names its CPUs, its sibling groups and its pins; a sibling or pin may be
 // a thread the cell's CPU sets leave out (Nova's cells without the host's reserved CPUs), never one of
-// another cell's. A CPU two cells name could be pinned twice, once from each. Readers of hosts that
-// programs write (host JSON, packed cells) refuse such a host.
+// another cell's. A CPU two cells name could be pinned twice, once from each. Also a CPU in two of
+// one cell's sibling groups ("cell 0: cpu 1 is in two sibling groups (0-1 and 1-2); ..."), which would
+// count it in two cores. Readers of hosts that programs write (host JSON, packed cells) refuse such a host.
 std::optional<std::string> cell_cpu_problem(const HostTopology& host);
 
 // The id of the cell whose CPUs hold `cpu`, or nullopt when no cell does.

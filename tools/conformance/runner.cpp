@@ -88,8 +88,9 @@ int run_suite(const std::string& suite_name, const std::vector<std::string>& fil
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
       nlohmann::json vector = nlohmann::json::parse(line, nullptr, false);
       if (vector.is_discarded() || !vector.is_object()) {
-        err << "numaplace-dev conformance: " << path << ':' << line_number << " is not a JSON object\n";
-        return 2;
+        err << "numaplace-dev conformance: InvalidVector: " << path << ':' << line_number
+            << " is not a JSON object (one vector a line, as tests/data/conformance/SCHEMA.md describes)\n";
+        return 1;  // bad input, as replay's InvalidStream; an unreadable file or unknown suite is 2
       }
       std::string id = vector.value("id", path + ":" + std::to_string(line_number));
       VectorOutcome outcome;

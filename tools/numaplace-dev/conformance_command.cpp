@@ -22,7 +22,8 @@ Command register_conformance(CLI::App& app) {
   cmd->footer(std::string(
                   "Checks numaplace against reference vectors (tests/data/conformance, described in SCHEMA.md there).\n"
                   "Prints one line per failing vector (\"FAIL id: expected ..., got ...\") and closes with\n"
-                  "'N passed, M failed, K skipped'; exits 0 only when nothing failed. With nova-fit the kind, the\n"
+                  "'N passed, M failed, K skipped'; exits 0 only when nothing failed (1: a vector failed, or a line is\n"
+                  "not a JSON object, InvalidVector; 2: an unknown suite or a file that cannot be read). With nova-fit the kind, the\n"
                   "error class and the derived guest topology must match; a fit must land on the same host cells with\n"
                   "the same page size as Nova chose, and the pinning must be valid (each dedicated vCPU on its own free\n"
                   "pCPU of the cell's dedicated set, thread policy and emulator reservation honoured; Nova's exact\n"

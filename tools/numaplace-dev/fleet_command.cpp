@@ -50,18 +50,18 @@ void print_row(const std::string& label, const FleetRun& run, std::ostream& out)
 
 int run_fleet(const FleetCliOptions& o) {
   auto options = rank_options_from_flags(o.strategies);
-  if (!options) return report(options.error(), o.json);
+  if (!options) return report(options.error(), o.json, "numaplace-dev fleet");
   options->keep_placements = true;
   std::ifstream in(o.file);
-  if (!in) return report(make_error("UnreadableFile", "cannot read '" + o.file + "'"), o.json);
+  if (!in) return report(make_error("UnreadableFile", "cannot read '" + o.file + "'"), o.json, "numaplace-dev fleet");
   const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   const auto fleet = nlohmann::json::parse(text, nullptr, false);
   if (fleet.is_discarded() || !fleet.is_object()) {
     return report(make_error("InvalidFleet", "'" + o.file + "' is not one JSON object (tools/bench/make_fleet.py)"),
-                  o.json);
+                  o.json, "numaplace-dev fleet");
   }
   auto replay = conformance::replay_fleet(fleet, *options);
-  if (!replay) return report(make_error(replay.error().name, o.file + ": " + replay.error().message), o.json);
+  if (!replay) return report(make_error(replay.error().name, o.file + ": " + replay.error().message), o.json, "numaplace-dev fleet");
   const FleetReplay& r = *replay;
   const double before = ratio(r.ours.admitted_before_first_refusal, r.nova_model.admitted_before_first_refusal);
   const double total = ratio(r.ours.admitted_total, r.nova_model.admitted_total);

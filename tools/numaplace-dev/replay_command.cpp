@@ -157,10 +157,10 @@ int run_replay(const ReplayCliOptions& o) {
     if (o.strategy == "nova") reproduce = fit_options.nova_pack ? NovaRun::Pack : NovaRun::Spread;
   }
   FitOptions fit;
-  if (auto applied = apply_strategy_options(fit_options, fit); !applied) return report(applied.error(), o.json);
+  if (auto applied = apply_strategy_options(fit_options, fit); !applied) return report(applied.error(), o.json, "numaplace-dev replay");
 
   std::ifstream in(o.file);
-  if (!in) return report(make_error("UnreadableFile", "cannot read '" + o.file + "'"), o.json);
+  if (!in) return report(make_error("UnreadableFile", "cannot read '" + o.file + "'"), o.json, "numaplace-dev replay");
   std::vector<StreamReplay> replays;
   std::string line;
   std::size_t line_number = 0;
@@ -170,20 +170,20 @@ int run_replay(const ReplayCliOptions& o) {
     const auto stream = nlohmann::json::parse(line, nullptr, false);
     const std::string where = o.file + ":" + std::to_string(line_number);
     if (stream.is_discarded() || !stream.is_object()) {
-      return report(make_error("InvalidStream", where + " is not a JSON object (one stream a line, STREAMS.md)"), o.json);
+      return report(make_error("InvalidStream", where + " is not a JSON object (one stream a line, STREAMS.md)"), o.json, "numaplace-dev replay");
     }
     if (!o.streams.empty() &&
         std::find(o.streams.begin(), o.streams.end(), stream.value("id", "")) == o.streams.end()) {
       continue;
     }
     auto replay = conformance::replay_stream(stream, fit, reproduce);
-    if (!replay) return report(make_error(replay.error().name, where + ": " + replay.error().message), o.json);
+    if (!replay) return report(make_error(replay.error().name, where + ": " + replay.error().message), o.json, "numaplace-dev replay");
     replays.push_back(std::move(*replay));
   }
   if (replays.empty()) {
     return report(make_error("NoStreams", o.streams.empty() ? "'" + o.file + "' holds no stream"
                                                             : "no stream of '" + o.file + "' has the --stream ids given"),
-                  o.json);
+                  o.json, "numaplace-dev replay");
   }
 
   int differences = 0;

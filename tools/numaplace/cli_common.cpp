@@ -14,11 +14,11 @@
 
 namespace numaplace::cli {
 
-int report(const Error& error, bool json) {
+int report(const Error& error, bool json, std::string_view program) {
   if (json) {
     std::cout << numaplace::plugin::json_text(nlohmann::json{{"error", {{"name", error.name}, {"message", error.message}}}}, 2) << '\n';
   } else {
-    std::cerr << "numaplace: " << error.name << ": " << error.message << '\n';
+    std::cerr << program << ": " << error.name << ": " << error.message << '\n';
   }
   return exit_code_for(error);
 }

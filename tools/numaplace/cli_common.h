@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "numaplace/host_source.h"
@@ -23,8 +24,9 @@ namespace numaplace::cli {
 
 // The exit code of `error`'s kind (exit_codes.h).
 inline int exit_code_for(const Error& error) { return exit_code_for(error.kind); }
-// Prints the error (stderr, or a JSON object on stdout) and returns its exit code.
-int report(const Error& error, bool json);
+// Prints the error (stderr as "PROGRAM: Name: message", or a JSON object on stdout) and returns its
+// exit code; `program` is what stderr names ("numaplace-dev replay" for the developer commands).
+int report(const Error& error, bool json, std::string_view program = "numaplace");
 
 Result<SpecMap> parse_pairs(const std::vector<std::string>& pairs, const char* flag);
 // A file, or "-" for standard input; bounded in size.

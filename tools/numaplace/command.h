@@ -48,7 +48,17 @@ inline int parse_and_run(CLI::App& app, const std::vector<Command>& commands, in
   // without, the documented "PROGRAM: UsageError: ..." line on stderr.
   // Only before "--": after it come arguments (the hook's NAME OP SUBOP), never options.
   char** const options_end = std::find_if(argv + 1, argv + argc, [](const char* arg) { return std::string(arg) == "--"; });
-  const bool json = std::any_of(argv + 1, options_end, [](const char* arg) { return std::string(arg) == "--json"; });
+  bool json = std::any_of(argv + 1, options_end, [](const char* arg) { return std::string(arg) == "--json"; });
+  // A command without --json (the hook: libvirt reads its exit code and stderr) says so, in text.
+  std::string no_json_option;
+  if (json && argc > 1) {
+    for (const auto* sub : app.get_subcommands({})) {
+      if (sub->get_name() == argv[1] && sub->get_option_no_throw("--json") == nullptr) {
+        json = false;
+        no_json_option = app.get_name() + " " + sub->get_name() + " has no --json option; ";
+      }
+    }
+  }
   auto usage_error = [&](const std::string& message) {
     if (json) {
       std::cout << numaplace::plugin::json_text(nlohmann::json{{"error", {{"name", "UsageError"}, {"message", message}}}}, 2)
@@ -72,7 +82,7 @@ inline int parse_and_run(CLI::App& app, const std::vector<Command>& commands, in
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return with_output_written(app.exit(e));  // --help, --version
-    return usage_error(e.what());
+    return usage_error(no_json_option + e.what());
   }
   for (const auto& command : commands) {
     if (command.app->parsed()) return with_output_written(command.run());

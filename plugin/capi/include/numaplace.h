@@ -70,7 +70,7 @@ NP_EXPORT const char* np_version(void);
 /* A short name for a status ("NP_ERR_NO_FIT"). */
 NP_EXPORT const char* np_status_name(np_status status);
 
-/* Errors. */
+/* Errors. A NULL error is no error: its status is NP_OK, its name and message "". */
 NP_EXPORT np_status np_error_status(const np_error* error);
 NP_EXPORT const char* np_error_name(const np_error* error);
 NP_EXPORT const char* np_error_message(const np_error* error);
@@ -104,7 +104,8 @@ NP_EXPORT np_status np_host_from_libvirt(const char* uri, unsigned int flags, np
 /* The host model as JSON text (the same schema np_host_from_json reads, the same
  * document `numaplace topology --json` prints); a host from libvirt whose source
  * left something out (a PCI node device whose XML cannot be read) says so in a
- * top-level "warnings" list of sentences. The caller frees it with np_string_free. */
+ * top-level "warnings" list of sentences. A host JSON's "name" (rank's label) is not part of
+ * the model and is not written back. The caller frees it with np_string_free. */
 NP_EXPORT np_status np_host_to_json(const np_host* host, char** json, np_error** error);
 NP_EXPORT void np_string_free(char* text);
 NP_EXPORT void np_host_free(np_host* host);
@@ -118,7 +119,9 @@ NP_EXPORT np_status np_host_apply_config(np_host* host, const char* config_text,
 /* Adds what already-placed guests hold (pinned pCPUs, floating vCPU load, memory,
  * huge pages) from their domain XML texts. All or nothing: if one cannot be read,
  * nothing is added. np_place leaves out a claim of the guest it places (same name
- * or uuid), so a guest can be placed again on its own host. */
+ * or uuid), so a guest can be placed again on its own host. Guests are counted as
+ * they are, also two that hold one pCPU or device (a host `numaplace audit` would
+ * report): every later fit avoids what either holds. */
 NP_EXPORT np_status np_host_add_claims(np_host* host, const char* const* domain_xmls, size_t count, np_error** error);
 
 /* Places the guest of `domain_xml` on `host`. Its vCPUs and memory come from the
@@ -240,7 +243,9 @@ NP_EXPORT size_t np_request_cell_count(const np_request* request);
  * holds (pins, reserved and isolated pCPUs, floating vCPU load, memory or huge pages per cell, and
  * the PCI devices its requests are given, by address, as Nova's pools serve them on its cells) is
  * added to the host's claims as guest `guest_name` (np_place leaves it out when it places that
- * guest again). The answer is np_fit's. */
+ * guest again). The answer is np_fit's. A second claim under a name that holds one adds to it (a
+ * resize on the same host holds the old flavor and the new at once); np_host_release gives back
+ * all of that name's claims. */
 NP_EXPORT np_status np_fit_claim(np_host* host, const np_request* request, const char* guest_name,
                                  const np_pair* options, size_t option_count, char** answer_json, np_error** error);
 /* Releases what guest `guest_name` holds on the host (its claims from np_fit_claim or

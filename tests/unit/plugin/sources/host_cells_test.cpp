@@ -230,6 +230,63 @@ TEST(HostCellsProperty, ACpuTwoCellsNameIsRefusedByBothReaders) {
   EXPECT_EQ(drawn.size(), 6u);
 }
 
+TEST(HostCellsProperty, ACpuInTwoSiblingGroupsOfACellIsRefusedByBothReaders) {
+  // A random host whose cell gets one more sibling group: a new CPU with, half the time, a CPU
+  // of one of the cell's own groups. Both readers take the host exactly when no CPU is in two of
+  // the cell's groups (this test's own count), and a refusal names the cell and the CPU.
+  std::mt19937 rng(20261205);
+  auto pick = [&](std::int64_t lo, std::int64_t hi) { return std::uniform_int_distribution<std::int64_t>(lo, hi)(rng); };
+  int refused = 0, taken = 0;
+  for (int round = 0; round < 2000; ++round) {
+    Described described = random_host(rng);
+    const std::size_t at = static_cast<std::size_t>(pick(0, static_cast<std::int64_t>(described.cells.size()) - 1));
+    Described::Cell& cell = described.cells[at];
+    std::int64_t highest = -1;
+    for (const auto& c : described.cells) {
+      for (const auto* list : {&c.shared, &c.dedicated, &c.pinned}) {
+        for (std::int64_t cpu : *list) highest = std::max(highest, cpu);
+      }
+      for (const auto& group : c.siblings) {
+        for (std::int64_t cpu : group) highest = std::max(highest, cpu);
+      }
+    }
+    std::vector<std::int64_t> added{highest + 1};
+    std::vector<std::int64_t> grouped;
+    for (const auto& group : cell.siblings) grouped.insert(grouped.end(), group.begin(), group.end());
+    if (!grouped.empty() && pick(0, 1) == 1) {
+      added.push_back(grouped[static_cast<std::size_t>(pick(0, static_cast<std::int64_t>(grouped.size()) - 1))]);
+    }
+    std::map<std::int64_t, int> groups_holding;
+    for (std::int64_t cpu : grouped) ++groups_holding[cpu];
+    for (std::int64_t cpu : added) ++groups_holding[cpu];
+    std::optional<std::int64_t> twice;
+    for (const auto& [cpu, count] : groups_holding) {
+      if (count > 1) twice = cpu;
+    }
+    cell.siblings.push_back(added);
+    const double cpu_ratio = described.ratios ? described.ratios->first : std::nan("");
+    const double ram_ratio = described.ratios ? described.ratios->second : std::nan("");
+    const std::string pci = described.pci.empty() ? std::string() : described.pci.dump();
+    auto packed = plugin::host_from_cells(words_of(described), cpu_ratio, ram_ratio, pci, "");
+    auto from_json = plugin::host_from_json_text(json_of(described).dump());
+    const std::string context = json_of(described).dump();
+    if (!twice) {
+      ASSERT_TRUE(packed) << packed.error().message << "\n" << context;
+      ASSERT_TRUE(from_json) << from_json.error().message << "\n" << context;
+      ++taken;
+      continue;
+    }
+    ASSERT_FALSE(packed) << context;
+    ASSERT_FALSE(from_json) << context;
+    const std::string named = "cell " + std::to_string(cell.id) + ": cpu " + std::to_string(*twice) + " is in two sibling groups";
+    EXPECT_NE(packed.error().message.find(named), std::string::npos) << packed.error().message << "\n" << context;
+    EXPECT_NE(from_json.error().message.find(named), std::string::npos) << from_json.error().message << "\n" << context;
+    ++refused;
+  }
+  EXPECT_GT(refused, 300);
+  EXPECT_GT(taken, 300);
+}
+
 // One cell: id 0, 1024 MiB, nothing used, no socket, CPUs 0-1 shared and dedicated, no pins,
 // one sibling group {0, 1}, one 4 KiB pool.
 Words one_cell() { return {1, 0, 1024, 0, 0, -1, 2, 0, 1, 2, 0, 1, 0, 1, 2, 0, 1, 1, 4, 262144, 0, 0}; }

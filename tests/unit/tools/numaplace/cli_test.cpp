@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <nlohmann/json.hpp>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -313,6 +314,23 @@ TEST(Cli, ConformanceRunnerClosesWithTheCounts) {
   CliRun unknown = testing::run_dev("conformance no-such-suite " + shared_path("conformance/nova/edge.jsonl"));
   EXPECT_EQ(unknown.exit_code, 2);
   EXPECT_NE(unknown.err.find("unknown suite"), std::string::npos);
+}
+
+// A malformed line is bad input (exit 1) for both developer commands that read JSON lines, each
+// named by its own program on stderr.
+TEST(Cli, MalformedDeveloperFilesAreBadInputNamedByTheirCommand) {
+  const std::string bad = (std::filesystem::temp_directory_path() / ("numaplace-bad-" + std::to_string(getpid()) + ".jsonl")).string();
+  std::ofstream(bad) << "{not json\n";
+  CliRun vectors = testing::run_dev("conformance nova-fit " + bad);
+  EXPECT_EQ(vectors.exit_code, 1) << vectors.err;
+  EXPECT_EQ(vectors.err.rfind("numaplace-dev conformance: InvalidVector: " + bad + ":1 is not a JSON object", 0), 0u) << vectors.err;
+  CliRun streams = testing::run_dev("replay " + bad);
+  EXPECT_EQ(streams.exit_code, 1) << streams.err;
+  EXPECT_EQ(streams.err.rfind("numaplace-dev replay: InvalidStream: " + bad + ":1 is not a JSON object", 0), 0u) << streams.err;
+  CliRun fleet = testing::run_dev("fleet " + bad);
+  EXPECT_EQ(fleet.exit_code, 1) << fleet.err;
+  EXPECT_EQ(fleet.err.rfind("numaplace-dev fleet: InvalidFleet: ", 0), 0u) << fleet.err;
+  std::filesystem::remove(bad);
 }
 
 // Every accepted request is applied (issue 20): realtime vCPUs, the CPU topology and locked

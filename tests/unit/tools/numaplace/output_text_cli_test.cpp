@@ -165,6 +165,17 @@ TEST(OutputText, AWordThatIsNoCommandIsNamed) {
   EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
 }
 
+// A command without --json (the hook, whose reader is libvirt) says it has none, on stderr, rather
+// than answering in JSON that its option was not expected.
+TEST(OutputText, JsonGivenToACommandWithoutItIsNamedInText) {
+  for (const std::string args : {"hook --json qemu x prepare begin -", "hook qemu --json -- x prepare begin -"}) {
+    CliRun r = run(args);
+    EXPECT_EQ(r.exit_code, 2) << args;
+    EXPECT_TRUE(r.out.empty()) << args << "\n" << r.out;
+    EXPECT_EQ(r.err.rfind("numaplace: UsageError: numaplace hook has no --json option; ", 0), 0u) << r.err;
+  }
+}
+
 // --svg and --html are written both or neither: the second failing leaves no first behind.
 TEST(OutputText, SvgAndHtmlAreWrittenBothOrNeither) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("numaplace-map-" + std::to_string(getpid()));

@@ -126,16 +126,24 @@ Replacement place_again(const HostTopology& host, const GuestTopology& guest, co
     why += (why.empty() ? "" : "; ") + *problem;
   }
   // Kept cells float where the cell's shared set is now (it may have been changed by the operator).
+  std::string refreshed;
   for (std::size_t g = 0; g < guest.cells.size(); ++g) {
     const HostCell* cell = cell_by_id(host, kept.cells[g].host_cell);
     if (cell != nullptr && !guest.cells[g].shared_cpus().empty()) {
-      kept.cells[g].host_cpus = host.accounting == Accounting::Nova
-                                    ? cell->shared_cpus
-                                    : floating_cpus_of(host, *cell).minus(kept.cells[g].held_cpus());
+      const CpuSet floating = host.accounting == Accounting::Nova
+                                  ? cell->shared_cpus
+                                  : floating_cpus_of(host, *cell).minus(kept.cells[g].held_cpus());
+      // Said, not done silently: the record (perhaps edited by hand) said other CPUs.
+      if (floating != kept.cells[g].host_cpus) {
+        refreshed += (refreshed.empty() ? "" : "; ") + std::string("guest cell ") + std::to_string(guest.cells[g].id) +
+                     " floats on " + to_cpu_list(floating) + ", not the recorded " + to_cpu_list(kept.cells[g].host_cpus);
+      }
+      kept.cells[g].host_cpus = floating;
     }
   }
   out.kind = out.repinned.empty() ? ReplacementKind::Kept : ReplacementKind::Repinned;
   out.why = why;
+  out.refreshed = refreshed;
   out.fit.placement = std::move(kept);
   return out;
 }

@@ -32,6 +32,7 @@ struct Replacement {
   FitResult fit;                        // fit.placement: the answer (nullopt: nothing fits)
   std::vector<std::uint32_t> repinned;  // guest cells pinned again (Repinned)
   std::string why;                      // what made the record unusable or a cell move
+  std::string refreshed;                // kept cells whose floating CPUs differ from the record's, and how
 };
 
 // Whether `recorded` describes `guest` (same guest cells, vCPUs and memory), or why not.

@@ -590,7 +590,7 @@ Result<PlaceOutcome> place_with_topology(Placing& p, const GuestTopology& topolo
   const auto fit_on = [&](const HostTopology& on) {
     if (*recorded) {
       Replacement again = place_again(on, topology, **recorded, options);
-      p.outcome.replacement = {again.kind, std::move(again.repinned), std::move(again.why)};
+      p.outcome.replacement = {again.kind, std::move(again.repinned), std::move(again.why), std::move(again.refreshed)};
       return hand_over_explanation(std::move(again.fit), p.request.explanation);
     }
     return hand_over_explanation(fit_guest(on, topology, options), p.request.explanation);
@@ -644,6 +644,11 @@ Result<PlaceOutcome> place_with_topology(Placing& p, const GuestTopology& topolo
     p.outcome.warnings.push_back("the domain's <memnode cellid='" + std::to_string(cell) + "'> is dropped: the guest "
                                  "now has " + count_of(fit.placement->cells.size(), "NUMA cell") +
                                  ", and libvirt refuses a <memnode> of a cell the guest lacks");
+  }
+  for (const auto& cell : p.written.dropped_cells) {
+    p.outcome.warnings.push_back("the domain's " + cell + " is dropped: the guest now has " +
+                                 count_of(fit.placement->cells.size(), "NUMA cell") +
+                                 "; set what it said on the cells the guest keeps if the guest needs it");
   }
   warn_unbounded_lock(p);
   xml::write_record(p.doc.get(), p.stored, {&*fit.placement, nullptr, &p.constraints, &p.written});

@@ -53,7 +53,8 @@ struct PlaceRequest {
 struct RecordedPlacementUse {
   ReplacementKind kind = ReplacementKind::Fresh;
   std::vector<std::uint32_t> repinned_cells;
-  std::string why;  // why pins or cells had to change
+  std::string why;        // why pins or cells had to change
+  std::string refreshed;  // kept cells that float on other CPUs than the record said, and which
 };
 
 struct PlaceOutcome {

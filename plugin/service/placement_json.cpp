@@ -52,7 +52,8 @@ json narrowings_json(const std::vector<Narrowing>& narrowings) {
 json replacement_json(const RecordedPlacementUse& use) {
   return {{"kind", to_string(use.kind)},
           {"repinned_cells", use.repinned_cells},
-          {"why", use.why.empty() ? json() : json(use.why)}};
+          {"why", use.why.empty() ? json() : json(use.why)},
+          {"refreshed", use.refreshed.empty() ? json() : json(use.refreshed)}};
 }
 
 json explanation_json(const PlaceOutcome& outcome, const SpecMap& flavor_specs, const SpecMap& image_props) {

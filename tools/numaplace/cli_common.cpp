@@ -305,13 +305,19 @@ void report_replacement(const plugin::RecordedPlacementUse& use) {
   switch (use.kind) {
     case ReplacementKind::Fresh: return;
     case ReplacementKind::Kept:
-      std::cerr << "numaplace: the recorded placement still holds; kept it unchanged\n";
+      if (use.refreshed.empty()) {
+        std::cerr << "numaplace: the recorded placement still holds; kept it unchanged\n";
+      } else {
+        std::cerr << "numaplace: the recorded placement still holds; kept its host cells and pins (" << use.refreshed
+                  << ")\n";
+      }
       return;
     case ReplacementKind::Repinned: {
       std::string cells;
       for (auto cell : use.repinned_cells) cells += (cells.empty() ? "" : ", ") + std::to_string(cell);
       std::cerr << "numaplace: re-pinned guest cells " << cells << " on their recorded host cells ("
-                << use.why << "); the other cells kept their pins\n";
+                << use.why << "); the other cells kept their pins"
+                << (use.refreshed.empty() ? std::string() : " (" + use.refreshed + ")") << '\n';
       return;
     }
     case ReplacementKind::Moved:

@@ -168,6 +168,35 @@ TEST(Cli, OutputThroughASymlinkKeepsTheLinkAndPermissions) {
   std::filesystem::remove_all(dir);
 }
 
+// A record whose floating CPUs were edited by hand is kept for its host cells and pins, and the
+// CPUs it is brought back to are said, in text and in JSON, not rewritten without a word.
+TEST(Cli, AHandEditedRecordsFloatingCpusAreSaidWhenTheyAreRewritten) {
+  const std::string dir = std::filesystem::temp_directory_path() / ("numaplace-edited-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string placed = dir + "/placed.xml", edited = dir + "/edited.xml";
+  const std::string host = " --capabilities " + shared_path("samples/libvirt/caps-2cell.xml");
+  ASSERT_EQ(run("place " + kExample + host + " --spec hw:numa_nodes=1 -o " + placed).exit_code, 0);
+  std::string text = slurp(placed);
+  const std::string recorded = "host-cpus=\"0-7,16-23\"";
+  const auto at = text.find(recorded);
+  ASSERT_NE(at, std::string::npos) << text;
+  text.replace(at, recorded.size(), "host-cpus=\"0-1\"");
+  std::ofstream(edited) << text;
+  CliRun again = run("place " + edited + host);
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.err.find("kept its host cells and pins (guest cell 0 floats on 0-7,16-23, not the recorded 0-1)"),
+            std::string::npos) << again.err;
+  EXPECT_NE(again.out.find(recorded), std::string::npos) << again.out;
+  CliRun json = run("place " + edited + host + " --json");
+  ASSERT_EQ(json.exit_code, 0) << json.err;
+  const auto replacement = nlohmann::json::parse(json.out)["replacement"];
+  EXPECT_EQ(replacement["kind"], "kept");
+  EXPECT_EQ(replacement["refreshed"], "guest cell 0 floats on 0-7,16-23, not the recorded 0-1");
+  CliRun untouched = run("place " + placed + host + " --json");
+  EXPECT_TRUE(nlohmann::json::parse(untouched.out)["replacement"]["refreshed"].is_null()) << untouched.out;
+  std::filesystem::remove_all(dir);
+}
+
 // A --claim file of the guest being placed (its own <name> or <uuid>) does not count against it;
 // the same guest under another name does.
 TEST(Cli, AClaimFileOfTheGuestBeingPlacedIsNotCountedAgainstIt) {

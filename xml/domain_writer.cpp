@@ -102,7 +102,25 @@ void write_numatune(xmlNode* root, const Placement& placement, const OperatorCon
   }
 }
 
-void write_cpu_numa(xmlNode* root, const HostTopology& host, const Placement& placement) {
+// "<cell id='1' memAccess='shared'>" for an operator's cell that says more than numaplace writes
+// of it (id, cpus, memory, unit, distances), else "".
+std::string operator_cell_settings(xmlNode* cell) {
+  std::string settings;
+  for (xmlAttr* a = cell->properties; a != nullptr; a = a->next) {
+    const std::string name = reinterpret_cast<const char*>(a->name);
+    if (name == "id" || name == "cpus" || name == "memory" || name == "unit") continue;
+    settings += " " + name + "='" + attribute(cell, name.c_str()).value_or("") + "'";
+  }
+  for (xmlNode* child = cell->children; child != nullptr; child = child->next) {
+    if (child->type == XML_ELEMENT_NODE && std::string(reinterpret_cast<const char*>(child->name)) != "distances") {
+      settings += " <" + std::string(reinterpret_cast<const char*>(child->name)) + ">";
+    }
+  }
+  if (settings.empty()) return settings;
+  return "<cell id='" + attribute(cell, "id").value_or("") + "'" + settings + ">";
+}
+
+std::vector<std::string> write_cpu_numa(xmlNode* root, const HostTopology& host, const Placement& placement) {
   xmlNode* cpu = ensure_child(root, "cpu", {"features", "os", "vcpu", "cputune", "numatune"});
   xmlNode* numa = first_child(cpu, "numa");
   if (numa == nullptr) numa = new_child(cpu, "numa");
@@ -148,7 +166,12 @@ void write_cpu_numa(xmlNode* root, const HostTopology& host, const Placement& pl
       }
     }
   }
-  for (auto& [id, node] : previous) xmlFreeNode(node);
+  std::vector<std::string> dropped;
+  for (auto& [id, node] : previous) {
+    if (std::string settings = operator_cell_settings(node); !settings.empty()) dropped.push_back(std::move(settings));
+    xmlFreeNode(node);
+  }
+  return dropped;
 }
 
 // <memoryBacking><hugepages> as the placement chose pages: one <page> per huge page size with
@@ -286,9 +309,11 @@ WrittenTuning write_placement(xmlDoc* doc, const HostTopology& host, const Place
   xmlNode* root = xmlDocGetRootElement(doc);
   write_vcpu_and_cputune(root, host, placement, constraints, tuning.realtime_vcpus);
   write_numatune(root, placement, constraints);
-  write_cpu_numa(root, host, placement);
+  std::vector<std::string> dropped_cells = write_cpu_numa(root, host, placement);
   write_memory_backing(root, placement);
-  return write_tuning(doc, tuning);
+  WrittenTuning written = write_tuning(doc, tuning);
+  written.dropped_cells = std::move(dropped_cells);
+  return written;
 }
 
 }  // namespace numaplace::xml

@@ -36,6 +36,10 @@ struct WrittenTuning {
   bool nosharepages = false;                  // numaplace added <memoryBacking><nosharepages/>
   std::optional<Attributes> topology;         // the <cpu><topology> numaplace wrote
   std::optional<Attributes> operator_topology;  // the <topology> it replaced (nullopt: there was none)
+  // The operator's <cpu><numa><cell>s of guest cells the placement no longer has that carried more
+  // than numaplace writes (memAccess, discard, ...), each as "<cell id='1' memAccess='shared'>":
+  // dropped with their cell, which the caller says.
+  std::vector<std::string> dropped_cells;
 
   bool empty() const {
     return !vcpusched && operator_vcpusched.empty() && !locked && !nosharepages && !topology;

@@ -49,13 +49,19 @@ void write_vcpu_and_cputune(xmlNode* root, const HostTopology& host, const Place
     std::map<std::uint32_t, std::uint32_t> dedicated(cell.pinning.begin(), cell.pinning.end());
     for (std::uint32_t v : cell.guest_cpus) {
       auto it = dedicated.find(v);
+      // Within where the operator let it run, as libvirt reads it: its <vcpupin>, else <vcpu cpuset>.
       auto own = constraints.vcpupins.find(v);
-      const CpuSet floating = own != constraints.vcpupins.end() ? cell.host_cpus.intersected(own->second) : cell.host_cpus;
+      const CpuSet floating = own != constraints.vcpupins.end() ? cell.host_cpus.intersected(own->second)
+                              : constraints.vcpu_cpuset         ? cell.host_cpus.intersected(*constraints.vcpu_cpuset)
+                                                                : cell.host_cpus;
       pins[v] = it != dedicated.end() ? std::to_string(it->second) : to_cpu_list(floating);
     }
   }
   CpuSet emulator = emulator_cpus(host, placement, realtime_vcpus);
-  if (constraints.emulatorpin) emulator = emulator.intersected(*constraints.emulatorpin);
+  // The emulator's bound as libvirt reads it: <emulatorpin>, else <vcpu cpuset>.
+  if (const auto& bound = constraints.emulatorpin ? constraints.emulatorpin : constraints.vcpu_cpuset) {
+    emulator = emulator.intersected(*bound);
+  }
   // An iothread stays where the operator pinned it within the emulator's pCPUs, or goes to them:
   // a pin written for where the guest ran before must not keep it on another cell's pCPUs.
   for (xmlNode* pin : child_elements(cputune, "iothreadpin")) {
@@ -231,7 +237,9 @@ std::vector<std::string> write_confinement(xmlDoc* doc, const CpuSet& nodes, con
   xmlNode* root = xmlDocGetRootElement(doc);
   xmlNode* vcpu = first_child(root, "vcpu");
   set_attr(vcpu, "placement", "static");
-  set_attr(vcpu, "cpuset", to_cpu_list(cpus));
+  // Within the operator's own <vcpu cpuset> (the caller has checked they share a pCPU): it bounds
+  // the vCPUs without a <vcpupin> and the emulator without an <emulatorpin>.
+  set_attr(vcpu, "cpuset", to_cpu_list(constraints.vcpu_cpuset ? cpus.intersected(*constraints.vcpu_cpuset) : cpus));
   xmlNode* numatune = ensure_child(root, "numatune", {"vcpu", "vcpus", "iothreads", "iothreadids", "cputune"});
   remove_children(numatune, "memory");
   xmlNode* memory = xmlNewDocNode(doc, nullptr, X("memory"), nullptr);

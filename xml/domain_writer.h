@@ -37,7 +37,8 @@ namespace numaplace::xml {
 WrittenTuning write_placement(xmlDoc* doc, const HostTopology& host, const Placement& placement,
                      const OperatorConstraints& constraints = {}, const GuestTuning& tuning = {});
 
-// Confines a guest without a NUMA topology: <vcpu placement='static' cpuset=cpus> and
+// Confines a guest without a NUMA topology: <vcpu placement='static' cpuset=cpus> (within the
+// operator's <vcpu cpuset> when there is one) and
 // <numatune><memory mode=... nodeset=nodeset> (the operator's mode, strict where none was given).
 // The operator's <vcpupin>s (as `constraints` keeps them, else as written) are kept within `cpus`,
 // the CPUs its vCPUs may use there, and <emulatorpin> within `cell_cpus`, those of the cells; the

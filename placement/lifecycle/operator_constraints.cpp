@@ -84,31 +84,41 @@ Status check_pins(const OperatorConstraints& constraints, const Placement& place
   };
   for (const auto& cell : placement.cells) {
     for (std::uint32_t v : cell.guest_cpus) {
+      // Where the operator lets vCPU v run, as libvirt reads it: its <vcpupin>, else <vcpu cpuset>.
       auto pin = constraints.vcpupins.find(v);
-      if (pin == constraints.vcpupins.end()) continue;
-      const std::string element = "<vcpupin vcpu='" + std::to_string(v) + "' cpuset='" + to_cpu_list(pin->second) + "'>";
+      const CpuSet* allowed = pin != constraints.vcpupins.end() ? &pin->second
+                              : constraints.vcpu_cpuset          ? &*constraints.vcpu_cpuset
+                                                                 : nullptr;
+      if (allowed == nullptr) continue;
+      const std::string element = pin != constraints.vcpupins.end()
+                                      ? "<vcpupin vcpu='" + std::to_string(v) + "' cpuset='" + to_cpu_list(*allowed) + "'>"
+                                      : "<vcpu cpuset='" + to_cpu_list(*allowed) + "'> (for vCPU " + std::to_string(v) +
+                                            ", which has no <vcpupin>)";
       auto dedicated = std::find_if(cell.pinning.begin(), cell.pinning.end(), [&](const auto& p) { return p.first == v; });
       if (dedicated != cell.pinning.end()) {
-        if (!pin->second.contains(dedicated->second)) {
+        if (!allowed->contains(dedicated->second)) {
           return conflict(element, "leaves out pCPU " + std::to_string(dedicated->second) + ", the free pCPU of host cell " +
                                        std::to_string(cell.host_cell) + " this dedicated vCPU gets");
         }
-      } else if (!pin->second.intersects(cell.host_cpus)) {
+      } else if (!allowed->intersects(cell.host_cpus)) {
         return conflict(element, "shares no pCPU with host cell " + std::to_string(cell.host_cell) +
                                      ", where guest cell " + std::to_string(cell.guest_cell) + " floats (" +
                                      to_cpu_list(cell.host_cpus) + ")");
       }
     }
   }
-  if (constraints.emulatorpin) {
-    const std::string element = "<emulatorpin cpuset='" + to_cpu_list(*constraints.emulatorpin) + "'>";
+  // The emulator's bound as libvirt reads it: <emulatorpin>, else <vcpu cpuset>.
+  if (const auto& bound = constraints.emulatorpin ? constraints.emulatorpin : constraints.vcpu_cpuset) {
+    const std::string element = constraints.emulatorpin
+                                    ? "<emulatorpin cpuset='" + to_cpu_list(*bound) + "'>"
+                                    : "<vcpu cpuset='" + to_cpu_list(*bound) + "'> (for the emulator, which has no <emulatorpin>)";
     CpuSet reserved;
     for (const auto& cell : placement.cells) reserved = reserved.united(cell.cpuset_reserved);
-    if (!reserved.empty() && !reserved.is_subset_of(*constraints.emulatorpin)) {
+    if (!reserved.empty() && !reserved.is_subset_of(*bound)) {
       return conflict(element, "leaves out pCPU " + to_cpu_list(reserved) +
                                    ", which hw:emulator_threads_policy=isolate reserves for the emulator");
     }
-    if (!constraints.emulatorpin->intersects(emulator)) {
+    if (!bound->intersects(emulator)) {
       return conflict(element, "shares no pCPU with the guest's own (" + to_cpu_list(emulator) + ")");
     }
   }

@@ -51,10 +51,11 @@ HostTopology host_on_nodes(const HostTopology& host, const CpuSet& nodes);
 // <memnode>'s for its own.
 std::vector<HostCellLimit> host_cell_limits(const OperatorConstraints& constraints);
 
-// ConflictingPin when `placement` breaks a pin the operator wrote: a dedicated vCPU pinned outside
-// its <vcpupin>, a floating vCPU whose <vcpupin> shares no pCPU with where its cell floats, emulator
-// threads whose <emulatorpin> shares none with `emulator` (where they run, fit.h's emulator_cpus)
-// or, isolated, does not hold their reserved pCPUs.
+// ConflictingPin when `placement` breaks a pin the operator wrote, read as libvirt reads them (a
+// vCPU's <vcpupin>, else <vcpu cpuset>; the emulator's <emulatorpin>, else <vcpu cpuset>): a
+// dedicated vCPU pinned outside its bound, a floating vCPU whose bound shares no pCPU with where its
+// cell floats, emulator threads whose bound shares none with `emulator` (where they run, fit.h's
+// emulator_cpus) or, isolated, does not hold their reserved pCPUs.
 Status check_pins(const OperatorConstraints& constraints, const Placement& placement, const CpuSet& emulator);
 
 }  // namespace numaplace

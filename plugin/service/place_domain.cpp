@@ -400,6 +400,14 @@ Status check_confinement(const Placing& p, const DefaultPlacement& confined, con
                           "'> leaves out host cells " + to_cpu_list(nodes.minus(*constraints.memory.nodeset)) +
                           ", which the guest's memory, vCPUs and devices need (" + confined.reason + ")");
   }
+  // The operator's <vcpu cpuset> bounds the vCPUs without a <vcpupin>, the emulator without an
+  // <emulatorpin> and the iothreads, as libvirt reads it: the confinement must leave it a pCPU.
+  if (constraints.vcpu_cpuset && !constraints.vcpu_cpuset->intersects(confined.cpus)) {
+    return make_error("ConflictingPin", p.what + ": <vcpu cpuset='" + to_cpu_list(*constraints.vcpu_cpuset) +
+                                            "'> shares no pCPU with host cells " + to_cpu_list(nodes) +
+                                            ", where the guest is confined (" + to_cpu_list(confined.cpus) +
+                                            "); widen or remove it");
+  }
   for (const auto& [vcpu, cpus] : constraints.vcpupins) {
     if (!cpus.intersects(confined.cpus)) {
       return make_error("ConflictingPin", p.what + ": <vcpupin vcpu='" + std::to_string(vcpu) + "' cpuset='" +

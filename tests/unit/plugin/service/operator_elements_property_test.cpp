@@ -7,11 +7,8 @@
 // other elements come out equal. A refusal is allowed (it writes nothing). The check reads the
 // output with libxml2 and its own walk; it does not call numaplace's readers.
 #include <gtest/gtest.h>
-#include <libxml/parser.h>
-#include <libxml/tree.h>
 
 #include <map>
-#include <memory>
 #include <optional>
 #include <random>
 #include <string>
@@ -19,50 +16,19 @@
 
 #include "plugin/service/place_domain.h"
 #include "support/test_paths.h"
+#include "support/xml_walk.h"
 #include "xml/capabilities_reader.h"
 #include "xml/xml_document.h"
 
 namespace numaplace {
 namespace {
 
-struct DocFree {
-  void operator()(xmlDoc* doc) const { xmlFreeDoc(doc); }
-};
-using Doc = std::unique_ptr<xmlDoc, DocFree>;
-
-Doc parse(const std::string& text) {
-  return Doc(xmlReadMemory(text.data(), static_cast<int>(text.size()), "domain.xml", nullptr,
-                           XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_NOERROR | XML_PARSE_NOWARNING));
-}
-
-std::string name_of(const xmlNode* node) { return reinterpret_cast<const char*>(node->name); }
-
-std::optional<std::string> attr(const xmlNode* node, const char* name) {
-  xmlChar* value = xmlGetProp(node, reinterpret_cast<const xmlChar*>(name));
-  if (value == nullptr) return std::nullopt;
-  std::string out = reinterpret_cast<const char*>(value);
-  xmlFree(value);
-  return out;
-}
-
-std::vector<xmlNode*> children(const xmlNode* parent, const std::string& name) {
-  std::vector<xmlNode*> out;
-  if (parent == nullptr) return out;
-  for (xmlNode* child = parent->children; child != nullptr; child = child->next) {
-    if (child->type == XML_ELEMENT_NODE && name_of(child) == name) out.push_back(child);
-  }
-  return out;
-}
-
-xmlNode* child(const xmlNode* parent, const std::string& name) {
-  auto all = children(parent, name);
-  return all.empty() ? nullptr : all.front();
-}
-
-xmlNode* path(xmlNode* from, std::initializer_list<const char*> names) {
-  for (const char* name : names) from = child(from, name);
-  return from;
-}
+using testing::attr;
+using testing::child;
+using testing::children;
+using testing::name_of;
+using testing::parse_xml;
+using testing::path;
 
 // The element as a canonical text: name, attributes in order, text, children; blanks dropped.
 std::string canonical(const xmlNode* node) {
@@ -178,7 +144,7 @@ TEST(OperatorElementsProperty, EveryOperatorItemIsKeptOrAWarningNamesIt) {
     for (const auto& [k, v] : d.specs) context += " " + k + "=" + v;
     context += "\nout: " + outcome->domain_xml;
     for (const auto& w : warnings) context += "\nwarning: " + w;
-    Doc in = parse(d.xml), out = parse(outcome->domain_xml);
+    testing::XmlDoc in = parse_xml(d.xml), out = parse_xml(outcome->domain_xml);
     ASSERT_TRUE(in && out) << context;
     xmlNode* in_root = xmlDocGetRootElement(in.get());
     xmlNode* out_root = xmlDocGetRootElement(out.get());

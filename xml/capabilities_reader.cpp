@@ -99,10 +99,24 @@ Result<HostCell> read_cell(const xmlNode* node, std::map<std::uint32_t, std::uin
       }
     }
   }
-  // Siblings may name CPUs that are offline or in other cells; keep only this cell's.
-  for (auto& group : cell.siblings) group = group.intersected(cell.cpus);
-  std::sort(cell.siblings.begin(), cell.siblings.end(), [](const CpuSet& a, const CpuSet& b) { return a.first() < b.first(); });
-  cell.siblings.erase(std::unique(cell.siblings.begin(), cell.siblings.end()), cell.siblings.end());
+  // Siblings may name CPUs that are offline or in other cells; keep only this cell's. Groups that
+  // share a CPU (a <cpu> whose siblings disagree with another's) are one core: merged, so that no
+  // CPU counts in two cores and the host reads back from its own JSON (which refuses that).
+  std::vector<CpuSet> cores;
+  for (auto& group : cell.siblings) {
+    CpuSet merged = group.intersected(cell.cpus);
+    for (auto it = cores.begin(); it != cores.end();) {
+      if (it->intersects(merged)) {
+        merged.unite_with(*it);
+        it = cores.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    cores.push_back(std::move(merged));
+  }
+  std::sort(cores.begin(), cores.end(), [](const CpuSet& a, const CpuSet& b) { return a.first() < b.first(); });
+  cell.siblings = std::move(cores);
   if (socket_agreed && socket) cell.socket = socket;
   cell.shared_cpus = cell.cpus;
   cell.dedicated_cpus = cell.cpus;

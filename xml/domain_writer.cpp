@@ -115,7 +115,9 @@ std::string operator_cell_settings(xmlNode* cell) {
   for (xmlAttr* a = cell->properties; a != nullptr; a = a->next) {
     const std::string name = reinterpret_cast<const char*>(a->name);
     if (name == "id" || name == "cpus" || name == "memory" || name == "unit") continue;
-    settings += " " + name + "='" + attribute(cell, name.c_str()).value_or("") + "'";
+    std::string value = attribute(cell, name.c_str()).value_or("");
+    for (std::size_t at = value.find('\''); at != std::string::npos; at = value.find('\'', at + 6)) value.replace(at, 1, "&apos;");
+    settings += " " + name + "='" + value + "'";
   }
   for (xmlNode* child = cell->children; child != nullptr; child = child->next) {
     if (child->type == XML_ELEMENT_NODE && std::string(reinterpret_cast<const char*>(child->name)) != "distances") {
@@ -132,10 +134,17 @@ std::vector<std::string> write_cpu_numa(xmlNode* root, const HostTopology& host,
   if (numa == nullptr) numa = new_child(cpu, "numa");
   // Keep what the operator wrote on existing cells (memAccess, discard, ...), keyed by id.
   std::map<std::string, xmlNode*> previous;
+  std::vector<std::string> dropped;
   for (xmlNode* cell : child_elements(numa, "cell")) {
     xmlUnlinkNode(cell);
-    // A second cell with an id already seen (libvirt refuses such a domain) is dropped, not leaked.
-    if (!previous.try_emplace(attribute(cell, "id").value_or(""), cell).second) xmlFreeNode(cell);
+    // A second cell with an id already seen (libvirt refuses such a domain) is dropped, not leaked,
+    // and said when it carried settings of its own.
+    if (!previous.try_emplace(attribute(cell, "id").value_or(""), cell).second) {
+      if (std::string settings = operator_cell_settings(cell); !settings.empty()) {
+        dropped.push_back("second " + settings + " (libvirt refuses two cells of one id)");
+      }
+      xmlFreeNode(cell);
+    }
   }
   // Distances are mirrored only when the host reported every one of them.
   bool distances_known = true;
@@ -172,7 +181,6 @@ std::vector<std::string> write_cpu_numa(xmlNode* root, const HostTopology& host,
       }
     }
   }
-  std::vector<std::string> dropped;
   for (auto& [id, node] : previous) {
     if (std::string settings = operator_cell_settings(node); !settings.empty()) dropped.push_back(std::move(settings));
     xmlFreeNode(node);

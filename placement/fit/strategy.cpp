@@ -69,6 +69,7 @@ Result<std::vector<scoring::UtilizationShapePoint>> parse_ratio_shape(std::strin
 
 Result<ResourceWeights> parse_resource_weights(std::string_view text) {
   ResourceWeights weights;
+  bool cpu_given = false, memory_given = false;
   for (std::string_view item : split_items(text)) {
     const std::size_t eq = item.find('=');
     std::int64_t value = 0;
@@ -77,10 +78,14 @@ Result<ResourceWeights> parse_resource_weights(std::string_view text) {
       return make_error("InvalidResourceWeights", "resource weight '" + std::string(trim(item)) +
                                                       "' is not NAME=WEIGHT with a weight within 0..1000 (e.g. cpu=1,memory=1)");
     }
-    if (name == "cpu") {
-      weights.cpu = value;
-    } else if (name == "memory") {
-      weights.memory = value;
+    if (name == "cpu" || name == "memory") {
+      bool& given = name == "cpu" ? cpu_given : memory_given;
+      if (given) {
+        return make_error("InvalidResourceWeights", "the " + std::string(name) + " weight is given twice in '" +
+                                                        std::string(text) + "'; give it once");
+      }
+      given = true;
+      (name == "cpu" ? weights.cpu : weights.memory) = value;
     } else {
       return make_error("InvalidResourceWeights",
                         "unknown resource '" + std::string(name) + "' in the weights; known: cpu, memory");

@@ -106,7 +106,6 @@ constexpr RegisteredError kRegister[] = {
     {"UnknownStrategy", ErrorKind::BadOption},
     {"UnknownTopologyPolicy", ErrorKind::BadOption},
     {"Unreachable", ErrorKind::Internal},
-    {"UnreadableFile", ErrorKind::BadInput},
     {"UsageError", ErrorKind::Usage},
     {"ValueError", ErrorKind::BadInput},
     {"WouldStarveGuest", ErrorKind::NoFit},

@@ -14,6 +14,37 @@ std::string hex_byte(unsigned char byte) {
 
 std::string at_byte(std::size_t position) { return " at byte " + std::to_string(position + 1); }
 
+namespace {
+
+// The length of the well-formed UTF-8 sequence at `at`, 0 when there is none.
+std::size_t sequence_length(std::string_view text, std::size_t at) {
+  const auto lead = static_cast<unsigned char>(text[at]);
+  const std::size_t length = lead >= 0xc2 && lead <= 0xdf ? 2 : lead >= 0xe0 && lead <= 0xef ? 3 : lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+  if (length == 0 || at + length > text.size()) return 0;
+  return utf8_problem(text.substr(at, length)) ? 0 : length;
+}
+
+}  // namespace
+
+std::string printable_text(std::string_view text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    if (byte >= 0x20 && byte < 0x7f) {
+      out += text[i++];
+      continue;
+    }
+    if (const std::size_t length = byte >= 0x80 ? sequence_length(text, i) : 0; length > 0) {
+      out.append(text.substr(i, length));
+      i += length;
+      continue;
+    }
+    out += "\\x" + hex_byte(byte).substr(2);
+    ++i;
+  }
+  return out;
+}
+
 std::optional<std::string> utf8_problem(std::string_view text) {
   for (std::size_t i = 0; i < text.size();) {
     const auto lead = static_cast<unsigned char>(text[i]);

@@ -14,6 +14,10 @@ namespace numaplace {
 // UTF-8 sequence at byte 7"), or nullopt when it is.
 std::optional<std::string> utf8_problem(std::string_view text);
 
+// `text` safe to print in a message or a table: control characters (tab included) and bytes that
+// are not UTF-8 as "\xNN", the rest as it is ("a\x1b[31m" for an escape sequence).
+std::string printable_text(std::string_view text);
+
 // " at byte N", N counted from 1: the position phrase of utf8_problem's answers.
 std::string at_byte(std::size_t position);
 

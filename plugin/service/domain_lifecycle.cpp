@@ -40,8 +40,9 @@ struct Session {
 Result<Session> open_session(const LifecycleOptions& options, bool include_inactive, const std::string& purpose) {
   std::optional<HostLock> lock;
   if (!options.dry_run) {
-    auto taken = HostLock::acquire(options.lock_path.empty() ? default_lock_path() : options.lock_path,
-                                   default_lock_timeout_seconds(), purpose);
+    auto timeout = default_lock_timeout_seconds();
+    if (!timeout) return timeout.error();
+    auto taken = HostLock::acquire(options.lock_path.empty() ? default_lock_path() : options.lock_path, *timeout, purpose);
     if (!taken) return taken.error();
     lock.emplace(std::move(*taken));
   }

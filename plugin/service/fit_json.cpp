@@ -232,8 +232,9 @@ Result<FitRequest> fit_request_from_json(const nlohmann::json& request) {
 }
 
 Result<FitRequest> fit_request_from_json_text(std::string_view text) {
-  json doc = json::parse(text, nullptr, false);
+  auto [doc, repeated] = json_fields::parse_json(text);
   if (doc.is_discarded()) return make_error("InvalidRequestJson", "the request is not JSON");
+  if (!repeated.empty()) return make_error("InvalidRequestJson", "the request's " + json_fields::repeated_member_problem(repeated));
   return fit_request_from_json(doc);
 }
 

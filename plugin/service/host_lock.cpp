@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "plugin/service/host_lock.h"
 
+#include "placement/model/utf8_text.h"
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -20,12 +22,18 @@ std::string default_lock_path() {
   return env != nullptr && *env != '\0' ? env : "/run/numaplace/host.lock";
 }
 
-int default_lock_timeout_seconds() {
+Result<int> default_lock_timeout_seconds() {
   const char* env = std::getenv("NUMAPLACE_LOCK_TIMEOUT");
   if (env == nullptr) return 60;
   char* end = nullptr;
+  errno = 0;
   const long seconds = std::strtol(env, &end, 10);
-  return end != env && *end == '\0' && seconds > 0 && seconds <= 86400 ? static_cast<int>(seconds) : 60;
+  if (end == env || *end != '\0' || errno != 0 || seconds < 1 || seconds > 86400) {
+    return make_error("InvalidArgument", "NUMAPLACE_LOCK_TIMEOUT '" + printable_text(env) +
+                                             "' is not a whole number of seconds from 1 to 86400; fix it, or unset "
+                                             "it for the default of 60 s");
+  }
+  return static_cast<int>(seconds);
 }
 
 namespace {

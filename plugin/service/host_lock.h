@@ -15,8 +15,9 @@ namespace numaplace::plugin {
 
 // /run/numaplace/host.lock unless NUMAPLACE_LOCK_FILE says otherwise.
 std::string default_lock_path();
-// 60 s unless NUMAPLACE_LOCK_TIMEOUT gives another whole number of seconds (1 to 86400).
-int default_lock_timeout_seconds();
+// 60 s unless NUMAPLACE_LOCK_TIMEOUT gives another whole number of seconds (1 to 86400); any
+// other value of it is InvalidArgument, not the default taken without a word.
+Result<int> default_lock_timeout_seconds();
 
 class HostLock {
  public:

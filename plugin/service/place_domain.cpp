@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "plugin/service/place_domain.h"
 
+#include "placement/model/utf8_text.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -11,6 +13,7 @@
 #include "placement/lifecycle/narrowing.h"
 #include "placement/lifecycle/operator_constraints.h"
 #include "placement/model/count_words.h"
+#include "placement/model/utf8_text.h"
 #include "xml/domain_bindings.h"
 #include "xml/domain_reader.h"
 #include "xml/domain_writer.h"
@@ -192,11 +195,11 @@ Status read_request(Placing& p) {
                                     std::pair{&p.request.image_props, "image property"}}) {
     for (const auto& [key, value] : *specs) {
       if (auto problem = xml::xml_text_problem(key)) {
-        return make_error("InvalidSpecText", std::string(what) + " key '" + key + "' " + *problem +
+        return make_error("InvalidSpecText", std::string(what) + " key '" + printable_text(key) + "' " + *problem +
                                                  "; give keys and values as UTF-8 text without control characters");
       }
       if (auto problem = xml::xml_text_problem(value)) {
-        return make_error("InvalidSpecText", std::string(what) + " '" + key + "' " + *problem +
+        return make_error("InvalidSpecText", std::string(what) + " '" + printable_text(key) + "' " + *problem +
                                                  "; give keys and values as UTF-8 text without control characters");
       }
     }

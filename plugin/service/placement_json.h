@@ -13,7 +13,7 @@
 namespace numaplace::plugin {
 
 nlohmann::json placement_json(const PlaceOutcome& outcome);
-// {"kind": "fresh"|"kept"|"repinned"|"moved", "repinned_cells": [...], "why": TEXT|null}
+// {"kind": "fresh"|"kept"|"repinned"|"moved", "repinned_cells": [...], "why": TEXT|null, "refreshed": TEXT|null}
 nlohmann::json replacement_json(const RecordedPlacementUse& use);
 // [{"guest", "uuid", "running", "thread": "vcpu"|"emulator"|"iothread", "id", "source", "from", "to"}]
 nlohmann::json narrowings_json(const std::vector<Narrowing>& narrowings);

@@ -182,8 +182,9 @@ std::vector<PciDevice> pci_list_of(const json& list, const std::string& where) {
 // Parses `text` and reads it with `read`: "InvalidHostJson" when it is not JSON or a field is bad.
 template <typename Read>
 auto read_text(std::string_view text, const std::string& where, Read&& read) -> Result<decltype(read(json()))> {
-  json parsed = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  auto [parsed, repeated] = json_fields::parse_json(text);
   if (parsed.is_discarded()) return make_error("InvalidHostJson", where + " is not valid JSON");
+  if (!repeated.empty()) return make_error("InvalidHostJson", where + ": " + json_fields::repeated_member_problem(repeated));
   try {
     return read(parsed);
   } catch (const BadField& problem) {
@@ -249,8 +250,9 @@ Result<HostTopology> host_from_json(const nlohmann::json& host, std::string_view
 }
 
 Result<HostTopology> host_from_json_text(std::string_view text, std::string_view what) {
-  json parsed = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+  auto [parsed, repeated] = json_fields::parse_json(text);
   if (parsed.is_discarded()) return make_error("InvalidHostJson", std::string(what) + " is not valid JSON");
+  if (!repeated.empty()) return make_error("InvalidHostJson", std::string(what) + ": " + json_fields::repeated_member_problem(repeated));
   return host_from_json(parsed, what);
 }
 

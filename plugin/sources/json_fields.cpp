@@ -1,12 +1,94 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "plugin/sources/json_fields.h"
 
+#include "placement/model/utf8_text.h"
+
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace numaplace::plugin::json_fields {
 
 using nlohmann::json;
+
+namespace {
+
+// nlohmann's SAX events built into a document as its own DOM parser builds one, noting the first
+// member an object names twice (the DOM parser would overwrite it): as fast as a plain parse.
+class MembersOnceDom {
+ public:
+  explicit MembersOnceDom(ParsedJson& out) : out_(out) {}
+  bool null() { return add(nullptr); }
+  bool boolean(bool value) { return add(value); }
+  bool number_integer(json::number_integer_t value) { return add(value); }
+  bool number_unsigned(json::number_unsigned_t value) { return add(value); }
+  bool number_float(json::number_float_t value, const std::string& /*text*/) { return add(value); }
+  bool string(json::string_t& value) { return add(std::move(value)); }
+  bool binary(json::binary_t& value) { return add(std::move(value)); }
+  bool start_object(std::size_t /*size*/) { return open(json::value_t::object); }
+  bool start_array(std::size_t /*size*/) { return open(json::value_t::array); }
+  bool key(json::string_t& name) {
+    json& object = *open_.back();
+    if (out_.repeated_member.empty() && object.contains(name)) out_.repeated_member = name;
+    member_ = &object[name];
+    return true;
+  }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  bool parse_error(std::size_t /*position*/, const std::string& /*token*/, const nlohmann::detail::exception& /*error*/) {
+    failed_ = true;
+    return false;
+  }
+  bool failed() const { return failed_; }
+
+ private:
+  // Where the next value goes: the root, the member just named, or the end of the open array.
+  template <typename Value>
+  json* place(Value&& value) {
+    if (open_.empty()) {
+      out_.value = json(std::forward<Value>(value));
+      return &out_.value;
+    }
+    if (open_.back()->is_array()) {
+      open_.back()->emplace_back(std::forward<Value>(value));
+      return &open_.back()->back();
+    }
+    *member_ = json(std::forward<Value>(value));
+    return member_;
+  }
+  template <typename Value>
+  bool add(Value&& value) {
+    place(std::forward<Value>(value));
+    return true;
+  }
+  bool open(json::value_t kind) {
+    open_.push_back(place(json(kind)));
+    return true;
+  }
+  bool close() {
+    open_.pop_back();
+    return true;
+  }
+
+  ParsedJson& out_;
+  std::vector<json*> open_;
+  json* member_ = nullptr;
+  bool failed_ = false;
+};
+
+}  // namespace
+
+ParsedJson parse_json(std::string_view text) {
+  ParsedJson out;
+  MembersOnceDom dom(out);
+  const bool read = json::sax_parse(text.begin(), text.end(), &dom, nlohmann::detail::input_format_t::json, true);
+  if (!read || dom.failed()) out.value = json(json::value_t::discarded);
+  return out;
+}
+
+std::string repeated_member_problem(const std::string& member) {
+  return "member \"" + printable_text(member) + "\" is given twice in one object; give it once";
+}
 
 void bad(const std::string& where, const std::string& problem) { throw BadField{where + ": " + problem}; }
 

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "placement/model/cpu_set.h"
 #include "placement/model/network_affinity.h"
@@ -21,6 +22,17 @@ namespace numaplace::plugin::json_fields {
 struct BadField {
   std::string message;
 };
+
+// `text` parsed as JSON (discarded when it is not JSON), and the first member an object of it
+// names twice ("" when none does): nlohmann keeps the last value without a word, so a host whose
+// cell gives "pinned_cpus" twice would read as the second; each reader refuses such a document.
+struct ParsedJson {
+  nlohmann::json value;
+  std::string repeated_member;
+};
+ParsedJson parse_json(std::string_view text);
+// "member \"pinned_cpus\" is given twice in one object; give it once".
+std::string repeated_member_problem(const std::string& member);
 
 [[noreturn]] void bad(const std::string& where, const std::string& problem);
 

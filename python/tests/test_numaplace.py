@@ -288,8 +288,8 @@ class FitApiTest(unittest.TestCase):
         self.assertEqual(caught.exception.name, "InvalidArgument")
 
 class WrongTypesProperty(unittest.TestCase):
-    """Every public call, given arguments of the wrong type or out of range (drawn at random, one to
-    three arguments at a time), answers or raises numaplace.Error: never TypeError, AttributeError,
+    """Every public call, given arguments of the wrong type or out of range (each odd value in each
+    argument, then random pairs and triples), answers or raises numaplace.Error: never TypeError, AttributeError,
     ctypes.ArgumentError or UnicodeEncodeError, which a caller written to the docstrings would not
     catch. The check knows nothing of the binding but the exception class."""
 
@@ -320,13 +320,17 @@ class WrongTypesProperty(unittest.TestCase):
             (numaplace.fit_hosts_cells, [[host], request, None]),
             (numaplace.place, [CAPS_2CELL, GUEST, {"hw:numa_nodes": "1"}, {}, (), None]),
         ]
+        odd = self.ODD + [host, request]  # a live handle of the other kind in the wrong place
+        # Every odd value in every argument once, then random pairs and triples.
+        draws = [(call, valid, {slot: value}) for call, valid in calls for slot in range(len(valid)) for value in odd]
         rng = random.Random(2026)
-        tried = refused = 0
         for draw in range(1500):
             call, valid = calls[draw % len(calls)]
-            args = list(valid)
-            for slot in rng.sample(range(len(args)), rng.randint(1, min(3, len(args)))):
-                args[slot] = rng.choice(self.ODD)
+            draws.append((call, valid, {slot: rng.choice(odd) for slot in
+                                        rng.sample(range(len(valid)), rng.randint(1, min(3, len(valid))))}))
+        tried = refused = 0
+        for call, valid, replaced in draws:
+            args = [replaced.get(slot, value) for slot, value in enumerate(valid)]
             tried += 1
             try:
                 call(*args)

@@ -69,7 +69,7 @@ int run_suite(const std::string& suite_name, const std::vector<std::string>& fil
     if (suite_name == s.name) suite = &s;
   }
   if (suite == nullptr) {
-    err << "numaplace-dev conformance: unknown suite '" << suite_name << "'; known suites:";
+    err << "numaplace-dev conformance: UsageError: unknown suite '" << suite_name << "'; known suites:";
     for (const auto& s : all_suites()) err << ' ' << s.name;
     err << '\n';
     return 2;
@@ -78,7 +78,7 @@ int run_suite(const std::string& suite_name, const std::vector<std::string>& fil
   for (const auto& path : files) {
     std::ifstream in(path);
     if (!in) {
-      err << "numaplace-dev conformance: cannot read '" << path << "'\n";
+      err << "numaplace-dev conformance: CannotRead: cannot read '" << path << "'\n";
       return 2;
     }
     std::string line;

@@ -53,7 +53,7 @@ int run_fleet(const FleetCliOptions& o) {
   if (!options) return report(options.error(), o.json, "numaplace-dev fleet");
   options->keep_placements = true;
   std::ifstream in(o.file);
-  if (!in) return report(make_error("UnreadableFile", "cannot read '" + o.file + "'"), o.json, "numaplace-dev fleet");
+  if (!in) return report(make_error("CannotRead", "cannot read '" + o.file + "'"), o.json, "numaplace-dev fleet");
   const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   const auto fleet = nlohmann::json::parse(text, nullptr, false);
   if (fleet.is_discarded() || !fleet.is_object()) {

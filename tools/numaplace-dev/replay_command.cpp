@@ -160,7 +160,7 @@ int run_replay(const ReplayCliOptions& o) {
   if (auto applied = apply_strategy_options(fit_options, fit); !applied) return report(applied.error(), o.json, "numaplace-dev replay");
 
   std::ifstream in(o.file);
-  if (!in) return report(make_error("UnreadableFile", "cannot read '" + o.file + "'"), o.json, "numaplace-dev replay");
+  if (!in) return report(make_error("CannotRead", "cannot read '" + o.file + "'"), o.json, "numaplace-dev replay");
   std::vector<StreamReplay> replays;
   std::string line;
   std::size_t line_number = 0;

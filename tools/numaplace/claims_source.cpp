@@ -25,7 +25,10 @@ Result<plugin::HostClaims> load_claims(const ClaimSourceOptions& options, const 
   }
   plugin::HostClaims claims = plugin::read_host_claims(domains, host, options.exclude_name, options.exclude_uuid);
   for (auto& warning : status_warnings) claims.warnings.push_back(std::move(warning));
-  // Files the user named must read; a broken one is an error, not a warning.
+  // Files the user named must read; a broken one is an error, not a warning. A guest counted
+  // already (the host's own, or another file's) would be counted twice: its pCPUs held twice,
+  // its pages taken twice, and audit finding it in conflict with itself.
+  std::vector<std::string> origins(claims.claims.size(), "the host's guests");
   for (const auto& path : options.claim_files) {
     auto text = xml::read_text_file(path, "claim domain XML");
     if (!text) return text.error();
@@ -34,7 +37,16 @@ Result<plugin::HostClaims> load_claims(const ClaimSourceOptions& options, const 
     if (!from_file.warnings.empty()) {
       return make_error("InvalidClaim", "--claim " + path + ": " + from_file.warnings.front());
     }
-    for (auto& claim : from_file.claims) claims.claims.push_back(std::move(claim));
+    for (auto& claim : from_file.claims) {
+      for (std::size_t i = 0; i < claims.claims.size(); ++i) {
+        if (is_same_guest(claim.name, claim.uuid, claims.claims[i].name, claims.claims[i].uuid)) {
+          return make_error("InvalidClaim", "--claim " + path + ": guest '" + claim.name + "' is counted already (" +
+                                                origins[i] + "); give each guest once");
+        }
+      }
+      claims.claims.push_back(std::move(claim));
+      origins.push_back("--claim " + path);
+    }
   }
   if (options.include_defined) {
     // Defined guests hold a reservation only when numaplace placed them.

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <sstream>
 
@@ -19,10 +20,13 @@
 #include "numaplace/rank_flags.h"
 #include "placement/lifecycle/host_ranking.h"
 #include "plugin/sources/host_json.h"
+#include "plugin/sources/json_fields.h"
 #include "xml/capabilities_reader.h"
 #include "xml/domain_reader.h"
+#include "xml/placement_record.h"
 #include "xml/xml_document.h"
 #include "placement/model/text_items.h"
+#include "placement/model/utf8_text.h"
 #include "plugin/service/json_text.h"
 
 namespace numaplace::cli {
@@ -71,15 +75,19 @@ Status load_json_file(NamedHosts& out, const fs::path& path, const std::string& 
     std::string line;
     for (std::size_t n = 1; std::getline(lines, line); ++n) {
       if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      auto parsed = nlohmann::json::parse(line, nullptr, false);
+      auto [parsed, repeated] = plugin::json_fields::parse_json(line);
       const std::string where = path.string() + " line " + std::to_string(n);
       if (parsed.is_discarded()) return make_error("InvalidHostJson", where + " is not JSON");
+      if (!repeated.empty()) return make_error("InvalidHostJson", where + ": " + plugin::json_fields::repeated_member_problem(repeated));
       if (auto added = add_json_host(out, parsed, stem + ":" + std::to_string(n), where); !added) return added.error();
     }
     return Done{};
   }
-  auto parsed = nlohmann::json::parse(text, nullptr, false);
+  auto [parsed, repeated] = plugin::json_fields::parse_json(text);
   if (parsed.is_discarded()) return make_error("InvalidHostJson", path.string() + " is not valid JSON");
+  if (!repeated.empty()) {
+    return make_error("InvalidHostJson", path.string() + ": " + plugin::json_fields::repeated_member_problem(repeated));
+  }
   const nlohmann::json* list = &parsed;
   const bool wrapped = parsed.is_object() && parsed.contains("hosts");
   if (wrapped) list = &parsed["hosts"];
@@ -119,8 +127,14 @@ Status load_file(NamedHosts& out, const fs::path& path, bool in_directory) {
   auto text = xml::read_text_file(path.string(), "host file");
   if (!text) return text.error();
   if (ext == ".json" || ext == ".jsonl") return load_json_file(out, path, *text);
+  const std::size_t first = text->find_first_not_of(" \t\r\n");
+  if (first != std::string::npos && ((*text)[first] == '{' || (*text)[first] == '[')) {
+    return load_json_file(out, path, *text);  // JSON by its content, whatever the file is called
+  }
   const std::string root = root_element(*text);
   if (root != "topology" && root != "capabilities") {
+    // Text that is no XML at all (UTF-16, a binary, a malformed file) is named as place names it.
+    if (auto doc = xml::parse_document(*text, "host file '" + path.string() + "'"); !doc) return doc.error();
     if (in_directory) {
       std::cerr << "numaplace: skipping " << path.string() << ": <" << root << "> is not a host description\n";
       return Done{};
@@ -163,7 +177,42 @@ Result<NamedHosts> load_hosts(const std::vector<std::string>& sources) {
     }
   }
   if (out.hosts.empty()) return make_error("InvalidArgument", "no hosts found in --hosts");
+  // Rows a scheduler tells apart by name: a name twice (a file given twice, two JSON hosts or two
+  // files of one name) would rank one host twice or two as one.
+  std::map<std::string, std::size_t> seen;
+  for (std::size_t i = 0; i < out.names.size(); ++i) {
+    if (auto [at, fresh] = seen.emplace(out.names[i], i); !fresh) {
+      return make_error("InvalidArgument", "two hosts are named '" + printable_text(out.names[i]) + "' (hosts " +
+                                               std::to_string(at->second + 1) + " and " + std::to_string(i + 1) +
+                                               " read); give each host a name of its own (a JSON host's \"name\", "
+                                               "or files of different names) and each file once");
+    }
+  }
   return out;
+}
+
+// The operator's binding elements a domain carries ("<vcpu cpuset>, <vcpupin>"), which rank does
+// not apply; "" without any.
+std::string bound_elements(const xmlDoc* doc) {
+  const xmlNode* root = xmlDocGetRootElement(doc);
+  std::string found;
+  auto note = [&](const std::string& element) { found += (found.empty() ? "" : ", ") + element; };
+  for (const xmlNode* node = root != nullptr ? root->children : nullptr; node != nullptr; node = node->next) {
+    if (node->type != XML_ELEMENT_NODE) continue;
+    const std::string name = reinterpret_cast<const char*>(node->name);
+    if (name == "vcpu" && xmlHasProp(node, reinterpret_cast<const xmlChar*>("cpuset")) != nullptr) note("<vcpu cpuset>");
+    if (name == "numatune") note("<numatune>");
+    if (name == "cputune") {
+      for (const xmlNode* pin = node->children; pin != nullptr; pin = pin->next) {
+        if (pin->type != XML_ELEMENT_NODE) continue;
+        const std::string pin_name = reinterpret_cast<const char*>(pin->name);
+        if ((pin_name == "vcpupin" || pin_name == "emulatorpin") && found.find("<" + pin_name + ">") == std::string::npos) {
+          note("<" + pin_name + ">");
+        }
+      }
+    }
+  }
+  return found;
 }
 
 Result<GuestRequest> guest_request(const RankCliOptions& o) {
@@ -184,6 +233,35 @@ Result<GuestRequest> guest_request(const RankCliOptions& o) {
     if (!summary) return summary.error();
     request.vcpus = summary->vcpus;
     request.memory_kib = summary->memory_kib;
+    // As place: without --spec and --image-prop the request stored in the domain is the guest's.
+    if (request.flavor_specs.empty() && request.image_props.empty()) {
+      auto stored = xml::read_stored_request(doc->get(), what);
+      if (!stored) return stored.error();
+      if (*stored) {
+        request.flavor_specs = (*stored)->flavor_specs;
+        request.image_props = (*stored)->image_props;
+        std::cerr << "numaplace: using the request stored in " << what << " (--spec to give another)\n";
+        if (!(*stored)->pci_addresses.empty()) {
+          std::cerr << "numaplace: note: its PCI devices (" << (*stored)->pci_addresses.size()
+                    << ") name one host's addresses and are not checked on the others; place checks them\n";
+        }
+      }
+    }
+    // A page size the domain's <memoryBacking> gives every cell is asked for, as place asks for it.
+    const bool names_page_size = request.flavor_specs.count("hw:mem_page_size") != 0 ||
+                                 request.image_props.count("hw_mem_page_size") != 0;
+    if (!names_page_size && summary->hugepage_kib > 4 && summary->hugepage_pages.empty()) {
+      request.flavor_specs["hw:mem_page_size"] = std::to_string(summary->hugepage_kib);
+      std::cerr << "numaplace: " << what << "'s <memoryBacking><hugepages> asks for " << summary->hugepage_kib
+                << " KiB pages: ranked as hw:mem_page_size=" << summary->hugepage_kib << "\n";
+    } else if (!names_page_size && !summary->hugepage_pages.empty()) {
+      std::cerr << "numaplace: note: " << what << "'s <page> elements give its cells their own page sizes, "
+                   "which rank does not check (place does): ask with hw:mem_page_size to have huge pages ranked\n";
+    }
+    if (auto bound = bound_elements(doc->get()); !bound.empty()) {
+      std::cerr << "numaplace: note: " << what << "'s " << bound
+                << " are not applied by rank; place keeps the guest within them on the host chosen\n";
+    }
   }
   if (o.vcpus > 0) request.vcpus = o.vcpus;
   if (o.memory_mib > 0) request.memory_kib = o.memory_mib * 1024;
@@ -248,12 +326,17 @@ int run_rank(const RankCliOptions& o) {
                                 {"refused", refused}}, 2)
               << '\n';
   } else {
-    std::cout << std::left << std::setw(6) << "rank" << std::setw(24) << "host" << std::setw(7) << "score"
-              << "cells\n";
+    // The host column as wide as the longest name shown, so that a long name never runs into its
+    // score; names with control characters print them escaped.
+    std::size_t width = 4;
+    for (std::size_t i = 0; i < shown; ++i) width = std::max(width, printable_text(hosts->names[(*ranked)[i].index]).size());
+    std::cout << std::left << std::setw(6) << "rank" << std::setw(static_cast<int>(width + 2)) << "host" << std::setw(7)
+              << "score" << "cells\n";
     for (std::size_t i = 0; i < shown; ++i) {
       const RankedHost& r = (*ranked)[i];
-      std::cout << std::left << std::setw(6) << i + 1 << std::setw(24) << hosts->names[r.index] << std::setw(7)
-                << r.score << (r.placement ? cells_text(*r.placement) : "(no NUMA topology)") << '\n';
+      std::cout << std::left << std::setw(6) << i + 1 << std::setw(static_cast<int>(width + 2))
+                << printable_text(hosts->names[r.index]) << std::setw(7) << r.score
+                << (r.placement ? cells_text(*r.placement) : "(no NUMA topology)") << '\n';
     }
     const std::size_t refused = ranked->size() - fitting;
     if (refused > 0) {
@@ -261,7 +344,7 @@ int run_rank(const RankCliOptions& o) {
                 << '\n';
       if (o.explain) {
         for (const auto& r : *ranked) {
-          if (!r.fits) std::cout << "  " << hosts->names[r.index] << ": " << indented(r.reason) << '\n';
+          if (!r.fits) std::cout << "  " << printable_text(hosts->names[r.index]) << ": " << indented(r.reason) << '\n';
         }
       }
     }
@@ -283,7 +366,11 @@ Command register_rank(CLI::App& app) {
       "JSON hosts in the nova-fit schema (one object, a list, or {\"hosts\": [...]}, with usage), .jsonl\n"
       "files (one host a line), or a directory of them (other XML files there are skipped with a note).\n"
       "The guest's size comes from --vcpus and --memory (both together) or from --domain (not with them);\n"
-      "neither is a usage error (exit 2). --spec and --image-prop give its NUMA request, as for place.\n"
+      "neither is a usage error (exit 2). --spec and --image-prop give its NUMA request, as for place;\n"
+      "without them a --domain's stored request (its numaplace metadata) is used, and a page size its\n"
+      "<memoryBacking><hugepages> gives every cell is asked for (stderr says so). Its pins and nodesets\n"
+      "(<vcpu cpuset>, <vcpupin>, <emulatorpin>, <numatune>) are not applied: stderr names them, and\n"
+      "place keeps the guest within them on the host chosen.\n"
       "Strategies: --strategy, --ratio-shape, --ratio-weights and --pack choose each host's cells as they do\n"
       "for place (default adaptive); the hosts that fit are then scored by the counterpart: pack by\n"
       "MostAllocated, ratio by RequestedToCapacityRatio (the same --ratio-shape), the others by\n"
@@ -330,8 +417,13 @@ Command register_rank(CLI::App& app) {
                    "RequestedToCapacityRatio (ratio, by --ratio-shape)")
       ->check(CLI::IsMember({"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"}));
   // The flags' names before rank shared place's; kept so that scripts keep working.
-  rank->add_option("--shape", options->strategies.cells.ratio_shape, "the old name of --ratio-shape")->group("");
-  rank->add_flag("--pack-cells", options->strategies.cells.nova_pack, "the old name of --pack")->group("");
+  // Each excludes its new name: both given, one would win without a word.
+  rank->add_option("--shape", options->strategies.cells.ratio_shape, "the old name of --ratio-shape")
+      ->group("")
+      ->excludes(rank->get_option("--ratio-shape"));
+  rank->add_flag("--pack-cells", options->strategies.cells.nova_pack, "the old name of --pack")
+      ->group("")
+      ->excludes(rank->get_option("--pack"));
   rank->add_flag("--explain", options->explain, "say why each refused host was refused, per guest and host cell");
   rank->add_flag("--json", options->json, "print the ranking as JSON");
   rank->add_option("--top", options->top, "show only the best N hosts (0, the default: all)")

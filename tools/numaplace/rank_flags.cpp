@@ -17,6 +17,10 @@ bool is_host_scoring_name(const std::string& name) {
 // (MostAllocated), ratio scores them by the same shape, every other strategy spreads them
 // (LeastAllocated, as Nova's RAM weigher does by default). --ratio-weights weigh both.
 Result<scoring::ScoringConfig> scoring_config(const RankStrategyFlags& o, Strategy cell_strategy) {
+  if (!o.host_strategy.empty() && is_host_scoring_name(o.cells.strategy) && o.cells.strategy != o.host_strategy) {
+    return make_error("InvalidArgument", "--strategy " + o.cells.strategy + " and --host-strategy " + o.host_strategy +
+                                             " name two host scorings; give one (--host-strategy)");
+  }
   std::string name = !o.host_strategy.empty() ? o.host_strategy
                      : is_host_scoring_name(o.cells.strategy) ? o.cells.strategy
                      : cell_strategy == Strategy::Pack        ? "MostAllocated"

@@ -2,6 +2,7 @@
 // numaplace topology: the host's cells, CPUs, memory, pages, distances, PCI
 // devices, and who holds what, as a table, JSON, or a host map (SVG, HTML: host_map.h).
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -62,6 +63,17 @@ int run_topology(const TopologyOptions& o) {
     return report(make_error("UsageError", "--svg - and --html - would both write to stdout; give one of them a file"),
                   false);
   }
+  // One file for both (by any spelling of its path, a link included) would hold only the second.
+  if (!o.svg_file.empty() && !o.html_file.empty() && o.svg_file != "-" && o.html_file != "-") {
+    std::error_code ec;
+    const auto svg = std::filesystem::weakly_canonical(o.svg_file, ec);
+    const auto html = std::filesystem::weakly_canonical(o.html_file, ec);
+    if (o.svg_file == o.html_file || (!ec && svg == html)) {
+      return report(make_error("UsageError", "--svg " + o.svg_file + " and --html " + o.html_file +
+                                                 " name one file; give each its own"),
+                    false);
+    }
+  }
   const HostSourceOptions source = with_default_host(o.host);
   auto host = load_host(source);
   if (!host) return report(host.error(), o.json);
@@ -114,8 +126,9 @@ Command register_topology(CLI::App& app) {
           "per size), pci (address, numa_node, vendor_id, product_id, class_id, is_pf, parent_pf, allocated,\n"
           "held_by: the guest whose <hostdev> holds it), accounting, allocation_ratio, unbound_memory_kib, and\n"
           "guests (name, uuid, running, placed_by_numaplace, cells, pci_devices, unbound_memory_kib,\n"
-          "unbound_vcpus); an error is {\"error\": {\"name\", \"message\"}}. CPU lists are arrays of ids\n"
-          "(an empty one is []). It is the host JSON that rank --hosts and the library (np_host_from_json)\n"
+          "unbound_vcpus); an error is {\"error\": {\"name\", \"message\"}}. The cells' CPU lists are arrays\n"
+          "of ids (an empty one is []); the guests' cells give theirs as cpulist strings (\"0-3,8\", \"\" when\n"
+          "empty). It is the host JSON that rank --hosts and the library (np_host_from_json)\n"
           "read back, the guests' use already in each cell's usage (\"free\" and \"guests\" are ignored there).\n"
           "\n"
           "--svg FILE draws the same host model as a picture: each cell with its cores (thread siblings\n"

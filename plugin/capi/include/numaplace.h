@@ -153,7 +153,9 @@ NP_EXPORT np_status np_place(const np_host* host, const char* domain_xml, const 
 NP_EXPORT const char* np_result_xml(const np_result* result);
 /* {"domain": NAME, "uuid": UUID, "placed": bool, "request_from_metadata": bool,
  *  "replacement": {"kind": "fresh" | "kept" | "repinned" | "moved", "repinned_cells": [...],
- *                  "why": TEXT | null}   (how a placement recorded in the domain was used),
+ *                  "why": TEXT | null, "refreshed": TEXT | null}   (how a placement recorded in the
+ *                  domain was used; "refreshed": kept cells that now float on other CPUs than
+ *                  the record said, and which),
  *  "cells": [{"guest_cell", "host_cell", "guest_cpus", "host_cpus", "memory_kib",
  *             "pagesize_kib", "pinning": {"VCPU": PCPU}, "cpuset_reserved", "isolated_cpus"}],
  *  "narrowings": [{"guest", "uuid", "running", "thread": "vcpu"|"emulator"|"iothread", "id",

@@ -5,6 +5,7 @@
 
 #include <filesystem>
 
+#include "plugin/sources/host_json.h"
 #include "support/test_paths.h"
 #include "xml/xml_document.h"
 
@@ -19,6 +20,22 @@ HostTopology read_sample(const std::string& name) {
   auto host = read_capabilities(*text);
   EXPECT_TRUE(host.ok()) << host.error().message;
   return host.ok() ? *host : HostTopology{};
+}
+
+// Sibling lists that disagree (cpu 1 says 1-2, cpu 0 says 0-1) are one core, so that no CPU counts
+// in two cores and the host's JSON reads back (the JSON reader refuses a CPU in two groups).
+TEST(CapabilitiesReader, SiblingGroupsThatShareACpuAreOneCore) {
+  auto host = read_capabilities(
+      "<capabilities><host><topology><cells num='1'><cell id='0'><memory unit='KiB'>1048576</memory>"
+      "<cpus num='4'><cpu id='0' siblings='0-1'/><cpu id='1' siblings='1-2'/><cpu id='2'/><cpu id='3' siblings='3'/>"
+      "</cpus></cell></cells></topology></host></capabilities>");
+  ASSERT_TRUE(host.ok()) << host.error().message;
+  ASSERT_EQ(host->cells[0].siblings.size(), 2u);
+  EXPECT_EQ(to_cpu_list(host->cells[0].siblings[0]), "0-2");
+  EXPECT_EQ(to_cpu_list(host->cells[0].siblings[1]), "3");
+  auto again = plugin::host_from_json_text(plugin::host_to_json(*host).dump());
+  ASSERT_TRUE(again.ok()) << again.error().message;
+  EXPECT_EQ(again->cells[0].siblings, host->cells[0].siblings);
 }
 
 TEST(CapabilitiesReader, ReadsCellsCpusSiblingsMemoryPagesAndDistances) {

@@ -89,5 +89,14 @@ TEST(XmlTextProperty, AProblemIsNamedExactlyWhenLibxml2RefusesTheText) {
   EXPECT_GT(refused, 3000);
 }
 
+// The message names the earliest problem, of whichever kind.
+TEST(XmlText, TheEarliestProblemIsTheOneNamed) {
+  EXPECT_EQ(xml_text_problem("a\x01" "b\xff"), "holds the control character 0x01 at byte 2");
+  EXPECT_EQ(xml_text_problem("a\xff" "b\x01"), "holds the byte 0xff at byte 2, which is not UTF-8");
+  EXPECT_EQ(xml_text_problem("\xef\xbf\xbe\xff"), "holds U+FFFE at byte 1, which XML cannot hold");
+  EXPECT_EQ(xml_text_problem("\xc3\x01"), "ends inside a UTF-8 sequence at byte 1");
+  EXPECT_EQ(xml_text_problem("caf\xc3\xa9\t\n"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace numaplace::xml

@@ -797,10 +797,6 @@ TEST_F(FitApi, FitHostsCellsRefusesBadArgumentsAndWritesNothing) {
   EXPECT_EQ(verdicts[1], 1);
 }
 
-// Nova's own answers (the nova-fit vectors, made by running Nova 26.2.2) through the C ABI alone:
-// the request in its flavor form, the host as np_host_from_json reads it, the packing option as
-// cell_order. The kind, Nova's error class, and for a fit each guest cell's host cell and page size
-// must be Nova's (expect_fixed where Nova's answer is inconsistent).
 // Whether iconv (glibc's own UTF-8 decoder, written apart from numaplace's) reads `text` as UTF-8.
 bool iconv_reads_utf8(const std::string& text) {
   iconv_t to_utf32 = iconv_open("UTF-32LE", "UTF-8");
@@ -888,6 +884,10 @@ TEST(FitApiProperty, TextThatIsNotUtf8IsRefusedNamedAndNeverEchoed) {
   np_host_free(host);
 }
 
+// Nova's own answers (the nova-fit vectors, made by running Nova 26.2.2) through the C ABI alone:
+// the request in its flavor form, the host as np_host_from_json reads it, the packing option as
+// cell_order. The kind, Nova's error class, and for a fit each guest cell's host cell and page size
+// must be Nova's (expect_fixed where Nova's answer is inconsistent).
 TEST(FitApiNova, AnswersAsNovaOnEveryReferenceVector) {
   int checked = 0;
   for (const char* file : {"conformance/nova/edge.jsonl", "conformance/nova/fit.jsonl", "conformance/nova/perf.jsonl"}) {

@@ -4,7 +4,8 @@
 // level, in a cell, its usage or a page pool: the host is refused as InvalidHostJson naming the
 // misspelt member, never read with that field silently missing. A misspelling that happens to be
 // another field of the same level (memory_mib -> memory_kib) is not a misspelling and is skipped.
-// The fields of each level are this file's own list, from the schema in host_json.h.
+// The fields of each level are this file's own list, from the schema in host_json.h. And a member
+// given twice in any object is refused naming it (the text written by this file's own writer).
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -93,6 +94,68 @@ TEST(HostJsonSpellingProperty, AMisspeltMemberAtAnyLevelIsRefusedNamingIt) {
   }
   EXPECT_GT(refused, 2500);
   EXPECT_LT(skipped, 400);
+}
+
+// The text of `value` (nlohmann's own dump for scalars and arrays of them), with the member
+// `member` of the object numbered `target` (objects counted in document order) written twice,
+// first with `first` as its value: nlohmann's parser would keep the second without a word.
+std::string with_member_twice(const nlohmann::json& value, int& counter, int target, const std::string& member,
+                              const nlohmann::json& first) {
+  if (value.is_object()) {
+    const bool here = counter++ == target;
+    std::string out = "{";
+    for (auto it = value.begin(); it != value.end(); ++it) {
+      if (out.size() > 1) out += ",";
+      if (here && it.key() == member) out += nlohmann::json(it.key()).dump() + ":" + first.dump() + ",";
+      out += nlohmann::json(it.key()).dump() + ":" + with_member_twice(it.value(), counter, target, member, first);
+    }
+    return out + "}";
+  }
+  if (value.is_array()) {
+    std::string out = "[";
+    for (const auto& item : value) out += (out.size() > 1 ? "," : "") + with_member_twice(item, counter, target, member, first);
+    return out + "]";
+  }
+  return value.dump();
+}
+
+// Every object of `value` in document order, as the writer above counts them.
+void objects_of(const nlohmann::json& value, std::vector<const nlohmann::json*>& out) {
+  if (value.is_object()) out.push_back(&value);
+  if (value.is_structured()) {
+    for (const auto& item : value) objects_of(item, out);
+  }
+}
+
+// A member given twice in any object of a host (a cell's "pinned_cpus" twice, the second naming
+// fewer pCPUs) is refused naming it, where nlohmann alone would keep the second; the same text
+// without the repeat reads.
+TEST(HostJsonSpellingProperty, AMemberGivenTwiceInAnyObjectIsRefusedNamingIt) {
+  const std::vector<nlohmann::json> hosts = vector_hosts();
+  std::mt19937 rng(20261209);
+  int refused = 0;
+  for (int round = 0; round < 1500; ++round) {
+    const nlohmann::json& host = hosts[rng() % hosts.size()];
+    std::vector<const nlohmann::json*> objects;
+    objects_of(host, objects);
+    const int target = static_cast<int>(rng() % objects.size());
+    const nlohmann::json& object = *objects[static_cast<std::size_t>(target)];
+    if (object.empty()) continue;
+    auto member = object.begin();
+    std::advance(member, static_cast<long>(rng() % object.size()));
+    int counter = 0;
+    const std::string once = with_member_twice(host, counter, -1, "", nullptr);
+    ASSERT_TRUE(plugin::host_from_json_text(once).ok()) << once;
+    counter = 0;
+    const std::string twice = with_member_twice(host, counter, target, member.key(), nlohmann::json("first"));
+    auto read = plugin::host_from_json_text(twice);
+    ASSERT_FALSE(read.ok()) << twice;
+    EXPECT_EQ(read.error().name, "InvalidHostJson");
+    EXPECT_NE(read.error().message.find("member \"" + member.key() + "\" is given twice"), std::string::npos)
+        << read.error().message;
+    ++refused;
+  }
+  EXPECT_GT(refused, 1000);
 }
 
 }  // namespace

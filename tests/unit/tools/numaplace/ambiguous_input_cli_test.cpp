@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Input that says one thing twice, or two things at once, is a named error rather than one of
+// them winning without a word (a new-user audit's findings): a member given twice in a JSON host,
+// two hosts of one name for rank, one guest claimed twice, one file for --svg and --html, a host
+// scoring named by --strategy and --host-strategy, a weight given twice, a bad lock timeout; and
+// rank --domain uses the request the domain stores, as place does.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "support/cli_runner.h"
+#include "support/test_paths.h"
+
+namespace numaplace {
+namespace {
+
+using numaplace::testing::CliRun;
+using numaplace::testing::kExample;
+using numaplace::testing::run;
+using numaplace::testing::shared_path;
+using numaplace::testing::source_path;
+
+struct TempDir {
+  std::filesystem::path path =
+      std::filesystem::temp_directory_path() / ("numaplace-ambiguous-" + std::to_string(getpid()));
+  TempDir() { std::filesystem::create_directories(path); }
+  ~TempDir() { std::filesystem::remove_all(path); }
+  std::string file(const std::string& name, const std::string& text) const {
+    const std::string at = (path / name).string();
+    std::ofstream(at) << text;
+    return at;
+  }
+};
+
+const std::string kHostCell = R"({"id": 0, "cpus": "0-7", "memory_mib": 8192})";
+
+TEST(AmbiguousInput, AJsonHostGivingAMemberTwiceIsRefusedNamingIt) {
+  TempDir dir;
+  const std::string host = dir.file("twice.json", R"({"name": "h", "cells": [{"id": 0, "cpus": "0-7", "memory_mib": 65536,
+      "memory_mib": 1024, "usage": {"pinned_cpus": "0-5", "pinned_cpus": "7"}}]})");
+  CliRun r = run("rank --hosts " + host + " --vcpus 2 --memory 512");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("InvalidHostJson: " + host + ": member \"memory_mib\" is given twice in one object"),
+            std::string::npos) << r.err;
+}
+
+TEST(AmbiguousInput, RankRefusesTwoHostsOfOneNameAndReadsJsonByItsContent) {
+  TempDir dir;
+  const std::string two = dir.file("two.json", "[{\"name\": \"h1\", \"cells\": [" + kHostCell + "]}, {\"name\": \"h1\", \"cells\": [" +
+                                                   kHostCell + "]}]");
+  CliRun r = run("rank --hosts " + two + " --vcpus 2 --memory 512");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("two hosts are named 'h1'"), std::string::npos) << r.err;
+  const std::string one = dir.file("one.txt", "{\"name\": \"j1\", \"cells\": [" + kHostCell + "]}");
+  CliRun given_twice = run("rank --hosts " + one + " --hosts " + one + " --vcpus 2 --memory 512");
+  EXPECT_EQ(given_twice.exit_code, 1) << given_twice.err;
+  EXPECT_NE(given_twice.err.find("two hosts are named 'j1'"), std::string::npos) << given_twice.err;
+  CliRun by_content = run("rank --hosts " + one + " --vcpus 2 --memory 512");
+  EXPECT_EQ(by_content.exit_code, 0) << by_content.err;
+  EXPECT_NE(by_content.out.find("j1"), std::string::npos) << by_content.out;
+}
+
+TEST(AmbiguousInput, RankNamesContradictoryFlags) {
+  TempDir dir;
+  const std::string host = dir.file("h.json", "{\"name\": \"h\", \"cells\": [" + kHostCell + "]}");
+  const std::string base = "rank --hosts " + host + " --vcpus 2 --memory 512";
+  CliRun scorings = run(base + " --strategy MostAllocated --host-strategy LeastAllocated");
+  EXPECT_EQ(scorings.exit_code, 1) << scorings.err;
+  EXPECT_NE(scorings.err.find("name two host scorings"), std::string::npos) << scorings.err;
+  EXPECT_EQ(run(base + " --strategy MostAllocated --host-strategy MostAllocated").exit_code, 0);
+  CliRun shapes = run(base + " --strategy ratio --ratio-shape 0:10,100:0 --shape 0:0,100:10");
+  EXPECT_EQ(shapes.exit_code, 2) << shapes.err;
+  CliRun weights = run(base + " --ratio-weights cpu=2,cpu=1");
+  EXPECT_EQ(weights.exit_code, 1) << weights.err;
+  EXPECT_NE(weights.err.find("the cpu weight is given twice"), std::string::npos) << weights.err;
+}
+
+TEST(AmbiguousInput, OneGuestClaimedTwiceIsRefused) {
+  const std::string claim = shared_path("samples/libvirt/domain-testdriver-2cell.xml");
+  CliRun r = run("audit --capabilities " + shared_path("samples/libvirt/caps-2cell.xml") + " --claim " + claim +
+                 " --claim " + claim);
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("InvalidClaim: --claim " + claim + ": guest 'numa-test' is counted already (--claim " + claim + ")"),
+            std::string::npos) << r.err;
+}
+
+TEST(AmbiguousInput, OneFileForSvgAndHtmlIsAUsageErrorWithNothingWritten) {
+  TempDir dir;
+  const std::string same = (dir.path / "same.out").string();
+  for (const std::string& second : {same, (dir.path / "." / "same.out").string()}) {
+    CliRun r = run("topology --capabilities " + shared_path("samples/libvirt/caps-2cell.xml") + " --svg " + same +
+                   " --html " + second);
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("name one file; give each its own"), std::string::npos) << r.err;
+    EXPECT_FALSE(std::filesystem::exists(same));
+  }
+}
+
+TEST(AmbiguousInput, ABadLockTimeoutIsNamed) {
+  TempDir dir;
+  CliRun r = run("define " + kExample + " -c test:///default --spec hw:numa_nodes=2",
+                 "NUMAPLACE_LOCK_TIMEOUT=abc NUMAPLACE_LOCK_FILE=" + (dir.path / "host.lock").string());
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("NUMAPLACE_LOCK_TIMEOUT 'abc' is not a whole number of seconds"), std::string::npos) << r.err;
+}
+
+TEST(AmbiguousInput, RankDomainUsesTheRequestTheDomainStores) {
+  TempDir dir;
+  const std::string placed = (dir.path / "placed.xml").string();
+  ASSERT_EQ(run("place " + kExample + " --capabilities " + shared_path("samples/libvirt/caps-2cell.xml") +
+                " --spec hw:numa_nodes=2 --spec hw:cpu_policy=dedicated -o " + placed).exit_code, 0);
+  // 8 dedicated vCPUs over two cells: a host of one 8-CPU cell cannot take them, a plain 8-vCPU guest fits it.
+  const std::string host = dir.file("small.json", "{\"name\": \"small\", \"cells\": [" + kHostCell + "]}");
+  CliRun stored = run("rank --hosts " + host + " --domain " + placed);
+  EXPECT_EQ(stored.exit_code, 3) << stored.out << stored.err;
+  EXPECT_NE(stored.err.find("using the request stored in"), std::string::npos) << stored.err;
+  CliRun plain = run("rank --hosts " + host + " --domain " + source_path("examples/guest-8vcpu-4g.xml"));
+  EXPECT_EQ(plain.exit_code, 0) << plain.out << plain.err;
+}
+
+}  // namespace
+}  // namespace numaplace

@@ -209,6 +209,15 @@ HostTopology parse(const json& host, const std::string& what) {
     topology.cells.push_back(std::move(cell));
   }
   if (const auto problem = cell_cpu_problem(topology)) bad(what + ".cells", *problem);
+  // A distance row is one distance per cell, in the cells' order; another length cannot be read.
+  for (std::size_t i = 0; i < topology.cells.size(); ++i) {
+    const std::size_t given = topology.cells[i].distances.size();
+    if (given != 0 && given != topology.cells.size()) {
+      bad(what + ".cells[" + std::to_string(i) + "].distances",
+          "lists " + std::to_string(given) + " distances for " + std::to_string(topology.cells.size()) +
+              " cells; give one per cell, in the cells' order (or none)");
+    }
+  }
   if (const json* pci = field(host, "pci")) topology.pci = pci_list_of(*pci, what + ".pci");
   // Nova's host model, Nova's accounting, unless the host says otherwise.
   topology.accounting = Accounting::Nova;

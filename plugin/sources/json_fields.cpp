@@ -125,11 +125,10 @@ CpuSet cpus_of(const json& value, const std::string& where) {
   for (std::size_t i = 0; i < value.size(); ++i) {
     const json& id = value[i];
     // The usual id is read without making its location's text, which only an error needs.
-    if (id.is_number_unsigned() && id.get<std::uint64_t>() <= kMaxCpuId) {
-      set.insert(static_cast<std::uint32_t>(id.get<std::uint64_t>()));
-      continue;
-    }
-    set.insert(static_cast<std::uint32_t>(unsigned_of(id, where + "[" + std::to_string(i) + "]", kMaxCpuId)));
+    const auto cpu = id.is_number_unsigned() && id.get<std::uint64_t>() <= kMaxCpuId
+                         ? static_cast<std::uint32_t>(id.get<std::uint64_t>())
+                         : static_cast<std::uint32_t>(unsigned_of(id, where + "[" + std::to_string(i) + "]", kMaxCpuId));
+    set.insert(cpu);  // a CPU listed twice is one CPU: writers join overlapping sets (Nova's cpuset and pcpuset)
   }
   return set;
 }
@@ -214,7 +213,15 @@ NetworkAffinity network_of(const json& value, const std::string& where) {
 
 std::uint64_t memory_of(const json& object, const std::string& where, bool required) {
   constexpr std::uint64_t kMaxKib = std::uint64_t{1} << 50;  // 1 EiB
-  if (const json* kib = field(object, "memory_kib")) return unsigned_of(*kib, where + ".memory_kib", kMaxKib);
+  if (const json* kib = field(object, "memory_kib")) {
+    const std::uint64_t memory_kib = unsigned_of(*kib, where + ".memory_kib", kMaxKib);
+    // Both, as np_derive writes them, must say the same; which was meant cannot be told otherwise.
+    if (const json* mib = field(object, "memory_mib");
+        mib != nullptr && unsigned_of(*mib, where + ".memory_mib", kMaxKib / 1024) * 1024 != memory_kib) {
+      bad(where, "gives memory_mib and memory_kib that differ; give one");
+    }
+    return memory_kib;
+  }
   if (const json* mib = field(object, "memory_mib")) return unsigned_of(*mib, where + ".memory_mib", kMaxKib / 1024) * 1024;
   if (required) bad(where, "has neither memory_mib nor memory_kib");
   return 0;

@@ -171,7 +171,13 @@ Result<HostTopology> read_capabilities(std::string_view text, std::string_view w
     if (distances[i].empty()) continue;
     for (const auto& other : host.cells) {
       auto it = distances[i].find(other.id);
-      host.cells[i].distances.push_back(it != distances[i].end() ? it->second : (other.id == host.cells[i].id ? 10 : 20));
+      // A row that names some cells but not this one: a guessed distance would be read as libvirt's.
+      if (it == distances[i].end() && other.id != host.cells[i].id) {
+        return make_error("InvalidNumaDistances", name + ": cell " + std::to_string(host.cells[i].id) +
+                                                      " gives distances but none to cell " + std::to_string(other.id) +
+                                                      "; give one <sibling> per cell, or none");
+      }
+      host.cells[i].distances.push_back(it != distances[i].end() ? it->second : 10);
     }
   }
   return host;

@@ -132,7 +132,7 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
                       " pinned by guests)");
       }
       return misfit("needs " + mib(want_kib) + " of memory for a pinned cell, " + name_of(cell) + " has " +
-                    signed_mib(free_memory) + " free (" + mib(cell.usage.memory_kib) + " used by guests)");
+                    signed_mib(free_memory) + " free (" + mib(cell.usage.memory_kib) + " in use (by guests, or reserved for the host))");
     }
   }
   // On a real host (Exclusive accounting) the pCPUs this cell takes leave the floating set: the
@@ -181,7 +181,7 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
       return misfit("needs " + mib(want_kib) + " of memory for a pinned cell, " + name_of(cell) + " has " +
                     signed_mib(static_cast<double>(cell.memory_kib) * host.ratio.ram -
                                static_cast<double>(cell.usage.memory_kib)) +
-                    " left (" + mib(cell.usage.memory_kib) + " used by guests, RAM ratio " +
+                    " left (" + mib(cell.usage.memory_kib) + " in use (by guests, or reserved for the host), RAM ratio " +
                     format_ratio(host.ratio.ram) + ")");
     }
   }
@@ -208,7 +208,7 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
       }
       return misfit("needs " + mib(want_kib) + " of memory, " + name_of(cell) + " has " +
                     signed_mib(memory_limit - static_cast<double>(cell.usage.memory_kib)) + " left (" +
-                    mib(cell.usage.memory_kib) + " used by guests, RAM ratio " + format_ratio(host.ratio.ram) + ")");
+                    mib(cell.usage.memory_kib) + " in use (by guests, or reserved for the host), RAM ratio " + format_ratio(host.ratio.ram) + ")");
     }
   }
   out.fits = true;

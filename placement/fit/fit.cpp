@@ -169,9 +169,11 @@ AssignmentOutline outline(const HostTopology& host, const GuestTopology& guest, 
   return out;
 }
 
-// `pair_scoring`: the strategy that scored the pairs (adaptive's choice for this host).
+// `pair_scoring`: the strategy that scored the pairs (adaptive's choice for this host); `twins`:
+// some guest cells are of one shape, and assignments that only swap them are not told apart.
 std::string verdict_for(const FitOptions& options, Strategy pair_scoring, const AssignmentOutline& chosen,
-                        const std::optional<AssignmentOutline>& runner_up, const std::vector<std::uint32_t>& host_order) {
+                        const std::optional<AssignmentOutline>& runner_up, const std::vector<std::uint32_t>& host_order,
+                        bool twins) {
   const std::string name = to_string(pair_scoring);
   if (options.strategy == Strategy::Nova) {
     std::string ids;
@@ -181,7 +183,11 @@ std::string verdict_for(const FitOptions& options, Strategy pair_scoring, const 
            "; it does not compare assignments (--strategy adaptive, pack, spread or ratio score them)";
   }
   const std::string mine = "score " + std::to_string(chosen.score) + ", distance sum " + std::to_string(chosen.distance);
-  if (!runner_up) return "the only assignment that fits (" + mine + ")";
+  if (!runner_up) {
+    return std::string(twins ? "the only assignment that fits, but for swapping guest cells of one shape (which "
+                               "changes nothing)"
+                             : "the only assignment that fits") + " (" + mine + ")";
+  }
   const std::string theirs =
       "score " + std::to_string(runner_up->score) + ", distance sum " + std::to_string(runner_up->distance);
   if (chosen.score > runner_up->score) {
@@ -560,7 +566,11 @@ void explain_choice(const FitRun& run, FitExplanation& explain) {
       explain.runner_up = outline(run.host, run.guest, run.order, second->positions, run.matrices.scores);
     }
   }
-  explain.verdict = verdict_for(run.options, explain.scoring, *explain.chosen, explain.runner_up, explain.host_order);
+  bool twins = false;
+  for (std::size_t a = 0; a < run.guest.cells.size(); ++a) {
+    for (std::size_t b = a + 1; b < run.guest.cells.size(); ++b) twins = twins || same_shape(run, a, b);
+  }
+  explain.verdict = verdict_for(run.options, explain.scoring, *explain.chosen, explain.runner_up, explain.host_order, twins);
   if (!run.networks.empty()) explain.verdict += "; " + network_affinity_note(run);
   if (run.socket) {
     explain.verdict = "kept within the cells of socket " + std::to_string(*run.socket) +

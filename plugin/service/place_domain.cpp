@@ -392,6 +392,16 @@ void warn_moved_iothreads(Placing& p) {
   }
 }
 
+// An interleaved binding narrowed to fewer nodes than the operator listed interleaves less than was
+// asked (over one node, not at all): said, since the mode is kept and the nodeset alone changes.
+void warn_narrowed_interleave(Placing& p, const CpuSet& nodes) {
+  const auto& memory = p.constraints.memory;
+  if (memory.mode != "interleave" || !memory.nodeset || nodes == *memory.nodeset) return;
+  p.outcome.warnings.push_back("the domain's <numatune><memory mode='interleave' nodeset='" + to_cpu_list(*memory.nodeset) +
+                               "'> now interleaves over host cells " + to_cpu_list(nodes) +
+                               " only, those the guest was placed on");
+}
+
 // A confinement the operator's own elements allow: within the <numatune> nodeset, every
 // <vcpupin> and the <emulatorpin> reaching a pCPU of it.
 Status check_confinement(const Placing& p, const DefaultPlacement& confined, const CpuSet& nodes,
@@ -456,6 +466,7 @@ Result<std::optional<xml::ConfinementRecord>> confine(Placing& p) {
     for (auto& note : xml::write_confinement(p.doc.get(), nodes, confined->cpus, cell_cpus, p.constraints)) {
       p.outcome.warnings.push_back("the domain's " + note + ", the host cells and pCPUs it is confined to");
     }
+    warn_narrowed_interleave(p, nodes);
     record = xml::ConfinementRecord{nodes, confined->memory_split};
   }
   p.outcome.confinement = std::move(*confined);
@@ -612,6 +623,10 @@ Result<PlaceOutcome> place_with_topology(Placing& p, const GuestTopology& topolo
   // that thread kept out of reach, as long as the guest still fits: refused only when unavoidable.
   if (fit.placement && exclusive) {
     HostTopology sparing = p.view;
+    // What is said of the attempt kept, not of a later one given up.
+    RecordedPlacementUse kept_use = p.outcome.replacement;
+    std::optional<FitExplanation> kept_explanation;
+    if (p.request.explanation != nullptr) kept_explanation = *p.request.explanation;
     for (std::size_t spared = 0; spared < 64; ++spared) {
       const ThreadAffinity* starving = starving_thread(*p.request.other_guests, fit.placement->held_cpus());
       if (starving == nullptr) break;
@@ -622,7 +637,11 @@ Result<PlaceOutcome> place_with_topology(Placing& p, const GuestTopology& topolo
       FitResult again = fit_on(sparing);
       if (!again.placement) break;  // only a starving placement fits: plan_narrowing names it below
       fit = std::move(again);
+      kept_use = p.outcome.replacement;
+      if (p.request.explanation != nullptr) kept_explanation = *p.request.explanation;
     }
+    p.outcome.replacement = std::move(kept_use);
+    if (p.request.explanation != nullptr) *p.request.explanation = std::move(*kept_explanation);
   }
   p.outcome.rejections = fit.rejections;
   if (!fit.placement) {
@@ -650,6 +669,9 @@ Result<PlaceOutcome> place_with_topology(Placing& p, const GuestTopology& topolo
   }
   p.written = xml::write_placement(p.doc.get(), p.host, *fit.placement, p.constraints, p.tuning);
   warn_moved_iothreads(p);
+  CpuSet placed_nodes;
+  for (const auto& cell : fit.placement->cells) placed_nodes.insert(cell.host_cell);
+  warn_narrowed_interleave(p, placed_nodes);
   for (const auto& [cell, binding] : p.constraints.memnodes) {
     if (cell < fit.placement->cells.size()) continue;
     p.outcome.warnings.push_back("the domain's <memnode cellid='" + std::to_string(cell) + "'> is dropped: the guest "

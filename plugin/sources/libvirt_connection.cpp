@@ -43,7 +43,8 @@ Result<LibvirtConnection> LibvirtConnection::open_read_only(const std::string& u
   virConnect* conn = (*api)->virConnectOpenReadOnly(uri.c_str());
   if (conn == nullptr) {
     return make_error("HostUnavailable", "cannot connect to libvirt at '" + uri + "': " + last_libvirt_message() +
-                                             "; check the URI, or give the host as --capabilities FILE");
+                                             "; check the URI and that libvirt's daemon runs there (place, topology and "
+                                             "audit can read a saved host instead: --capabilities FILE)");
   }
   return LibvirtConnection(uri, conn);
 }

@@ -9,6 +9,7 @@
 #include "numaplace/exit_codes.h"
 #include "placement/lifecycle/audit.h"
 #include "placement/model/count_words.h"
+#include "placement/model/utf8_text.h"
 #include "plugin/service/json_text.h"
 
 namespace numaplace::cli {
@@ -46,7 +47,10 @@ int run_audit(const AuditOptions& o) {
     std::cout << "audit of " << describe_source(source) << ": " << count_of(guests->size(), "guest") << ", "
               << (findings.empty() ? "nothing found" : count_of(findings.size(), "finding")) << '\n';
     for (const auto& finding : findings) {
-      std::cout << finding_name(finding.kind) << ": " << finding.message << "\n  remedy: " << finding.remedy << '\n';
+      // One line each, whatever a guest's name holds (a newline or an escape sequence, libvirt refuses
+      // such names but a --claim file need not be libvirt's).
+      std::cout << finding_name(finding.kind) << ": " << printable_text(finding.message)
+                << "\n  remedy: " << printable_text(finding.remedy) << '\n';
     }
   }
   return findings.empty() ? 0 : kExitFindings;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "numaplace/claims_source.h"
 
+#include "placement/model/utf8_text.h"
 #include "plugin/sources/libvirt_connection.h"
 #include "plugin/sources/libvirt_domains.h"
 #include "plugin/sources/status_claims.h"
@@ -40,7 +41,7 @@ Result<plugin::HostClaims> load_claims(const ClaimSourceOptions& options, const 
     for (auto& claim : from_file.claims) {
       for (std::size_t i = 0; i < claims.claims.size(); ++i) {
         if (is_same_guest(claim.name, claim.uuid, claims.claims[i].name, claims.claims[i].uuid)) {
-          return make_error("InvalidClaim", "--claim " + path + ": guest '" + claim.name + "' is counted already (" +
+          return make_error("InvalidClaim", "--claim " + path + ": guest '" + printable_text(claim.name) + "' is counted already (" +
                                                 origins[i] + "); give each guest once");
         }
       }

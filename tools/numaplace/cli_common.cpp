@@ -14,6 +14,17 @@
 
 namespace numaplace::cli {
 
+const CLI::Validator& existing_file() {
+  static const CLI::Validator validator(
+      [](std::string& path) -> std::string {
+        std::error_code ec;
+        if (std::filesystem::is_directory(path, ec)) return "is a directory, not a file: " + path;
+        return CLI::ExistingFile(path);
+      },
+      "FILE");
+  return validator;
+}
+
 int report(const Error& error, bool json, std::string_view program) {
   if (json) {
     std::cout << numaplace::plugin::json_text(nlohmann::json{{"error", {{"name", error.name}, {"message", error.message}}}}, 2) << '\n';
@@ -181,15 +192,18 @@ void add_host_options(CLI::App* cmd, HostSourceOptions& host) {
                                   "when it answers, else hwloc; test:///default is libvirt's built-in test host)");
   auto* caps = cmd->add_option("--capabilities", host.capabilities_file,
                                "read the host from a saved 'virsh capabilities' XML file instead of libvirt")
-                   ->check(CLI::ExistingFile);
+                   ->check(existing_file());
   connect->excludes(caps);
   auto* hwloc = cmd->add_option_function<std::vector<std::string>>(
                        "--hwloc",
                        [&host](const std::vector<std::string>& file) {
                          host.hwloc = true;
                          host.hwloc_file = file.empty() ? std::string() : file.front();
-                         if (!host.hwloc_file.empty() && !std::filesystem::is_regular_file(host.hwloc_file)) {
-                           throw CLI::ValidationError("--hwloc", "File does not exist: " + host.hwloc_file);
+                         if (!host.hwloc_file.empty()) {
+                           std::string path = host.hwloc_file;
+                           if (std::string problem = existing_file()(path); !problem.empty()) {
+                             throw CLI::ValidationError("--hwloc", problem);
+                           }
                          }
                        },
                        "read the host from hwloc: alone, this machine (put it after the domain); with FILE, an "
@@ -201,12 +215,12 @@ void add_host_options(CLI::App* cmd, HostSourceOptions& host) {
                   "add the PCI devices of a node device XML file ('virsh nodedev-dumpxml', or a test-driver "
                   "<node> file) to the host (repeatable); with --connect they are read from libvirt anyway")
       ->allow_extra_args(false)
-      ->check(CLI::ExistingFile);
+      ->check(existing_file());
   cmd->add_option("--host-config", host.host_config,
                   "the host's configuration (CPU sets for dedicated and floating guests, reserved CPUs, memory and "
                   "huge pages, allocation ratios; docs/accounting.md, \"Host configuration\"); by default "
                   "/etc/numaplace/numaplace.conf (or $NUMAPLACE_CONFIG) when the host is this machine")
-      ->check(CLI::ExistingFile);
+      ->check(existing_file());
   cmd->add_flag("--free-memory", host.free_memory,
                 "also count memory the live host reports in use: each cell's used memory is raised to at least "
                 "its total minus its free memory (libvirt's free memory per cell with --connect, libnuma with "
@@ -230,6 +244,10 @@ Result<std::vector<GuestClaim>> read_claims(const HostTopology& host, const Host
   options.claim_files = claim_files;
   options.exclude_name = name;
   options.exclude_uuid = uuid;
+  if (include_defined && options.connect_uri.empty()) {
+    std::cerr << "numaplace: note: --include-defined counts the defined guests of a libvirt connection; "
+                 "this host is read from a file, so only --claim files and running guests count\n";
+  }
   auto claims = load_claims(options, host);
   if (!claims) return claims.error();
   for (const auto& warning : claims->warnings) std::cerr << "numaplace: warning: claims not counted: " << warning << '\n';
@@ -255,7 +273,7 @@ void add_claim_options(CLI::App* cmd, std::vector<std::string>& files, bool& inc
                   "domain XML of a guest already on this host (repeatable); with a libvirt host its running "
                   "guests are read as well")
       ->allow_extra_args(false)
-      ->check(CLI::ExistingFile);
+      ->check(existing_file());
   cmd->add_flag("--include-defined", include_defined,
                 "also count defined guests that are not running but were placed by numaplace (their record "
                 "reserves their cells)");

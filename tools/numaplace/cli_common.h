@@ -24,6 +24,10 @@ namespace numaplace::cli {
 
 // The exit code of `error`'s kind (exit_codes.h).
 inline int exit_code_for(const Error& error) { return exit_code_for(error.kind); }
+
+// CLI11's ExistingFile, saying "is a directory" for a directory (where ExistingFile says the file
+// does not exist).
+const CLI::Validator& existing_file();
 // Prints the error (stderr as "PROGRAM: Name: message", or a JSON object on stdout) and returns its
 // exit code; `program` is what stderr names ("numaplace-dev replay" for the developer commands).
 int report(const Error& error, bool json, std::string_view program = "numaplace");

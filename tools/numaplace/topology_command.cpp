@@ -12,6 +12,7 @@
 #include "numaplace/json_output.h"
 #include "numaplace/topology_table.h"
 #include "placement/model/count_words.h"
+#include "placement/model/utf8_text.h"
 #include "placement/lifecycle/default_placement.h"
 #include "plugin/sources/host_json.h"
 #include "plugin/service/json_text.h"
@@ -34,7 +35,7 @@ void print_holders(const HostTopology& host, const std::vector<GuestClaim>& clai
   std::cout << "\nguests holding resources:\n";
   for (const auto& claim : claims) {
     const std::string holdings = describe_holdings(host, claim);
-    std::cout << "  " << claim.name << (claim.running ? "" : " (defined, not running)")
+    std::cout << "  " << printable_text(claim.name) << (claim.running ? "" : " (defined, not running)")
               << (claim.placed_by_numaplace ? " [numaplace record]" : "") << ":" << (holdings.empty() ? "" : " ")
               << holdings << '\n';
   }

@@ -141,6 +141,11 @@ TEST(CapabilitiesReader, RefusesImpossibleValues) {
        "InvalidCapabilities"},
       {"<cell id='0'><cpus num='1'><cpu id='1'/></cpus></cell><cell id='1'><cpus num='1'><cpu id='1'/></cpus></cell>",
        "InvalidCapabilities"},
+      // a distance row that leaves out a cell: no distance is guessed for it
+      {"<cell id='0'><distances><sibling id='0' value='10'/></distances><cpus num='1'><cpu id='0'/></cpus></cell>"
+       "<cell id='1'><distances><sibling id='0' value='21'/><sibling id='1' value='10'/></distances>"
+       "<cpus num='1'><cpu id='1'/></cpus></cell>",
+       "InvalidNumaDistances"},
   };
   for (const auto& c : cases) {
     auto host = read_capabilities(wrap(c.xml));

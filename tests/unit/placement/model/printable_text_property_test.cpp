@@ -3,30 +3,18 @@
 // broken UTF-8): the output is UTF-8 by iconv's reading, holds no control character, and text that
 // is UTF-8 without control characters comes out as it went in.
 #include <gtest/gtest.h>
-#include <iconv.h>
 
 #include <random>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "placement/model/utf8_text.h"
+#include "support/iconv_utf8.h"
 
 namespace numaplace {
 namespace {
 
-bool iconv_reads(const std::string& text) {
-  iconv_t cd = iconv_open("UTF-32LE", "UTF-8");
-  if (cd == reinterpret_cast<iconv_t>(-1)) throw std::runtime_error("iconv_open failed");
-  std::string in = text;
-  std::vector<char> out(4 * text.size() + 4);
-  char* in_at = in.data();
-  char* out_at = out.data();
-  std::size_t in_left = in.size(), out_left = out.size();
-  const bool read = iconv(cd, &in_at, &in_left, &out_at, &out_left) != static_cast<std::size_t>(-1) && in_left == 0;
-  iconv_close(cd);
-  return read;
-}
+using testing::iconv_reads_utf8;
 
 bool has_control(const std::string& text) {
   for (unsigned char c : text) {
@@ -44,9 +32,9 @@ TEST(PrintableTextProperty, OutputIsUtf8WithoutControlsAndCleanTextIsUnchanged) 
     std::string text;
     for (int i = std::uniform_int_distribution<int>(0, 6)(rng); i > 0; --i) text += pieces[rng() % pieces.size()];
     const std::string out = printable_text(text);
-    EXPECT_TRUE(iconv_reads(out)) << ::testing::PrintToString(text);
+    EXPECT_TRUE(iconv_reads_utf8(out)) << ::testing::PrintToString(text);
     EXPECT_FALSE(has_control(out)) << ::testing::PrintToString(text);
-    if (iconv_reads(text) && !has_control(text)) {
+    if (iconv_reads_utf8(text) && !has_control(text)) {
       EXPECT_EQ(out, text);
       ++clean;
     } else {

@@ -10,13 +10,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include <iconv.h>
-
 #include <fstream>
 #include <map>
 #include <random>
 #include <set>
-#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,6 +23,7 @@
 #include "placement/fit/fit.h"
 #include "plugin/service/fit_json.h"
 #include "plugin/sources/host_json.h"
+#include "support/iconv_utf8.h"
 #include "support/test_paths.h"
 
 namespace numaplace {
@@ -797,19 +795,7 @@ TEST_F(FitApi, FitHostsCellsRefusesBadArgumentsAndWritesNothing) {
   EXPECT_EQ(verdicts[1], 1);
 }
 
-// Whether iconv (glibc's own UTF-8 decoder, written apart from numaplace's) reads `text` as UTF-8.
-bool iconv_reads_utf8(const std::string& text) {
-  iconv_t to_utf32 = iconv_open("UTF-32LE", "UTF-8");
-  if (to_utf32 == reinterpret_cast<iconv_t>(-1)) throw std::runtime_error("iconv_open failed");
-  std::string in = text;
-  std::vector<char> out(4 * text.size() + 4);
-  char* in_at = in.data();
-  char* out_at = out.data();
-  std::size_t in_left = in.size(), out_left = out.size();
-  const bool read = iconv(to_utf32, &in_at, &in_left, &out_at, &out_left) != static_cast<std::size_t>(-1) && in_left == 0;
-  iconv_close(to_utf32);
-  return read;
-}
+using testing::iconv_reads_utf8;
 
 TEST(FitApiProperty, TextThatIsNotUtf8IsRefusedNamedAndNeverEchoed) {
   // Random texts of ASCII, lone high bytes, cut and well-formed sequences, encoded surrogates and

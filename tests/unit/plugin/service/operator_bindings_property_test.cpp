@@ -16,11 +16,8 @@
 #include <set>
 #include <string>
 
-#include "plugin/service/place_domain.h"
-#include "support/test_paths.h"
+#include "support/placed_domains.h"
 #include "support/xml_walk.h"
-#include "xml/capabilities_reader.h"
-#include "xml/xml_document.h"
 
 namespace numaplace {
 namespace {
@@ -123,28 +120,21 @@ Drawn draw(std::mt19937& rng) {
 }
 
 TEST(OperatorBindingsProperty, EveryBindingIsWrittenWithinTheOperatorsOwn) {
-  auto caps = xml::read_text_file(testing::shared_path("samples/libvirt/caps-4cell.xml"), "caps");
-  ASSERT_TRUE(caps.ok());
-  auto host = xml::read_capabilities(*caps);
-  ASSERT_TRUE(host.ok());
+  const HostTopology host = testing::sample_capabilities_host("caps-4cell.xml");
+  ASSERT_FALSE(host.cells.empty());
   std::mt19937 rng(20261207);
   int placed = 0, refused = 0, checked = 0;
   std::map<std::string, int> refusals;
   for (int round = 0; round < 2000; ++round) {
     const Drawn d = draw(rng);
-    plugin::PlaceRequest request;
-    request.domain_xml = d.xml;
-    request.flavor_specs = d.specs;
-    auto outcome = plugin::place_domain(*host, request);
+    auto outcome = testing::place_with_specs(host, d.xml, d.specs);
     if (!outcome) {
       ++refused;
       ++refusals[outcome.error().name];
       continue;
     }
     ++placed;
-    std::string context = d.xml + "\nspecs:";
-    for (const auto& [k, v] : d.specs) context += " " + k + "=" + v;
-    context += "\nout: " + outcome->domain_xml;
+    const std::string context = testing::placement_context(d.xml, d.specs, *outcome);
     testing::XmlDoc out = testing::parse_xml(outcome->domain_xml);
     ASSERT_TRUE(out) << context;
     xmlNode* root = xmlDocGetRootElement(out.get());

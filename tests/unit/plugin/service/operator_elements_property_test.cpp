@@ -14,11 +14,8 @@
 #include <string>
 #include <vector>
 
-#include "plugin/service/place_domain.h"
-#include "support/test_paths.h"
+#include "support/placed_domains.h"
 #include "support/xml_walk.h"
-#include "xml/capabilities_reader.h"
-#include "xml/xml_document.h"
 
 namespace numaplace {
 namespace {
@@ -122,28 +119,20 @@ Drawn draw(std::mt19937& rng) {
 }
 
 TEST(OperatorElementsProperty, EveryOperatorItemIsKeptOrAWarningNamesIt) {
-  auto caps = xml::read_text_file(testing::shared_path("samples/libvirt/caps-2cell.xml"), "caps");
-  ASSERT_TRUE(caps.ok());
-  auto host = xml::read_capabilities(*caps);
-  ASSERT_TRUE(host.ok());
+  const HostTopology host = testing::sample_capabilities_host("caps-2cell.xml");
+  ASSERT_FALSE(host.cells.empty());
   std::mt19937 rng(20261206);
   int placed = 0, refused = 0, kept = 0, said = 0;
   for (int round = 0; round < 1500; ++round) {
     const Drawn d = draw(rng);
-    plugin::PlaceRequest request;
-    request.domain_xml = d.xml;
-    request.flavor_specs = d.specs;
-    auto outcome = plugin::place_domain(*host, request);
+    auto outcome = testing::place_with_specs(host, d.xml, d.specs);
     if (!outcome) {
       ++refused;
       continue;
     }
     ++placed;
     const auto& warnings = outcome->warnings;
-    std::string context = d.xml + "\nspecs:";
-    for (const auto& [k, v] : d.specs) context += " " + k + "=" + v;
-    context += "\nout: " + outcome->domain_xml;
-    for (const auto& w : warnings) context += "\nwarning: " + w;
+    const std::string context = testing::placement_context(d.xml, d.specs, *outcome);
     testing::XmlDoc in = parse_xml(d.xml), out = parse_xml(outcome->domain_xml);
     ASSERT_TRUE(in && out) << context;
     xmlNode* in_root = xmlDocGetRootElement(in.get());

@@ -2,13 +2,16 @@
 // Input that says one thing twice, or two things at once, is a named error rather than one of
 // them winning without a word (a new-user audit's findings): a member given twice in a JSON host,
 // two hosts of one name for rank, one guest claimed twice, one file for --svg and --html, a host
-// scoring named by --strategy and --host-strategy, a weight given twice, a bad lock timeout; and
-// rank --domain uses the request the domain stores, as place does.
+// scoring named by --strategy and --host-strategy, a weight given twice, a bad lock timeout, a
+// directory given as a file; rank --domain uses the request the domain stores, as place does;
+// --explain does not call an assignment the only one when swapping twin cells gives another; an
+// interleave the placement narrows is said.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "support/cli_runner.h"
@@ -121,6 +124,45 @@ TEST(AmbiguousInput, RankDomainUsesTheRequestTheDomainStores) {
   EXPECT_NE(stored.err.find("using the request stored in"), std::string::npos) << stored.err;
   CliRun plain = run("rank --hosts " + host + " --domain " + source_path("examples/guest-8vcpu-4g.xml"));
   EXPECT_EQ(plain.exit_code, 0) << plain.out << plain.err;
+}
+
+TEST(AmbiguousInput, ADirectoryWhereAFileIsExpectedIsSaidToBeOne) {
+  TempDir dir;
+  for (const char* flag : {"--hwloc", "--capabilities"}) {
+    CliRun r = run(std::string("topology ") + flag + " " + dir.path.string());
+    EXPECT_EQ(r.exit_code, 2) << r.err;
+    EXPECT_NE(r.err.find("is a directory, not a file: " + dir.path.string()), std::string::npos) << r.err;
+  }
+}
+
+// A guest of two cells of one shape: the swapped assignment is the same, and --explain says so
+// rather than calling the chosen one the only one that fits.
+TEST(AmbiguousInput, ExplainSaysTwinCellsAreInterchangeable) {
+  CliRun r = run("place " + kExample + " --capabilities " + shared_path("samples/libvirt/caps-2cell.xml") +
+                 " --spec hw:numa_nodes=2 --explain");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("why: the only assignment that fits, but for swapping guest cells of one shape"), std::string::npos)
+      << r.err;
+}
+
+// An interleaved binding the placement narrows interleaves over fewer nodes: said.
+TEST(AmbiguousInput, ANarrowedInterleaveIsSaid) {
+  TempDir dir;
+  std::ifstream in(kExample);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto at = text.find("<devices/>");
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at, "<numatune><memory mode='interleave' nodeset='0-1'/></numatune>");
+  const std::string domain = dir.file("interleave.xml", text);
+  CliRun r = run("place " + domain + " --capabilities " + shared_path("samples/libvirt/caps-2cell.xml") +
+                 " --spec hw:numa_nodes=1");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("<numatune><memory mode='interleave' nodeset='0-1'> now interleaves over host cells"),
+            std::string::npos) << r.err;
+  CliRun both = run("place " + domain + " --capabilities " + shared_path("samples/libvirt/caps-2cell.xml") +
+                    " --spec hw:numa_nodes=2");
+  ASSERT_EQ(both.exit_code, 0) << both.err;
+  EXPECT_EQ(both.err.find("now interleaves"), std::string::npos) << both.err;
 }
 
 }  // namespace

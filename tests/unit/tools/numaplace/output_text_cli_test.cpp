@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <fstream>
 #include <initializer_list>
+#include <iterator>
 #include <string>
 
 #include "support/cli_runner.h"
@@ -174,6 +175,24 @@ TEST(OutputText, JsonGivenToACommandWithoutItIsNamedInText) {
     EXPECT_TRUE(r.out.empty()) << args << "\n" << r.out;
     EXPECT_EQ(r.err.rfind("numaplace: UsageError: numaplace hook has no --json option; ", 0), 0u) << r.err;
   }
+}
+
+// A guest name holding a newline or a tab (libvirt refuses such names; a --claim file need not be
+// libvirt's) prints escaped, so that each line of topology and audit stays one line.
+TEST(OutputText, AGuestNameWithControlCharactersStaysOnItsLine) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("numaplace-names-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::ifstream in(shared_path("samples/libvirt/domain-testdriver-2cell.xml"));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto at = text.find("<name>numa-test</name>");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 22, "<name>bad&#10;name&#9;x</name>");
+  const std::string claim = (dir / "claim.xml").string();
+  std::ofstream(claim) << text;
+  CliRun topology = run("topology" + kCaps + " --claim " + claim);
+  EXPECT_EQ(topology.exit_code, 0) << topology.err;
+  EXPECT_NE(topology.out.find("  bad\\x0aname\\x09x: cell 0"), std::string::npos) << topology.out;
+  std::filesystem::remove_all(dir);
 }
 
 // --svg and --html are written both or neither: the second failing leaves no first behind.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "plugin/service/domain_lifecycle.h"
 
+#include "placement/model/ascii_case.h"
+
 #include "plugin/sources/libvirt_api.h"
 
 #include <cstdlib>
@@ -140,6 +142,22 @@ Result<LifecycleOutcome> define_domain(const std::string& domain_xml, const std:
   std::vector<GuestClaim> others;
   outcome.warnings = fold_claims(*session, summary->name, uuid, true, others);
 
+  // What libvirt's define refuses, refused the same way with or without --dry-run: a uuid another
+  // domain has under another name, or this name under another uuid.
+  if (!uuid.empty()) {
+    for (const auto& existing : session->domains) {
+      if (existing.uuid.empty() || !equal_without_case(existing.uuid, uuid) || existing.name == summary->name) continue;
+      return make_error("DefineFailed", "libvirt would refuse to define '" + summary->name + "': domain '" + existing.name +
+                                            "' already has uuid " + existing.uuid +
+                                            "; give this guest a uuid of its own (or none, for libvirt to choose)");
+    }
+    for (const auto& existing : session->domains) {
+      if (existing.name != summary->name || existing.uuid.empty() || equal_without_case(existing.uuid, uuid)) continue;
+      return make_error("DefineFailed", "libvirt would refuse to define '" + summary->name + "': a domain of that name "
+                                            "already exists with uuid " + existing.uuid +
+                                            "; give that uuid (or none), or another name");
+    }
+  }
   // Redefining a guest by name: libvirt wants the existing uuid, which a hand-written XML often lacks.
   std::string text = domain_xml;
   if (uuid.empty()) {

@@ -198,7 +198,10 @@ HostTopology parse(const json& host, const std::string& what) {
   // people, not read back.
   check_members(host, {"name", "cells", "pci", "allocation_ratio", "accounting", "unbound_memory_kib", "guests", "warnings"},
                 what);
-  if (const json* name = field(host, "name"); name != nullptr && !name->is_string()) bad(what + ".name", "must be a string");
+  if (const json* name = field(host, "name"); name != nullptr) {
+    if (!name->is_string()) bad(what + ".name", "must be a string");
+    if (name->get_ref<const std::string&>().empty()) bad(what + ".name", "must not be empty (rank shows it as the host)");
+  }
   const json* cells = field(host, "cells");
   if (cells == nullptr || !cells->is_array() || cells->empty()) bad(what, "needs a non-empty \"cells\" list");
   HostTopology topology;

@@ -99,7 +99,16 @@ Result<StagedOutput> StagedOutput::stage(const std::string& path, std::string te
   std::string target = path;
   std::error_code link_error;
   if (std::filesystem::is_symlink(std::filesystem::symlink_status(path, link_error))) {
-    target = std::filesystem::weakly_canonical(path, link_error).string();
+    // The link's own target, followed link by link (a dangling link too: the file it names is
+    // made, the link kept), as weakly_canonical alone would stop at a dangling link and replace it.
+    std::filesystem::path at = path;
+    for (int hops = 0; std::filesystem::is_symlink(std::filesystem::symlink_status(at, link_error)); ++hops) {
+      if (hops == 40) return make_error("CannotWrite", "cannot write '" + path + "': too many levels of symbolic links");
+      const std::filesystem::path next = std::filesystem::read_symlink(at, link_error);
+      if (link_error) return make_error("CannotWrite", "cannot write '" + path + "': " + link_error.message());
+      at = next.is_absolute() ? next : at.parent_path() / next;
+    }
+    target = std::filesystem::weakly_canonical(at, link_error).string();
     if (link_error) return make_error("CannotWrite", "cannot write '" + path + "': " + link_error.message());
   }
   const std::string temp = target + ".numaplace-tmp";

@@ -171,6 +171,7 @@ TEST(HostJson, NamesEachBadField) {
       {R"({"cells": [{"id": 0, "cpus": "0-4294967295", "memory_mib": 1}]})", "cells[0].cpus"},
       {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 18446744073709551615}]})", "memory_mib"},
       {R"({"cells": [{"id": 0, "cpus": [0]}]})", "neither memory_mib nor memory_kib"},
+      {R"({"name": "", "cells": [{"id": 0, "cpus": [0], "memory_mib": 1}]})", ".name: must not be empty"},
       {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 4096, "memory_kib": 1024}]})", "gives memory_mib and memory_kib that differ"},
       {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1, "distances": [10, 20, 20]}, {"id": 1, "cpus": [1], "memory_mib": 1}]})",
        "cells[0].distances: lists 3 distances for 2 cells"},

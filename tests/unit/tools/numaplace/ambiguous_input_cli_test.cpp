@@ -126,6 +126,26 @@ TEST(AmbiguousInput, RankDomainUsesTheRequestTheDomainStores) {
   EXPECT_EQ(plain.exit_code, 0) << plain.out << plain.err;
 }
 
+// A dry run promises no define that libvirt would refuse: a uuid another domain holds (libvirt's
+// test driver's 'test') is refused as the real define is, with nothing defined.
+TEST(AmbiguousInput, DefineRefusesAUuidAnotherDomainHoldsAlsoInADryRun) {
+  TempDir dir;
+  std::ifstream in(kExample);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto at = text.find("<name>numaplace-demo</name>");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 27, "<name>other</name><uuid>6695eb01-f6a4-8304-79aa-97f2502e193f</uuid>");
+  const std::string domain = dir.file("same-uuid.xml", text);
+  for (const std::string& dry : {std::string(" --dry-run"), std::string()}) {
+    CliRun r = run("define " + domain + " -c test:///default --spec hw:numa_nodes=2" + dry,
+                   "NUMAPLACE_LOCK_FILE=" + (dir.path / "host.lock").string());
+    EXPECT_EQ(r.exit_code, 5) << dry << r.out << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_NE(r.err.find("DefineFailed: libvirt would refuse to define 'other': domain 'test' already has uuid"),
+              std::string::npos) << r.err;
+  }
+}
+
 TEST(AmbiguousInput, ADirectoryWhereAFileIsExpectedIsSaidToBeOne) {
   TempDir dir;
   for (const char* flag : {"--hwloc", "--capabilities"}) {

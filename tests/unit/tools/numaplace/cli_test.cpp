@@ -165,6 +165,14 @@ TEST(Cli, OutputThroughASymlinkKeepsTheLinkAndPermissions) {
   EXPECT_EQ(std::filesystem::status(file).permissions() & std::filesystem::perms::all,
             std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
   EXPECT_FALSE(std::filesystem::exists(dir / "real" / "guest.xml.numaplace-tmp"));
+  // A dangling link (and a link to it): the file it names is made, each link kept.
+  const auto dangling = dir / "new.xml", chained = dir / "chain.xml";
+  std::filesystem::create_symlink(std::filesystem::path("real") / "new.xml", dangling);
+  std::filesystem::create_symlink("new.xml", chained);
+  CliRun made = run("place " + kExample + kTestHost + kWorkedSpecs + " -o " + chained.string());
+  EXPECT_EQ(made.exit_code, 0) << made.err;
+  EXPECT_TRUE(std::filesystem::is_symlink(dangling) && std::filesystem::is_symlink(chained));
+  EXPECT_NE(slurp((dir / "real" / "new.xml").string()).find("</domain>"), std::string::npos);
   std::filesystem::remove_all(dir);
 }
 

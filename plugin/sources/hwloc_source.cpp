@@ -37,6 +37,15 @@ Error load_failed(const std::string& what, const std::string& reason) {
   return make_error("HwlocLoadFailed", "hwloc could not load " + what + ": " + reason);
 }
 
+// Whether a page size in bytes is one a host pool can have: a whole number of KiB.
+bool whole_kib_pages(std::uint64_t bytes) { return bytes >= 1024 && bytes % 1024 == 0; }
+
+std::string pages_not_in_kib(const std::string& node, const std::string& count, const std::string& bytes) {
+  return "NUMA node " + node + " reports " + count + " pages of " + bytes +
+         " bytes; a page size is a whole number of KiB (4096, 2097152, ...): the XML is damaged or hand-edited, "
+         "export it again with lstopo";
+}
+
 std::string errno_reason(int error) {
   return error != 0 ? std::string(std::strerror(error)) : std::string("hwloc gave no reason");
 }
@@ -174,7 +183,15 @@ Result<HostTopology> to_host(hwloc_topology_t topology, const std::string& what)
     }
     cell.memory_kib = memory.local_memory / 1024;
     for (unsigned p = 0; p < memory.page_types_len; ++p) {
-      if (memory.page_types[p].size < 1024) continue;
+      const std::uint64_t page_bytes = memory.page_types[p].size;
+      // A pool numaplace cannot express in KiB is refused rather than dropped (its pages would
+      // vanish from the host) or rounded (its pages would be counted at another size); an entry
+      // with no pages holds nothing either way.
+      if (!whole_kib_pages(page_bytes)) {
+        if (memory.page_types[p].count == 0) continue;
+        return load_failed(what, pages_not_in_kib(std::to_string(cell.id), std::to_string(memory.page_types[p].count),
+                                                  std::to_string(page_bytes)));
+      }
       PagePool pool;
       pool.size_kib = memory.page_types[p].size / 1024;
       pool.total = memory.page_types[p].count;
@@ -219,6 +236,27 @@ bool hwloc_bitmap_text(std::string_view value) {
     }
   }
   return true;
+}
+
+// A <page_type> that holds pages of a size that is not a whole number of KiB, as the reason it is
+// refused, or nullopt. Read before hwloc, which leaves out an entry whose size reads as 0 (a size of
+// "0" or of text that is not a number) and so would lose its pages without a word.
+std::optional<std::string> page_type_problem(const xmlNode* page_type) {
+  const auto digits = [](const std::optional<std::string>& text) -> std::optional<std::uint64_t> {
+    if (!text || text->empty() || text->size() > 19 ||
+        !std::all_of(text->begin(), text->end(), [](char c) { return c >= '0' && c <= '9'; }))
+      return std::nullopt;
+    return std::stoull(*text);
+  };
+  const auto size_text = xml::attribute(page_type, "size");
+  const auto count_text = xml::attribute(page_type, "count");
+  const auto count = digits(count_text);
+  if (count == 0) return std::nullopt;
+  const auto size = digits(size_text);
+  if (size && count && whole_kib_pages(*size)) return std::nullopt;
+  const auto node = page_type->parent != nullptr ? xml::attribute(page_type->parent, "os_index") : std::nullopt;
+  return pages_not_in_kib(node.value_or("?").substr(0, 16), count_text.value_or("(no count)").substr(0, 24),
+                          "'" + size_text.value_or("").substr(0, 24) + "'");
 }
 
 // The first value of a *set="..." attribute (cpuset, complete_nodeset, ...) that is not a bitmap
@@ -274,6 +312,10 @@ Status check_export_shape(std::string text, const std::string& what) {
     const xmlNode* node = pending.back();
     pending.pop_back();
     for (const xmlNode* child : xml::child_elements(node)) pending.push_back(child);
+    if (xml::is_named(node, "page_type")) {
+      if (const auto problem = page_type_problem(node)) return load_failed(what, *problem);
+      continue;
+    }
     if (!xml::is_named(node, "object")) continue;
     const auto type = xml::attribute(node, "type");
     const bool io_or_misc = type == "Bridge" || type == "PCIDev" || type == "OSDev" || type == "Misc";

@@ -162,7 +162,10 @@ Result<NamedHosts> load_hosts(const std::vector<std::string>& sources) {
     std::error_code ec;
     if (fs::is_directory(source, ec)) {
       std::vector<fs::path> files;
-      for (const auto& entry : fs::directory_iterator(source, ec)) {
+      fs::directory_iterator entries(source, ec);
+      // A directory that cannot be listed is not an empty one.
+      if (ec) return make_error("CannotRead", "--hosts " + source + ": cannot list the directory (" + ec.message() + ")");
+      for (const auto& entry : entries) {
         const std::string ext = entry.path().extension().string();
         if (entry.is_regular_file(ec) && (ext == ".xml" || ext == ".json" || ext == ".jsonl")) files.push_back(entry.path());
       }
@@ -176,7 +179,13 @@ Result<NamedHosts> load_hosts(const std::vector<std::string>& sources) {
       return make_error("CannotRead", "--hosts " + source + " is neither a file nor a directory");
     }
   }
-  if (out.hosts.empty()) return make_error("InvalidArgument", "no hosts found in --hosts");
+  if (out.hosts.empty()) {
+    std::string given;
+    for (const auto& source : sources) given += (given.empty() ? "" : ", ") + source;
+    return make_error("InvalidArgument", "no hosts found in --hosts " + given +
+                                             ": give capabilities or hwloc XML, or JSON hosts (a directory's .xml, "
+                                             ".json and .jsonl files are read)");
+  }
   // Rows a scheduler tells apart by name: a name twice (a file given twice, two JSON hosts or two
   // files of one name) would rank one host twice or two as one.
   std::map<std::string, std::size_t> seen;

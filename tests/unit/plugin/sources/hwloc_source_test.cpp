@@ -209,6 +209,41 @@ TEST(HwlocSource, RefusesLocalMemoryNoMachineHas) {
   }
 }
 
+// A page pool whose size is not a whole number of KiB cannot be a numaplace pool: refused while it
+// holds pages (dropping it would lose them, rounding would count them at another size), and left
+// out when it holds none.
+TEST(HwlocSource, RefusesPagePoolsNotInWholeKib) {
+  auto sample = xml::read_text_file(shared_path("samples/hwloc/synth-2pkg-2numa.xml"), "hwloc");
+  ASSERT_TRUE(sample.ok());
+  const std::string from = "<page_type size=\"4096\" count=\"4194304\"/>";
+  const auto at = sample->find(from);
+  ASSERT_NE(at, std::string::npos);
+  struct Case {
+    const char* page_type;
+    bool refused;
+  };
+  for (const Case& c : {Case{"<page_type size=\"0\" count=\"8\"/>", true},
+                        Case{"<page_type size=\"512\" count=\"8\"/>", true},
+                        Case{"<page_type size=\"3000\" count=\"8\"/>", true},
+                        Case{"<page_type size=\"0\" count=\"0\"/>", false}}) {
+    std::string text = *sample;
+    text.replace(at, from.size(), c.page_type);
+    const std::string path = temp_file("pages.xml", text);
+    auto host = load_hwloc_xml(path);
+    std::filesystem::remove(path);
+    if (c.refused) {
+      ASSERT_FALSE(host.ok()) << c.page_type;
+      EXPECT_EQ(host.error().name, "HwlocLoadFailed") << c.page_type;
+      EXPECT_NE(host.error().message.find("NUMA node 0 reports 8 pages of"), std::string::npos) << host.error().message;
+    } else {
+      ASSERT_TRUE(host.ok()) << c.page_type << ": " << (host.ok() ? "" : host.error().message);
+      ASSERT_FALSE(host->cells.empty());
+      EXPECT_TRUE(host->cells[0].pages.empty()) << "an empty entry of no size is no pool";
+      EXPECT_FALSE(host->cells[1].pages.empty()) << "the other node keeps its pool";
+    }
+  }
+}
+
 // Exports hwloc 2.9 itself crashes on, or spends seconds and half a gigabyte on, found by
 // fuzz.hwloc: each is refused by numaplace's own reading before hwloc sees it.
 TEST(HwlocSource, RefusesObjectsHwlocWouldCrashOrStallOn) {

@@ -415,5 +415,32 @@ TEST_F(HookCli, RankOrdersHostsAndExplainsRefusals) {
       << bad_line.err;
 }
 
+// --hosts that name no host: an empty directory, or one holding only files that are no host, is
+// InvalidArgument naming what was given and what is read; a directory that cannot be listed is
+// CannotRead, not an empty one.
+TEST_F(HookCli, RankHostsThatHoldNoHostAreNamed) {
+  const fs::path empty = dir / "no-hosts";
+  fs::create_directories(empty);
+  const std::string sizes = " --vcpus 2 --memory 1024";
+  for (int pass = 0; pass < 2; ++pass) {
+    if (pass == 1) fs::copy_file(source_path("examples/guest-8vcpu-4g.xml"), empty / "guest.xml");
+    CliRun none = run("rank --hosts " + empty.string() + sizes + " --json");
+    EXPECT_EQ(none.exit_code, 1) << none.out;
+    const auto doc = nlohmann::json::parse(none.out);
+    EXPECT_EQ(doc["error"]["name"], "InvalidArgument");
+    EXPECT_NE(doc["error"]["message"].get<std::string>().find("no hosts found in --hosts " + empty.string() + ":"),
+              std::string::npos)
+        << none.out;
+  }
+  if (geteuid() != 0) {  // root lists a directory whatever its mode
+    fs::permissions(empty, fs::perms::none);
+    CliRun unlisted = run("rank --hosts " + empty.string() + sizes);
+    fs::permissions(empty, fs::perms::owner_all);
+    EXPECT_EQ(unlisted.exit_code, 2) << unlisted.err;
+    EXPECT_NE(unlisted.err.find("CannotRead"), std::string::npos) << unlisted.err;
+    EXPECT_NE(unlisted.err.find("cannot list the directory"), std::string::npos) << unlisted.err;
+  }
+}
+
 }  // namespace
 }  // namespace numaplace

@@ -5,6 +5,7 @@
 #include <regex>
 #include <string>
 
+#include "placement/model/utf8_text.h"
 #include "placement/request/spec_values.h"
 
 namespace numaplace {
@@ -45,11 +46,27 @@ bool is_hyperthreading_trait_key(const std::string& key) {
   return std::regex_search(key, trait);
 }
 
-std::int64_t sum_resource(const SpecMap& specs, const std::string& resource) {
+// The amounts of every resources(N):RESOURCE key, summed. Nova's API refuses a flavor whose amount
+// is not an integer (its scheduler and fit then skip such a key, which drops the CPU policy the
+// operator meant); numaplace refuses it by name, and an amount beyond 2^62 as well (no host has it,
+// and the sum must not wrap).
+Result<std::int64_t> sum_resource(const SpecMap& specs, const std::string& resource) {
+  constexpr std::int64_t kMost = std::int64_t{1} << 62;
   std::int64_t total = 0;
   for (const auto& [key, value] : specs) {
     if (!is_resource_key(key, resource)) continue;
-    if (auto amount = parse_python_int(value)) total += *amount;  // Nova skips values that are not integers
+    const auto amount = parse_python_int(value);
+    if (!amount || *amount > kMost || *amount < -kMost) {
+      return make_error("InvalidResourceAmount",
+                        printable_text(key) + " = '" + printable_text(value.substr(0, 64)) + "' is not " +
+                            (parse_python_int_saturating(value) ? "a count any host has" : "a whole number") +
+                            "; give the number of " + resource + "s the guest needs (its vCPUs), or drop the key");
+    }
+    // both within 2^62, so the sum is within 2^63 - 1 except at +2^63: checked before it is made
+    if (*amount > 0 ? total > kMost - *amount : total < -kMost - *amount) {
+      return make_error("InvalidResourceAmount", "the resources:" + resource + " amounts add up to more than any host has");
+    }
+    total += *amount;
   }
   return total;
 }
@@ -171,8 +188,12 @@ Result<CpuConstraints> derive_cpu_constraints(const GuestRequest& request, const
   out.emulator_threads_policy = *emu;
 
   // 6. Placement resources and the hyperthreading trait override the policies.
-  const std::int64_t resource_vcpus = sum_resource(specs, "VCPU");
-  const std::int64_t resource_pcpus = sum_resource(specs, "PCPU");
+  const auto vcpu_sum = sum_resource(specs, "VCPU");
+  if (!vcpu_sum) return vcpu_sum.error();
+  const auto pcpu_sum = sum_resource(specs, "PCPU");
+  if (!pcpu_sum) return pcpu_sum.error();
+  const std::int64_t resource_vcpus = *vcpu_sum;
+  const std::int64_t resource_pcpus = *pcpu_sum;
   if (out.cpu_policy != CpuPolicy::Unset && (resource_vcpus != 0 || resource_pcpus != 0)) {
     return invalid_request("hw:cpu_policy and resources:VCPU / resources:PCPU may not be combined; use one of them");
   }

@@ -95,6 +95,19 @@ TEST(CpuPolicy, PlacementResourcesAndTheHyperthreadingTrait) {
   EXPECT_EQ(error_name(request(4, {{"hw:cpu_policy", "dedicated"}, {"hw:cpu_thread_policy", "prefer"},
                                    {"trait:HW_CPU_HYPERTHREADING", "required"}})),
             "InvalidRequest");
+  // An amount that is not a whole number is refused by name (Nova's API refuses it; its fit would
+  // skip the key and drop the dedicated policy the operator meant); Python's spellings of an int read.
+  for (const char* amount : {"abc", "4.0", "", "0x4", "99999999999999999999"}) {
+    const auto refused = derive_guest_topology(request(4, {{"resources:PCPU", amount}}));
+    ASSERT_FALSE(refused.ok()) << amount;
+    EXPECT_EQ(refused.error().name, "InvalidResourceAmount") << amount;
+    EXPECT_NE(refused.error().message.find("resources:PCPU = '"), std::string::npos) << refused.error().message;
+  }
+  EXPECT_EQ(error_name(request(4, {{"resources1:VCPU", "four"}})), "InvalidResourceAmount");
+  EXPECT_EQ(error_name(request(4, {{"resources:PCPU", " +4 "}})), "ok");
+  EXPECT_EQ(error_name(request(4, {{"resources:PCPU", "2"}, {"resources1:PCPU", "2"}})), "ok");
+  EXPECT_EQ(error_name(request(4, {{"resources:PCPU", "4611686018427387904"}, {"resources1:PCPU", "4611686018427387904"}})),
+            "InvalidResourceAmount");
   // resources:VCPU makes the guest shared: no topology without other keys.
   auto shared = derive_guest_topology(request(4, {{"resources:VCPU", "4"}}));
   ASSERT_TRUE(shared.ok());

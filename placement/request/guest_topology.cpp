@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "placement/model/count_words.h"
+#include "placement/model/utf8_text.h"
 #include "placement/request/cpu_policy_constraints.h"
 #include "placement/request/image_properties.h"
 #include "placement/request/page_size.h"
@@ -203,6 +204,28 @@ std::vector<std::string> unread_numa_keys(const GuestRequest& request, std::size
           unread.push_back(key + " is not read: without " + prefix + ".0 Nova reads no " + prefix + " map");
         }
       }
+    }
+  }
+  // A page size of 0 is no request to Nova: no huge pages, and no topology from it.
+  for (const auto& [key, map] : {std::pair{"hw:mem_page_size", &request.flavor_specs},
+                                 std::pair{"hw_mem_page_size", &request.image_props}}) {
+    const std::string* text = find(*map, key);
+    if (text == nullptr || text->empty()) continue;
+    if (const auto size = parse_page_size(*text); size && !size->requested) {
+      unread.push_back(std::string(key) + "=" + printable_text(text->substr(0, 32)) +
+                       " is not read: a page size of 0 is no request to Nova (no huge pages, no NUMA topology from "
+                       "it); give small, large, any or a size such as 2048, or drop the key");
+    }
+  }
+  // Realtime masks are read only with hw:cpu_realtime on the flavor (Nova's is_realtime_enabled).
+  const std::string* realtime = find(request.flavor_specs, "hw:cpu_realtime");
+  if (realtime == nullptr || !bool_from_string(*realtime)) {
+    for (const auto& [key, map] : {std::pair{"hw:cpu_realtime_mask", &request.flavor_specs},
+                                   std::pair{"hw_cpu_realtime_mask", &request.image_props}}) {
+      const std::string* text = find(*map, key);
+      if (text == nullptr || text->empty()) continue;
+      unread.push_back(std::string(key) + " is not read: without hw:cpu_realtime=yes on the flavor Nova reads no "
+                       "realtime mask (and the image cannot turn realtime on)");
     }
   }
   return unread;

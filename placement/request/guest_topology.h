@@ -61,8 +61,9 @@ Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& r
 // The cell-map keys of `request` (hw:numa_cpus.N and hw:numa_mem.N of the flavor, hw_numa_cpus.N and
 // hw_numa_mem.N of the image) that a topology of `cells` guest cells derived from it did not read
 // (`cells` 0: the request has no NUMA topology), each as a sentence saying why: N at or past
-// `cells`, or a map without its N = 0, which Nova reads as no map. Nova ignores them without a
-// word; numaplace warns.
+// `cells`, or a map without its N = 0, which Nova reads as no map; and the other values Nova reads
+// as nothing: a page size of 0 (hw:mem_page_size, hw_mem_page_size) and a realtime mask without
+// hw:cpu_realtime on the flavor. Nova ignores them without a word; numaplace warns.
 std::vector<std::string> unread_numa_keys(const GuestRequest& request, std::size_t cells);
 
 std::string to_string(CpuPolicy policy);

@@ -197,6 +197,43 @@ TEST(GuestTopology, CellMapKeysNovaDoesNotReadAreNamed) {
   EXPECT_EQ(unread_numa_keys(request(2, 2048, {{"hw:numa_cpus.99999999999999999999", "0"}}), 2).size(), 1u);
 }
 
+// Values Nova reads as nothing: a page size of 0 (derived as no request: no topology from it) and a
+// realtime mask without hw:cpu_realtime on the flavor. Each is named; a page size Nova reads, or a
+// mask with realtime on, is not.
+TEST(GuestTopology, ValuesNovaReadsAsNothingAreNamed) {
+  for (const char* zero : {"0", "00", "0KB", "0MB"}) {
+    const GuestRequest r = request(2, 2048, {{"hw:mem_page_size", zero}});
+    auto derived = derive_guest_topology(r);
+    ASSERT_TRUE(derived.ok()) << zero;
+    EXPECT_FALSE(derived->has_value()) << zero << ": Nova derives no topology from a page size of 0";
+    auto unread = unread_numa_keys(r, 0);
+    ASSERT_EQ(unread.size(), 1u) << zero;
+    EXPECT_EQ(unread[0].rfind(std::string("hw:mem_page_size=") + zero + " is not read: a page size of 0", 0), 0u)
+        << unread[0];
+  }
+  for (const char* size : {"small", "2048", "1GB", "any"}) {
+    EXPECT_TRUE(unread_numa_keys(request(2, 2048, {{"hw:mem_page_size", size}}, {{"hw_mem_page_size", size}}), 1).empty())
+        << size;
+  }
+  auto image_zero = unread_numa_keys(request(2, 2048, {{"hw:mem_page_size", "any"}}, {{"hw_mem_page_size", "0"}}), 1);
+  ASSERT_EQ(image_zero.size(), 1u);
+  EXPECT_EQ(image_zero[0].rfind("hw_mem_page_size=0 is not read", 0), 0u) << image_zero[0];
+
+  for (const SpecMap& flavor : {SpecMap{{"hw:cpu_realtime_mask", "^0"}},
+                                SpecMap{{"hw:cpu_realtime", "no"}, {"hw:cpu_realtime_mask", "^0"}}}) {
+    auto unread = unread_numa_keys(request(2, 2048, flavor), 0);
+    ASSERT_EQ(unread.size(), 1u);
+    EXPECT_EQ(unread[0].rfind("hw:cpu_realtime_mask is not read: without hw:cpu_realtime=yes", 0), 0u) << unread[0];
+  }
+  auto image_mask = unread_numa_keys(request(2, 2048, {}, {{"hw_cpu_realtime_mask", "^0"}}), 0);
+  ASSERT_EQ(image_mask.size(), 1u);
+  EXPECT_EQ(image_mask[0].rfind("hw_cpu_realtime_mask is not read", 0), 0u) << image_mask[0];
+  EXPECT_TRUE(unread_numa_keys(request(2, 2048, {{"hw:cpu_realtime", "yes"}, {"hw:cpu_realtime_mask", "^0"}},
+                                       {{"hw_cpu_realtime_mask", "^1"}}),
+                               1)
+                  .empty());
+}
+
 TEST(GuestTopology, TyposInTheNumaVocabularyAreNamed) {
   auto topology = derive_guest_topology(request(4, 2048, {{"hw:numa_node", "2"}}));
   ASSERT_FALSE(topology.ok());

@@ -238,21 +238,24 @@ bool hwloc_bitmap_text(std::string_view value) {
   return true;
 }
 
+// An attribute's value as a decimal of at most `max_digits` digits (and nothing else), or nullopt
+// (no attribute, an empty value, a sign, blanks or more digits); 19 digits always fit 64 bits.
+std::optional<std::uint64_t> decimal_attribute(const std::optional<std::string>& text, std::size_t max_digits) {
+  if (!text || text->empty() || text->size() > max_digits ||
+      !std::all_of(text->begin(), text->end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  return std::stoull(*text);
+}
+
 // A <page_type> that holds pages of a size that is not a whole number of KiB, as the reason it is
 // refused, or nullopt. Read before hwloc, which leaves out an entry whose size reads as 0 (a size of
 // "0" or of text that is not a number) and so would lose its pages without a word.
 std::optional<std::string> page_type_problem(const xmlNode* page_type) {
-  const auto digits = [](const std::optional<std::string>& text) -> std::optional<std::uint64_t> {
-    if (!text || text->empty() || text->size() > 19 ||
-        !std::all_of(text->begin(), text->end(), [](char c) { return c >= '0' && c <= '9'; }))
-      return std::nullopt;
-    return std::stoull(*text);
-  };
   const auto size_text = xml::attribute(page_type, "size");
   const auto count_text = xml::attribute(page_type, "count");
-  const auto count = digits(count_text);
+  const auto count = decimal_attribute(count_text, 19);
   if (count == 0) return std::nullopt;
-  const auto size = digits(size_text);
+  const auto size = decimal_attribute(size_text, 19);
   if (size && count && whole_kib_pages(*size)) return std::nullopt;
   const auto node = page_type->parent != nullptr ? xml::attribute(page_type->parent, "os_index") : std::nullopt;
   return pages_not_in_kib(node.value_or("?").substr(0, 16), count_text.value_or("(no count)").substr(0, 24),
@@ -330,9 +333,8 @@ Status check_export_shape(std::string text, const std::string& what) {
       // Without an os_index hwloc gives the object index 2^32 - 1 and sets that bit in a
       // bitmap: half a gigabyte and seconds of work for a few kilobytes of input.
       const auto index = xml::attribute(node, "os_index");
-      const bool usable = index && !index->empty() && index->size() <= 5 &&
-                          std::all_of(index->begin(), index->end(), [](char c) { return c >= '0' && c <= '9'; }) &&
-                          std::stoul(*index) <= kMaxCpuId;
+      const auto value = decimal_attribute(index, 5);
+      const bool usable = value && *value <= kMaxCpuId;
       if (!usable) {
         return load_failed(what, "a " + *type + " object has " +
                                      (index ? "the os_index '" + index->substr(0, 32) + "'" : std::string("no os_index")) +

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The fast fit API of numaplace.h (np_derive, np_request_*, np_fit, np_fit_hosts, np_fit_hosts_cells, np_fit_claim,
-// np_host_release) over the C++ fit: no domain XML, a host and a request read once. Every entry
+// The fast fit API of numaplace.h (np_derive, np_request_*, np_fit, np_fit_hosts, np_fit_hosts_cells, np_fit_packed_hosts,
+// np_fit_claim, np_host_release) over the C++ fit: no domain XML, a host and a request read once. Every entry
 // point runs in the one exception guard (handles.h).
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -13,6 +16,7 @@
 #include "plugin/capi/handles.h"
 #include "plugin/service/fit_json.h"
 #include "plugin/service/json_text.h"
+#include "plugin/sources/host_cells.h"
 
 using namespace numaplace::capi;
 
@@ -240,6 +244,42 @@ np_status np_fit_hosts_cells(const np_host* const* hosts, size_t host_count, con
     }
     std::copy(fitted.begin(), fitted.end(), fits);
     std::copy(chosen.begin(), chosen.end(), host_cells);
+    return NP_OK;
+  });
+}
+
+np_status np_fit_packed_hosts(const long long* const* words, const size_t* word_counts, const double* ratios,
+                              size_t host_count, const np_request* request, const np_pair* options, size_t option_count,
+                              unsigned char* fits, np_error** error) {
+  static_assert(sizeof(long long) == sizeof(std::int64_t));
+  return guarded(error, [&]() -> np_status {
+    if (request == nullptr) return invalid_argument(error, "the request is NULL");
+    if (host_count == 0) return NP_OK;
+    if (fits == nullptr) return invalid_argument(error, "the fits array is NULL");
+    if (words == nullptr || word_counts == nullptr) return invalid_argument(error, "the words or word_counts array is NULL");
+    if (ratios == nullptr) return invalid_argument(error, "the ratios array is NULL");
+    for (std::size_t i = 0; i < host_count; ++i) {
+      if (words[i] == nullptr && word_counts[i] != 0) return invalid_argument(error, "the words of host " + std::to_string(i) + " are NULL");
+    }
+    auto fit = fit_options(options, option_count);
+    if (!fit) return fail(error, fit.error());
+    std::vector<unsigned char> fitted(host_count, 1);
+    std::vector<std::int64_t> aligned;  // the words of a host handed over unaligned (from a byte buffer)
+    for (std::size_t i = 0; i < host_count; ++i) {
+      const auto* first = reinterpret_cast<const std::int64_t*>(words[i]);
+      if (reinterpret_cast<std::uintptr_t>(first) % alignof(std::int64_t) != 0) {
+        aligned.resize(word_counts[i]);
+        std::memcpy(aligned.data(), words[i], word_counts[i] * sizeof(std::int64_t));
+        first = aligned.data();
+      }
+      const auto host = numaplace::plugin::host_from_cells({first, word_counts[i]}, ratios[2 * i], ratios[2 * i + 1], "", "");
+      if (!host) {
+        fitted[i] = 2;
+      } else if (request->topology) {
+        fitted[i] = numaplace::fit_guest(*host, *request->topology, *fit).placement ? 1 : 0;
+      }
+    }
+    std::copy(fitted.begin(), fitted.end(), fits);
     return NP_OK;
   });
 }

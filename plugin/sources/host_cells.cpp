@@ -30,15 +30,10 @@ class WordReader {
 
   void start_cell(std::size_t index) { cell_ = index; }
 
+  // The next word, within min..max; a missing or bad word throws BadWord naming it.
   std::int64_t next(std::int64_t min, std::int64_t max, const char* what) {
-    if (at_ >= words_.size()) throw BadWord{"the words end at word " + std::to_string(at_) + ", where " + named(what) + " was to come"};
-    const std::int64_t value = words_[at_];
-    if (value < min || value > max) {
-      throw BadWord{"word " + std::to_string(at_) + " (" + named(what) + ") is " + std::to_string(value) +
-                    ", not within " + std::to_string(min) + ".." + std::to_string(max)};
-    }
-    ++at_;
-    return value;
+    if (at_ >= words_.size() || words_[at_] < min || words_[at_] > max) refuse(min, max, what);
+    return words_[at_++];
   }
 
   // N, then N CPU ids.
@@ -55,6 +50,13 @@ class WordReader {
   // `what`, with the cell being read when there is one ("cell 3 page size KiB").
   std::string named(const char* what) const {
     return cell_ == kNoCell ? std::string(what) : "cell " + std::to_string(cell_) + " " + what;
+  }
+
+  // Kept out of line: every host reads hundreds of words, and the text is made only for a bad one.
+  [[noreturn, gnu::cold, gnu::noinline]] void refuse(std::int64_t min, std::int64_t max, const char* what) const {
+    if (at_ >= words_.size()) throw BadWord{"the words end at word " + std::to_string(at_) + ", where " + named(what) + " was to come"};
+    throw BadWord{"word " + std::to_string(at_) + " (" + named(what) + ") is " + std::to_string(words_[at_]) +
+                  ", not within " + std::to_string(min) + ".." + std::to_string(max)};
   }
 
   static constexpr std::size_t kNoCell = static_cast<std::size_t>(-1);

@@ -159,6 +159,9 @@ def _load() -> ctypes.CDLL:
             "np_fit_hosts_cells": (ctypes.c_int, [P(ctypes.c_void_p), ctypes.c_size_t, ctypes.c_void_p, P(_Pair),
                                                   ctypes.c_size_t, ctypes.c_char_p, P(ctypes.c_longlong),
                                                   ctypes.c_size_t, out_error]),
+            "np_fit_packed_hosts": (ctypes.c_int, [P(ctypes.c_char_p), ctypes.c_void_p, ctypes.c_void_p,
+                                                   ctypes.c_size_t, ctypes.c_void_p, P(_Pair), ctypes.c_size_t,
+                                                   ctypes.c_char_p, out_error]),
             "np_request_cell_count": (ctypes.c_size_t, [ctypes.c_void_p]),
             "np_fit_claim": (ctypes.c_int, [host_p, ctypes.c_void_p, ctypes.c_char_p, P(_Pair), ctypes.c_size_t,
                                             P(ctypes.c_void_p), out_error]),
@@ -574,6 +577,34 @@ def _fit_hosts_cells(handles: list, request: Request, options, with_cells: bool)
     del keep
     _check(lib, status, error)
     return verdicts.raw[:count], (cells[:count * per_host] if with_cells else None), per_host
+
+
+def _fit_packed_hosts(words: List[bytes], ratios: List[float], request: Request, options) -> bytes:
+    """np_fit_packed_hosts: a verdict byte per host (1 fits, 0 does not, 2 words the library
+    refuses) for hosts given as packed cell words (`words[i]`, native 64-bit integers as bytes) with
+    the allocation ratios ratios[2 * i] and ratios[2 * i + 1] (NaN, NaN: no limits), made and fitted
+    in one call and kept by nobody: numaplace.nova's filter, which keeps only verdicts. The bytes are
+    handed over in place, not copied."""
+    lib = _load()
+    request_handle = _handle_of(request, Request, "request")
+    count = len(words)
+    lengths = list(map(len, words))
+    if any(length & 7 for length in lengths):
+        raise Error("InvalidHostCells", "packed host cells must be whole 64-bit words", 2)
+    word_counts = array.array("Q", [length >> 3 for length in lengths])
+    ratio_array = array.array("d", ratios)
+    if len(ratio_array) != 2 * count:
+        raise Error("InvalidArgument", f"{count} hosts need {2 * count} ratios, not {len(ratio_array)}", 1)
+    texts = (ctypes.c_char_p * max(1, count))(*words)
+    opts, n_opts, keep = _fit_pairs(options)
+    verdicts = ctypes.create_string_buffer(max(1, count))
+    error = ctypes.c_void_p()
+    status = lib.np_fit_packed_hosts(texts, word_counts.buffer_info()[0] if count else None,
+                                     ratio_array.buffer_info()[0] if count else None, count, request_handle,
+                                     opts, n_opts, verdicts, ctypes.byref(error))
+    del keep
+    _check(lib, status, error)
+    return verdicts.raw[:count]
 
 
 def place(host: Union[str, Mapping[str, Any], Host], domain_xml: str, flavor: Optional[Mapping[str, Any]] = None,

@@ -885,6 +885,49 @@ def _filter_host(host_state, host_topology, ratios, pci_stats) -> list:
     return _filter_hosts.get(host_state, host_topology, ratios, pci_stats)
 
 
+class _VerdictCache:
+    """The filter's verdicts per host_state for requests whose verdict the host's PCI pools and
+    networks cannot change (no PCI request, no network affinity asked): [None, None, answers, None,
+    None, None, (packed words, ratios)], in _HostCache's entry shape with no numaplace host. Its
+    hosts are made and fitted in one np_fit_packed_hosts call from the words and kept by nobody,
+    which spares a cold pass the making of a library host (and its PCI devices) per host. An entry
+    holds while the words and ratios read now equal its key, so a host changed in place is fitted
+    again. Host states that take no weak reference are kept by id in a bounded map."""
+
+    def __init__(self):
+        self.by_state: "weakref.WeakKeyDictionary[Any, list]" = weakref.WeakKeyDictionary()
+        self.by_id: "collections.OrderedDict[int, list]" = collections.OrderedDict()
+
+    def get(self, host_state, key: tuple) -> list:
+        with _cache_lock:
+            try:
+                found = self.by_state.get(host_state)
+                weak = True
+            except TypeError:
+                found = self.by_id.get(id(host_state))
+                weak = False
+            if found is not None and found[6] == key:
+                return found
+            entry = [None, None, {}, None, None, None, key]
+            if weak:
+                self.by_state[host_state] = entry
+            else:
+                self.by_id[id(host_state)] = entry
+                self.by_id.move_to_end(id(host_state))
+                while len(self.by_id) > _CACHE_SIZE:
+                    self.by_id.popitem(last=False)
+            return entry
+
+
+_packed_verdicts = _VerdictCache()
+
+
+def _keep_answer(answers: dict, key: str, fits: bool) -> None:
+    if len(answers) >= _ANSWERS_KEPT:
+        answers.clear()
+    answers[key] = fits
+
+
 @contextlib.contextmanager
 def _gc_paused():
     """Python's cyclic garbage collector held off while hosts are converted. Converting a host
@@ -948,15 +991,15 @@ def _make_filter():
                 pending = self._prepare(hosts, plan, verdicts)
                 for with_pci, waiting in pending.items():
                     request, key = plan.request(with_pci)
-                    unanswered = [entry for _, entry in waiting if key not in entry[2]]
-                    if unanswered:
-                        fits, _, _ = numaplace._fit_hosts_cells([entry[3] for entry in unanswered], request,
+                    made = [entry for _, entry in waiting if entry[3] is not None and key not in entry[2]]
+                    packed = [(i, entry) for i, entry in waiting if entry[3] is None and key not in entry[2]]
+                    if made:
+                        fits, _, _ = numaplace._fit_hosts_cells([entry[3] for entry in made], request,
                                                                 plan.options, False)
-                        for entry, fit in zip(unanswered, fits):
-                            answers = entry[2]
-                            if len(answers) >= _ANSWERS_KEPT:
-                                answers.clear()
-                            answers[key] = fit == 1
+                        for entry, fit in zip(made, fits):
+                            _keep_answer(entry[2], key, fit == 1)
+                    if packed:
+                        self._fit_packed(hosts, packed, request, key, plan.options)
                     limits_class = objects.NUMATopologyLimits
                     network_metadata = plan.network_metadata
                     for i, entry in waiting:
@@ -970,6 +1013,24 @@ def _make_filter():
                         host_state.limits["numa_topology"] = limits
                         verdicts[i] = True
             return verdicts
+
+        @staticmethod
+        def _fit_packed(hosts, packed, request, key, options):
+            """The verdicts of the _packed_verdicts entries `packed` ([(index, entry)]) in one
+            np_fit_packed_hosts call; a host whose words the library refuses is answered as a host
+            made for the filter (_filter_host) is, which says why where it cannot be made."""
+            fits = numaplace._fit_packed_hosts([entry[6][0] for _, entry in packed],
+                                               [ratio for _, entry in packed for ratio in entry[6][1]],
+                                               request, options)
+            for (i, entry), fit in zip(packed, fits):
+                if fit == 2:
+                    host_state = hosts[i]
+                    made = _filter_host(host_state, host_state.numa_topology, entry[6][1], host_state.pci_stats)
+                    if key not in made[2]:
+                        verdict, _, _ = numaplace._fit_hosts_cells([made[3]], request, options, False)
+                        _keep_answer(made[2], key, verdict[0] == 1)
+                    fit = 1 if made[2][key] else 0
+                _keep_answer(entry[2], key, fit == 1)
 
         def _prepare(self, hosts, plan, verdicts):
             """The checks that need no fit, and each remaining host's numaplace host (converted only
@@ -1006,6 +1067,11 @@ def _make_filter():
                 if waiting is None:
                     plan.request(with_pci)  # a request Nova refuses raises here, at the first host with a topology
                     waiting = pending[with_pci] = []
+                if not with_pci and not plan.networks:
+                    words = packed_cells(host_topology)
+                    if words is not None:
+                        waiting.append((i, _packed_verdicts.get(host_state, (words, ratios))))
+                        continue
                 entry = _filter_host(host_state, host_topology, ratios, pci_stats)
                 if plan.networks:
                     entry = _with_networks_entry(entry, host_topology)

@@ -180,16 +180,30 @@ class DirectedInvalidation(unittest.TestCase):
         self.assertTrue(self.passes(state, plain))
 
     def test_an_equal_new_topology_keeps_the_cached_host(self):
+        # A request without PCI or networks is answered from packed words: its verdicts are kept
+        # in the host state's _packed_verdicts entry, which an equal topology keeps.
         state = host_state(small_host(pinned={0}))
         guest = spec(2, 1024, {"hw:numa_nodes": "1"})
         self.assertTrue(self.passes(state, guest))
-        cached = npnova._filter_hosts.by_state[state][1]
+        self.assertNotIn(state, npnova._filter_hosts.by_state)  # no library host made for it
+        kept = npnova._packed_verdicts.by_state[state]
         state.numa_topology = small_host(pinned={0})  # what HostState.update does with an unchanged host
         self.assertTrue(self.passes(state, guest))
-        self.assertIs(npnova._filter_hosts.by_state[state][1], cached)
+        self.assertIs(npnova._packed_verdicts.by_state[state], kept)
         state.numa_topology = small_host(pinned={0, 1})
         self.assertTrue(self.passes(state, guest))
-        self.assertIsNot(npnova._filter_hosts.by_state[state][1], cached)
+        self.assertIsNot(npnova._packed_verdicts.by_state[state], kept)
+        # A request with a PCI request is fitted on the host made with its PCI devices, kept the same way.
+        pooled = host_state(small_host(pinned={0}), pools=[("8086", "154d", 0, 1)])
+        with_nic = spec(2, 1024, {"hw:numa_nodes": "1"}, pci=[("8086", "154d", 1)])
+        self.assertTrue(self.passes(pooled, with_nic))
+        cached = npnova._filter_hosts.by_state[pooled][1]
+        pooled.numa_topology = small_host(pinned={0})
+        self.assertTrue(self.passes(pooled, with_nic))
+        self.assertIs(npnova._filter_hosts.by_state[pooled][1], cached)
+        pooled.numa_topology = small_host(pinned={0, 1})
+        self.assertTrue(self.passes(pooled, with_nic))
+        self.assertIsNot(npnova._filter_hosts.by_state[pooled][1], cached)
 
 
 def mutate(rng, state):
@@ -244,7 +258,7 @@ class RandomInvalidation(unittest.TestCase):
     def test_verdicts_follow_the_host_through_random_changes(self):
         rng = random.Random(21)
         flt = npnova.NUMAPlaceFilter()
-        steps = changed_seen = 0
+        steps = changed_seen = packed_checked = 0
         for _ in range(60):
             host = nd.random_multicell_host(rng)
             topology = nd.build_host(host)
@@ -262,6 +276,7 @@ class RandomInvalidation(unittest.TestCase):
                 self.assertEqual(flt.host_passes(state, guest), reference(state, guest), msg=before)
                 ratios = (float(state.cpu_allocation_ratio), float(state.ram_allocation_ratio))
                 entry = npnova._filter_host(state, topology, ratios, state.pci_stats)  # the host as it is now
+                packed = npnova._packed_verdicts.by_state.get(state)  # where host_passes kept the verdict
                 kind = mutate(rng, state)
                 topology = state.numa_topology
                 after = json.dumps(npnova.host_json(topology, _limits(state), state.pci_stats))
@@ -269,6 +284,12 @@ class RandomInvalidation(unittest.TestCase):
                     changed_seen += 1
                     self.assertFalse(entry_unchanged(entry, state),
                                      msg=f"{kind} changed the host but the cache did not see it")
+                    if packed is not None and kind != "pci":  # the packed verdicts' key: cells and ratios
+                        key_now = (npnova.packed_cells(topology),
+                                   (float(state.cpu_allocation_ratio), float(state.ram_allocation_ratio)))
+                        self.assertNotEqual(packed[6], key_now, msg=f"{kind} changed the host's cells or ratios "
+                                                                    "but the packed verdicts' key did not")
+                        packed_checked += 1
                 elif kind == "nothing":
                     self.assertTrue(entry_unchanged(entry, state))
                 self.assertEqual(flt.host_passes(state, guest), reference(state, guest), msg=f"after {kind}")
@@ -280,6 +301,8 @@ class RandomInvalidation(unittest.TestCase):
                 steps += 1
         self.assertGreater(steps, 400)
         self.assertGreater(changed_seen, 200)
+        if npnova._cellwords is not None:  # the C reader's run answers from packed words
+            self.assertGreater(packed_checked, 150)
 
 
 def entry_unchanged(entry, state):
@@ -298,11 +321,13 @@ class WithoutTheCReader:
         self._kept = npnova._cellwords
         npnova._cellwords = None
         npnova._filter_hosts.__init__()
+        npnova._packed_verdicts.__init__()
         npnova._weigher_hosts.__init__()
 
     def tearDown(self):
         npnova._cellwords = self._kept
         npnova._filter_hosts.__init__()
+        npnova._packed_verdicts.__init__()
         npnova._weigher_hosts.__init__()
 
 

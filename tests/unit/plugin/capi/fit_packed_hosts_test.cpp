@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// np_fit_packed_hosts (numaplace.h): on random hosts and requests, the verdict it gives each host
+// of a batch is the one np_fit_hosts_cells gives that host made by np_host_from_cells from the same
+// words and ratios, whatever the batch's size and the words' alignment; a host whose words the
+// library refuses is 2, alone, and its neighbours are still answered; bad arrays are
+// InvalidArgument and write nothing.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "numaplace.h"
+#include "support/described_host.h"
+
+namespace numaplace {
+namespace {
+
+using testing::Described;
+using testing::random_host;
+using testing::Words;
+using testing::words_of;
+
+struct HostFree {
+  void operator()(np_host* host) const { np_host_free(host); }
+};
+struct RequestFree {
+  void operator()(np_request* request) const { np_request_free(request); }
+};
+struct ErrorFree {
+  void operator()(np_error* error) const { np_error_free(error); }
+};
+using HostHandle = std::unique_ptr<np_host, HostFree>;
+using RequestHandle = std::unique_ptr<np_request, RequestFree>;
+using ErrorHandle = std::unique_ptr<np_error, ErrorFree>;
+
+// A random flavor (vCPUs, memory, NUMA and CPU policy specs) as a request; null where Nova's
+// derivation refuses the combination drawn.
+RequestHandle random_request(std::mt19937& rng, std::string& said) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  std::vector<std::pair<std::string, std::string>> specs;
+  if (pick(0, 2) != 0) specs.emplace_back("hw:numa_nodes", std::to_string(pick(1, 2)));
+  if (pick(0, 1) == 0) {
+    specs.emplace_back("hw:cpu_policy", "dedicated");
+    const char* policies[] = {"prefer", "isolate", "require"};
+    if (pick(0, 1) == 0) specs.emplace_back("hw:cpu_thread_policy", policies[pick(0, 2)]);
+  }
+  if (pick(0, 4) == 0) specs.emplace_back("hw:mem_page_size", pick(0, 1) ? "large" : "2048");
+  const unsigned vcpus = static_cast<unsigned>(pick(1, 8) * 2);
+  const unsigned long long memory_mib = static_cast<unsigned long long>(pick(1, 64)) * 1024;
+  std::vector<np_pair> pairs;
+  said = std::to_string(vcpus) + " vCPUs, " + std::to_string(memory_mib) + " MiB";
+  for (const auto& [key, value] : specs) {
+    pairs.push_back({key.c_str(), value.c_str()});
+    said += ", " + key + "=" + value;
+  }
+  np_request* request = nullptr;
+  np_error* error = nullptr;
+  if (np_request_from_specs(vcpus, memory_mib, pairs.data(), pairs.size(), nullptr, 0, &request, &error) != NP_OK) {
+    np_error_free(error);
+    return nullptr;
+  }
+  return RequestHandle(request);
+}
+
+// The verdict of one host made from its words, through the made-host path: -1 where the words
+// are refused.
+int made_host_verdict(const Words& words, double cpu, double ram, const np_request* request) {
+  np_host* made = nullptr;
+  np_error* error = nullptr;
+  if (np_host_from_cells(reinterpret_cast<const long long*>(words.data()), words.size(), cpu, ram, nullptr, nullptr,
+                         &made, &error) != NP_OK) {
+    np_error_free(error);
+    return -1;
+  }
+  HostHandle host(made);
+  const np_host* hosts[] = {host.get()};
+  unsigned char fits = 9;
+  EXPECT_EQ(np_fit_hosts_cells(hosts, 1, request, nullptr, 0, &fits, nullptr, 0, &error), NP_OK)
+      << np_error_message(error);
+  np_error_free(error);
+  return fits;
+}
+
+TEST(FitPackedHostsProperty, EachVerdictIsTheMadeHostsWhateverTheBatchAndAlignment) {
+  std::mt19937 rng(20261205);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int fitted = 0, refused_words = 0, not_fitted = 0;
+  for (int round = 0; round < 400; ++round) {
+    std::string said;
+    RequestHandle request = random_request(rng, said);
+    if (!request) continue;
+    const int count = pick(1, 12);
+    std::vector<Words> hosts;
+    std::vector<double> ratios;
+    for (int i = 0; i < count; ++i) {
+      const Described described = random_host(rng);
+      Words words = words_of(described);
+      if (pick(0, 9) == 0) words.pop_back();  // one word short: refused, this host alone
+      hosts.push_back(std::move(words));
+      ratios.push_back(described.ratios ? described.ratios->first : std::nan(""));
+      ratios.push_back(described.ratios ? described.ratios->second : std::nan(""));
+    }
+    // Each host's words at an offset of 0 to 7 bytes within a buffer of its own: unaligned too.
+    std::vector<std::vector<char>> buffers;
+    std::vector<const long long*> pointers;
+    std::vector<size_t> counts;
+    for (const Words& words : hosts) {
+      const auto offset = static_cast<std::size_t>(pick(0, 7));
+      buffers.emplace_back(offset + words.size() * sizeof(std::int64_t) + 1);
+      std::memcpy(buffers.back().data() + offset, words.data(), words.size() * sizeof(std::int64_t));
+      pointers.push_back(reinterpret_cast<const long long*>(buffers.back().data() + offset));
+      counts.push_back(words.size());
+    }
+    std::vector<unsigned char> fits(static_cast<std::size_t>(count), 9);
+    np_error* error = nullptr;
+    ASSERT_EQ(np_fit_packed_hosts(pointers.data(), counts.data(), ratios.data(), static_cast<size_t>(count),
+                                  request.get(), nullptr, 0, fits.data(), &error),
+              NP_OK)
+        << np_error_message(error);
+    for (int i = 0; i < count; ++i) {
+      const int expected = made_host_verdict(hosts[static_cast<std::size_t>(i)], ratios[2 * static_cast<std::size_t>(i)],
+                                             ratios[2 * static_cast<std::size_t>(i) + 1], request.get());
+      const int got = fits[static_cast<std::size_t>(i)];
+      EXPECT_EQ(got, expected == -1 ? 2 : expected) << "round " << round << ", host " << i << " of " << count << ": " << said;
+      (expected == -1 ? refused_words : expected == 1 ? fitted : not_fitted) += 1;
+    }
+  }
+  // The draws reach every kind of verdict, or the comparison above says little.
+  EXPECT_GT(fitted, 100);
+  EXPECT_GT(not_fitted, 100);
+  EXPECT_GT(refused_words, 20);
+}
+
+TEST(FitPackedHosts, ChecksItsArraysAndWritesNothingOnAnError) {
+  const Words words = {1, 0, 1024, 0, 0, -1, 2, 0, 1, 2, 0, 1, 0, 1, 2, 0, 1, 1, 4, 262144, 0, 0};
+  const long long* pointers[] = {reinterpret_cast<const long long*>(words.data())};
+  const size_t counts[] = {words.size()};
+  const double ratios[] = {2.0, 1.0};
+  np_request* made = nullptr;
+  np_error* error = nullptr;
+  const np_pair one_cell[] = {{"hw:numa_nodes", "1"}};
+  ASSERT_EQ(np_request_from_specs(2, 512, one_cell, 1, nullptr, 0, &made, &error), NP_OK);
+  RequestHandle request(made);
+  unsigned char fits[] = {9};
+  auto expect_invalid = [&](np_status status) {
+    ErrorHandle owned(error);
+    error = nullptr;
+    EXPECT_EQ(status, NP_ERR_INVALID_ARGUMENT);
+    EXPECT_STREQ(np_error_name(owned.get()), "InvalidArgument");
+    EXPECT_EQ(fits[0], 9);
+  };
+  expect_invalid(np_fit_packed_hosts(pointers, counts, ratios, 1, nullptr, nullptr, 0, fits, &error));
+  expect_invalid(np_fit_packed_hosts(nullptr, counts, ratios, 1, request.get(), nullptr, 0, fits, &error));
+  expect_invalid(np_fit_packed_hosts(pointers, nullptr, ratios, 1, request.get(), nullptr, 0, fits, &error));
+  expect_invalid(np_fit_packed_hosts(pointers, counts, nullptr, 1, request.get(), nullptr, 0, fits, &error));
+  expect_invalid(np_fit_packed_hosts(pointers, counts, ratios, 1, request.get(), nullptr, 0, nullptr, &error));
+  const long long* missing[] = {nullptr};
+  expect_invalid(np_fit_packed_hosts(missing, counts, ratios, 1, request.get(), nullptr, 0, fits, &error));
+  const np_pair unknown[] = {{"bogus", "1"}};
+  EXPECT_EQ(np_fit_packed_hosts(pointers, counts, ratios, 1, request.get(), unknown, 1, fits, &error),
+            NP_ERR_INVALID_ARGUMENT);
+  np_error_free(error);
+  error = nullptr;
+  EXPECT_EQ(fits[0], 9);
+  // No host: nothing to check or write.
+  EXPECT_EQ(np_fit_packed_hosts(nullptr, nullptr, nullptr, 0, request.get(), nullptr, 0, nullptr, &error), NP_OK);
+  ASSERT_EQ(np_fit_packed_hosts(pointers, counts, ratios, 1, request.get(), nullptr, 0, fits, &error), NP_OK);
+  EXPECT_EQ(fits[0], 1);  // 2 vCPUs and 512 MiB on the one cell of 2 CPUs and 1 GiB
+}
+
+}  // namespace
+}  // namespace numaplace

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
@@ -250,7 +251,7 @@ np_status np_fit_hosts_cells(const np_host* const* hosts, size_t host_count, con
 
 np_status np_fit_packed_hosts(const long long* const* words, const size_t* word_counts, const double* ratios,
                               size_t host_count, const np_request* request, const np_pair* options, size_t option_count,
-                              unsigned char* fits, np_error** error) {
+                              unsigned char* fits, np_host** made, np_error** error) {
   static_assert(sizeof(long long) == sizeof(std::int64_t));
   return guarded(error, [&]() -> np_status {
     if (request == nullptr) return invalid_argument(error, "the request is NULL");
@@ -264,6 +265,7 @@ np_status np_fit_packed_hosts(const long long* const* words, const size_t* word_
     auto fit = fit_options(options, option_count);
     if (!fit) return fail(error, fit.error());
     std::vector<unsigned char> fitted(host_count, 1);
+    std::vector<std::unique_ptr<np_host>> hosts(made != nullptr ? host_count : 0);  // handed over at the end
     std::vector<std::int64_t> aligned;  // the words of a host handed over unaligned (from a byte buffer)
     for (std::size_t i = 0; i < host_count; ++i) {
       const auto* first = reinterpret_cast<const std::int64_t*>(words[i]);
@@ -272,14 +274,20 @@ np_status np_fit_packed_hosts(const long long* const* words, const size_t* word_
         std::memcpy(aligned.data(), words[i], word_counts[i] * sizeof(std::int64_t));
         first = aligned.data();
       }
-      const auto host = numaplace::plugin::host_from_cells({first, word_counts[i]}, ratios[2 * i], ratios[2 * i + 1], "", "");
+      auto host = numaplace::plugin::host_from_cells({first, word_counts[i]}, ratios[2 * i], ratios[2 * i + 1], "", "");
       if (!host) {
         fitted[i] = 2;
-      } else if (request->topology) {
-        fitted[i] = numaplace::fit_guest(*host, *request->topology, *fit).placement ? 1 : 0;
+        continue;
+      }
+      if (request->topology) fitted[i] = numaplace::fit_guest(*host, *request->topology, *fit).placement ? 1 : 0;
+      if (made != nullptr) {
+        hosts[i] = std::make_unique<np_host>();
+        hosts[i]->topology = std::move(*host);
+        refresh(*hosts[i]);
       }
     }
     std::copy(fitted.begin(), fitted.end(), fits);
+    for (std::size_t i = 0; i < hosts.size(); ++i) made[i] = hosts[i].release();
     return NP_OK;
   });
 }

@@ -41,7 +41,7 @@ import json
 import math
 import os
 import threading
-from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Union
+from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Tuple, Union
 
 __all__ = ["Error", "Host", "Request", "Result", "derive", "fit_hosts", "fit_hosts_cells", "fit_verdicts", "place",
            "library_version"]
@@ -161,7 +161,7 @@ def _load() -> ctypes.CDLL:
                                                   ctypes.c_size_t, out_error]),
             "np_fit_packed_hosts": (ctypes.c_int, [P(ctypes.c_char_p), ctypes.c_void_p, ctypes.c_void_p,
                                                    ctypes.c_size_t, ctypes.c_void_p, P(_Pair), ctypes.c_size_t,
-                                                   ctypes.c_char_p, out_error]),
+                                                   ctypes.c_char_p, ctypes.c_void_p, out_error]),
             "np_request_cell_count": (ctypes.c_size_t, [ctypes.c_void_p]),
             "np_fit_claim": (ctypes.c_int, [host_p, ctypes.c_void_p, ctypes.c_char_p, P(_Pair), ctypes.c_size_t,
                                             P(ctypes.c_void_p), out_error]),
@@ -353,6 +353,14 @@ class Host:
                                         None if networks is None else _text(networks, "networks"),
                                         ctypes.byref(host._handle), ctypes.byref(error))
         _check(lib, status, error)
+        return host
+
+    @classmethod
+    def _adopt(cls, lib: ctypes.CDLL, handle: int) -> "Host":
+        """The Host that owns (and frees) the library's host `handle`."""
+        host = cls.__new__(cls)
+        host._lib = lib
+        host._handle = ctypes.c_void_p(handle)
         return host
 
     def add_claims(self, domain_xmls: Iterable[str]) -> None:
@@ -579,12 +587,13 @@ def _fit_hosts_cells(handles: list, request: Request, options, with_cells: bool)
     return verdicts.raw[:count], (cells[:count * per_host] if with_cells else None), per_host
 
 
-def _fit_packed_hosts(words: List[bytes], ratios: List[float], request: Request, options) -> bytes:
-    """np_fit_packed_hosts: a verdict byte per host (1 fits, 0 does not, 2 words the library
-    refuses) for hosts given as packed cell words (`words[i]`, native 64-bit integers as bytes) with
-    the allocation ratios ratios[2 * i] and ratios[2 * i + 1] (NaN, NaN: no limits), made and fitted
-    in one call and kept by nobody: numaplace.nova's filter, which keeps only verdicts. The bytes are
-    handed over in place, not copied."""
+def _fit_packed_hosts(words: List[bytes], ratios: List[float], request: Request, options,
+                      keep: bool) -> Tuple[bytes, List[Optional[Host]]]:
+    """np_fit_packed_hosts: (a verdict byte per host: 1 fits, 0 does not, 2 words the library
+    refuses; with `keep` the hosts made, None where refused, else None for each) for hosts given as
+    packed cell words (`words[i]`, native 64-bit integers as bytes, handed over in place) with the
+    allocation ratios ratios[2 * i] and ratios[2 * i + 1] (NaN, NaN: no limits): numaplace.nova's
+    filter, which makes the hosts it has no host of and their verdicts in one call."""
     lib = _load()
     request_handle = _handle_of(request, Request, "request")
     count = len(words)
@@ -595,16 +604,20 @@ def _fit_packed_hosts(words: List[bytes], ratios: List[float], request: Request,
     ratio_array = array.array("d", ratios)
     if len(ratio_array) != 2 * count:
         raise Error("InvalidArgument", f"{count} hosts need {2 * count} ratios, not {len(ratio_array)}", 1)
-    texts = (ctypes.c_char_p * max(1, count))(*words)
+    if count == 0:
+        return b"", []
+    texts = (ctypes.c_char_p * count)(*words)
+    made = (ctypes.c_void_p * count)() if keep else None
     opts, n_opts, keep = _fit_pairs(options)
-    verdicts = ctypes.create_string_buffer(max(1, count))
+    verdicts = ctypes.create_string_buffer(count)
     error = ctypes.c_void_p()
-    status = lib.np_fit_packed_hosts(texts, word_counts.buffer_info()[0] if count else None,
-                                     ratio_array.buffer_info()[0] if count else None, count, request_handle,
-                                     opts, n_opts, verdicts, ctypes.byref(error))
+    status = lib.np_fit_packed_hosts(texts, word_counts.buffer_info()[0], ratio_array.buffer_info()[0], count,
+                                     request_handle, opts, n_opts, verdicts, made, ctypes.byref(error))
     del keep
     _check(lib, status, error)
-    return verdicts.raw[:count]
+    if made is None:
+        return verdicts.raw, [None] * count
+    return verdicts.raw, [None if handle is None else Host._adopt(lib, handle) for handle in made]
 
 
 def place(host: Union[str, Mapping[str, Any], Host], domain_xml: str, flavor: Optional[Mapping[str, Any]] = None,

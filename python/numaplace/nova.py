@@ -44,7 +44,7 @@ import math
 import operator
 import threading
 import weakref
-from typing import Any, Dict, List, Optional
+from typing import Any, Dict, List, Optional, Tuple
 
 import numaplace
 
@@ -779,7 +779,32 @@ class _Pass:
 # multi-instance boot.
 # Host states that take no weak reference are kept by id in a bounded map (the inputs check keeps
 # that sound too).
-class _HostCache:
+class _PerHostState:
+    """Entries per host_state: weakly keyed, or, for host states that take no weak reference, by id
+    in a bounded map. Callers hold _cache_lock around _found and _keep."""
+
+    def __init__(self):
+        self.by_state: "weakref.WeakKeyDictionary[Any, list]" = weakref.WeakKeyDictionary()
+        self.by_id: "collections.OrderedDict[int, list]" = collections.OrderedDict()
+
+    def _found(self, host_state) -> Tuple[Optional[list], bool]:
+        """(the host state's entry or None, whether it is kept weakly)."""
+        try:
+            return self.by_state.get(host_state), True
+        except TypeError:
+            return self.by_id.get(id(host_state)), False
+
+    def _keep(self, host_state, entry: list, weak: bool) -> None:
+        if weak:
+            self.by_state[host_state] = entry
+        else:
+            self.by_id[id(host_state)] = entry
+            self.by_id.move_to_end(id(host_state))
+            while len(self.by_id) > _CACHE_SIZE:
+                self.by_id.popitem(last=False)
+
+
+class _HostCache(_PerHostState):
     """numaplace hosts per host_state: [host_inputs, numaplace.Host, kept answers, the host's
     handle, the cells' packed words, the host with networks, the packed key], made again whenever
     what is read now differs from what the host was made from: the packed key where the cells read
@@ -788,18 +813,9 @@ class _HostCache:
     Host states that take no weak reference are kept by id in a bounded map (the inputs check keeps
     that sound too)."""
 
-    def __init__(self):
-        self.by_state: "weakref.WeakKeyDictionary[Any, list]" = weakref.WeakKeyDictionary()
-        self.by_id: "collections.OrderedDict[int, list]" = collections.OrderedDict()
-
     def get(self, host_state, host_topology, ratios, pci_stats) -> list:
         with _cache_lock:
-            try:
-                found = self.by_state.get(host_state)
-                weak = True
-            except TypeError:
-                found = self.by_id.get(id(host_state))
-                weak = False
+            found, weak = self._found(host_state)
         key = _packed_key(host_topology, ratios, pci_stats)
         if found is not None and _entry_unchanged(found, key, host_topology, ratios, pci_stats):
             return found
@@ -828,13 +844,7 @@ class _HostCache:
             host = host_of_inputs(inputs, chunks)
             entry = [inputs, host, {}, host._handle.value, chunks, None, None]
         with _cache_lock:
-            if weak:
-                self.by_state[host_state] = entry
-            else:
-                self.by_id[id(host_state)] = entry
-                self.by_id.move_to_end(id(host_state))
-                while len(self.by_id) > _CACHE_SIZE:
-                    self.by_id.popitem(last=False)
+            self._keep(host_state, entry, weak)
         return entry
 
 
@@ -885,37 +895,25 @@ def _filter_host(host_state, host_topology, ratios, pci_stats) -> list:
     return _filter_hosts.get(host_state, host_topology, ratios, pci_stats)
 
 
-class _VerdictCache:
-    """The filter's verdicts per host_state for requests whose verdict the host's PCI pools and
-    networks cannot change (no PCI request, no network affinity asked): [None, None, answers, None,
-    None, None, (packed words, ratios)], in _HostCache's entry shape with no numaplace host. Its
-    hosts are made and fitted in one np_fit_packed_hosts call from the words and kept by nobody,
-    which spares a cold pass the making of a library host (and its PCI devices) per host. An entry
-    holds while the words and ratios read now equal its key, so a host changed in place is fitted
-    again. Host states that take no weak reference are kept by id in a bounded map."""
-
-    def __init__(self):
-        self.by_state: "weakref.WeakKeyDictionary[Any, list]" = weakref.WeakKeyDictionary()
-        self.by_id: "collections.OrderedDict[int, list]" = collections.OrderedDict()
+class _VerdictCache(_PerHostState):
+    """The filter's hosts and verdicts per host_state for requests whose verdict the host's PCI
+    pools and networks cannot change (no PCI request, no network affinity asked): [None,
+    numaplace.Host, answers, its handle, None, None, (packed words, ratios)], in _HostCache's entry
+    shape, the host made from the words alone. An entry has no host until it is asked a second
+    request: the hosts of a pass are made and fitted together in np_fit_packed_hosts calls (one
+    for the entries asked a first time, whose hosts are freed in the call, one for those asked
+    again, whose hosts are kept), which spares a first pass a ctypes call, PCI devices written and
+    read, and memory kept, per host. An
+    entry holds while the words and ratios read now equal its key, so a host changed in place is
+    made and fitted again. Host states that take no weak reference are kept by id in a bounded map."""
 
     def get(self, host_state, key: tuple) -> list:
         with _cache_lock:
-            try:
-                found = self.by_state.get(host_state)
-                weak = True
-            except TypeError:
-                found = self.by_id.get(id(host_state))
-                weak = False
+            found, weak = self._found(host_state)
             if found is not None and found[6] == key:
                 return found
             entry = [None, None, {}, None, None, None, key]
-            if weak:
-                self.by_state[host_state] = entry
-            else:
-                self.by_id[id(host_state)] = entry
-                self.by_id.move_to_end(id(host_state))
-                while len(self.by_id) > _CACHE_SIZE:
-                    self.by_id.popitem(last=False)
+            self._keep(host_state, entry, weak)
             return entry
 
 
@@ -1016,21 +1014,30 @@ def _make_filter():
 
         @staticmethod
         def _fit_packed(hosts, packed, request, key, options):
-            """The verdicts of the _packed_verdicts entries `packed` ([(index, entry)]) in one
-            np_fit_packed_hosts call; a host whose words the library refuses is answered as a host
-            made for the filter (_filter_host) is, which says why where it cannot be made."""
-            fits = numaplace._fit_packed_hosts([entry[6][0] for _, entry in packed],
-                                               [ratio for _, entry in packed for ratio in entry[6][1]],
-                                               request, options)
-            for (i, entry), fit in zip(packed, fits):
-                if fit == 2:
-                    host_state = hosts[i]
-                    made = _filter_host(host_state, host_state.numa_topology, entry[6][1], host_state.pci_stats)
-                    if key not in made[2]:
-                        verdict, _, _ = numaplace._fit_hosts_cells([made[3]], request, options, False)
-                        _keep_answer(made[2], key, verdict[0] == 1)
-                    fit = 1 if made[2][key] else 0
-                _keep_answer(entry[2], key, fit == 1)
+            """The verdicts of the _packed_verdicts entries `packed` ([(index, entry)]), which have
+            no host, in np_fit_packed_hosts calls that make their hosts from the words. A host is
+            kept in its entry once it is asked a second request (its entry holds an answer): one
+            asked once, as on a first pass, is freed in the call, which spares that pass keeping
+            memory it may never use again. A host whose words the library refuses is answered as a
+            host made for the filter (_filter_host) is, which says why where it cannot be made."""
+            groups = ([(i, entry) for i, entry in packed if not entry[2]], [(i, entry) for i, entry in packed if entry[2]])
+            for keep, group in zip((False, True), groups):
+                if not group:
+                    continue
+                fits, made = numaplace._fit_packed_hosts([entry[6][0] for _, entry in group],
+                                                         [ratio for _, entry in group for ratio in entry[6][1]],
+                                                         request, options, keep)
+                for (i, entry), fit, host in zip(group, fits, made):
+                    if host is not None:
+                        entry[1], entry[3] = host, host._handle.value
+                    if fit == 2:
+                        host_state = hosts[i]
+                        fallback = _filter_host(host_state, host_state.numa_topology, entry[6][1], host_state.pci_stats)
+                        if key not in fallback[2]:
+                            verdict, _, _ = numaplace._fit_hosts_cells([fallback[3]], request, options, False)
+                            _keep_answer(fallback[2], key, verdict[0] == 1)
+                        fit = 1 if fallback[2][key] else 0
+                    _keep_answer(entry[2], key, fit == 1)
 
         def _prepare(self, hosts, plan, verdicts):
             """The checks that need no fit, and each remaining host's numaplace host (converted only

@@ -258,6 +258,43 @@ class FitApiTest(unittest.TestCase):
             numaplace.fit_verdicts([host], pinned, {"colour": "blue"})
         self.assertEqual(caught.exception.name, "InvalidArgument")
 
+    def test_packed_hosts_are_fitted_as_the_hosts_made_from_their_words(self):
+        # numaplace.nova's filter path: the words of two cells (4 CPUs in 2 cores, 4 GiB, of which
+        # `used` MiB used), made and fitted in one call, handed back or not.
+        def words(used):
+            cells = [2]
+            for cell, first in ((0, 0), (1, 4)):
+                cpus = [first, first + 1, first + 2, first + 3]
+                cells += [cell, 4096, 0, used, 0, 4, *cpus, 4, *cpus, 0, 2, 2, 2, *cpus, 1, 4, 1048576, 0, 0]
+            return array.array("q", cells).tobytes()
+        hosts = [words(0), words(3072), words(0)[:-8], words(1024)]  # the third one word short
+        ratios = [16.0, 1.0] * 4
+        request = numaplace.Request(vcpus=4, memory_mib=4096, flavor={"hw:numa_nodes": "2"})  # 2 GiB a cell
+        expected = []
+        for packed in hosts:
+            try:
+                made = numaplace.Host.from_cells(array.array("q", packed), 16.0, 1.0)
+            except numaplace.Error as error:
+                self.assertEqual(error.name, "InvalidHostCells")
+                expected.append(2)
+                continue
+            expected.append(numaplace.fit_verdicts([made], request)[0])
+        self.assertEqual(expected, [1, 0, 2, 1])
+        for keep in (False, True):
+            fits, made = numaplace._fit_packed_hosts(hosts, ratios, request, None, keep)
+            self.assertEqual(list(fits), expected)
+            if keep:
+                self.assertEqual([host is None for host in made], [False, False, True, False])
+                self.assertEqual(numaplace.fit_verdicts([made[0], made[1], made[3]], request), bytes([1, 0, 1]))
+            else:
+                self.assertEqual(made, [None] * 4)
+        self.assertEqual(numaplace._fit_packed_hosts([], [], request, None, True), (b"", []))
+        for bad_words, bad_ratios, name in (([hosts[0][:-3]], [16.0, 1.0], "InvalidHostCells"),
+                                            ([hosts[0]], [16.0], "InvalidArgument")):
+            with self.assertRaises(numaplace.Error) as caught:
+                numaplace._fit_packed_hosts(bad_words, bad_ratios, request, None, False)
+            self.assertEqual(caught.exception.name, name)
+
     def test_network_affinity_moves_the_guest_to_the_cell_of_its_physnet(self):
         cells = [dict(c) for c in TWO_CELLS["cells"]]
         cells[1]["network_metadata"] = {"physnets": ["physnet1"], "tunneled": False}

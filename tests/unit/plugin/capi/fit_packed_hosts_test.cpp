@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // np_fit_packed_hosts (numaplace.h): on random hosts and requests, the verdict it gives each host
 // of a batch is the one np_fit_hosts_cells gives that host made by np_host_from_cells from the same
-// words and ratios, whatever the batch's size and the words' alignment; a host whose words the
-// library refuses is 2, alone, and its neighbours are still answered; bad arrays are
-// InvalidArgument and write nothing.
+// words and ratios, whatever the batch's size and the words' alignment, and the hosts it hands back
+// are those hosts (the same verdict again, the same JSON); a host whose words the library refuses
+// is 2 and no host, alone, and its neighbours are still answered; bad arrays are InvalidArgument
+// and write nothing.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -67,23 +68,37 @@ RequestHandle random_request(std::mt19937& rng, std::string& said) {
   return RequestHandle(request);
 }
 
-// The verdict of one host made from its words, through the made-host path: -1 where the words
-// are refused.
-int made_host_verdict(const Words& words, double cpu, double ram, const np_request* request) {
+// The verdict np_fit_hosts_cells gives a host.
+int verdict_of(const np_host* host, const np_request* request) {
+  const np_host* hosts[] = {host};
+  unsigned char fits = 9;
+  np_error* error = nullptr;
+  EXPECT_EQ(np_fit_hosts_cells(hosts, 1, request, nullptr, 0, &fits, nullptr, 0, &error), NP_OK)
+      << np_error_message(error);
+  np_error_free(error);
+  return fits;
+}
+
+// A host as np_host_from_cells makes it from words and ratios; null where the words are refused.
+HostHandle host_of_words(const Words& words, double cpu, double ram) {
   np_host* made = nullptr;
   np_error* error = nullptr;
   if (np_host_from_cells(reinterpret_cast<const long long*>(words.data()), words.size(), cpu, ram, nullptr, nullptr,
                          &made, &error) != NP_OK) {
     np_error_free(error);
-    return -1;
+    return nullptr;
   }
-  HostHandle host(made);
-  const np_host* hosts[] = {host.get()};
-  unsigned char fits = 9;
-  EXPECT_EQ(np_fit_hosts_cells(hosts, 1, request, nullptr, 0, &fits, nullptr, 0, &error), NP_OK)
-      << np_error_message(error);
+  return HostHandle(made);
+}
+
+std::string json_of_host(const np_host* host) {
+  char* text = nullptr;
+  np_error* error = nullptr;
+  EXPECT_EQ(np_host_to_json(host, &text, &error), NP_OK);
   np_error_free(error);
-  return fits;
+  std::string json = text == nullptr ? "" : text;
+  np_string_free(text);
+  return json;
 }
 
 TEST(FitPackedHostsProperty, EachVerdictIsTheMadeHostsWhateverTheBatchAndAlignment) {
@@ -117,17 +132,32 @@ TEST(FitPackedHostsProperty, EachVerdictIsTheMadeHostsWhateverTheBatchAndAlignme
       counts.push_back(words.size());
     }
     std::vector<unsigned char> fits(static_cast<std::size_t>(count), 9);
+    const bool keep = round % 2 == 0;  // every other batch hands its hosts back
+    std::vector<np_host*> made(static_cast<std::size_t>(count), nullptr);
     np_error* error = nullptr;
     ASSERT_EQ(np_fit_packed_hosts(pointers.data(), counts.data(), ratios.data(), static_cast<size_t>(count),
-                                  request.get(), nullptr, 0, fits.data(), &error),
+                                  request.get(), nullptr, 0, fits.data(), keep ? made.data() : nullptr, &error),
               NP_OK)
         << np_error_message(error);
     for (int i = 0; i < count; ++i) {
-      const int expected = made_host_verdict(hosts[static_cast<std::size_t>(i)], ratios[2 * static_cast<std::size_t>(i)],
-                                             ratios[2 * static_cast<std::size_t>(i) + 1], request.get());
-      const int got = fits[static_cast<std::size_t>(i)];
-      EXPECT_EQ(got, expected == -1 ? 2 : expected) << "round " << round << ", host " << i << " of " << count << ": " << said;
-      (expected == -1 ? refused_words : expected == 1 ? fitted : not_fitted) += 1;
+      const auto at = static_cast<std::size_t>(i);
+      const std::string where = "round " + std::to_string(round) + ", host " + std::to_string(i) + " of " +
+                                std::to_string(count) + ": " + said;
+      HostHandle handed(made[at]);
+      HostHandle expected = host_of_words(hosts[at], ratios[2 * at], ratios[2 * at + 1]);
+      if (!expected) {
+        EXPECT_EQ(fits[at], 2) << where;
+        EXPECT_EQ(handed, nullptr) << where;
+        ++refused_words;
+        continue;
+      }
+      const int verdict = verdict_of(expected.get(), request.get());
+      EXPECT_EQ(fits[at], verdict) << where;
+      (verdict == 1 ? fitted : not_fitted) += 1;
+      if (!keep) continue;
+      ASSERT_NE(handed, nullptr) << where;
+      EXPECT_EQ(verdict_of(handed.get(), request.get()), verdict) << where;
+      EXPECT_EQ(json_of_host(handed.get()), json_of_host(expected.get())) << where;
     }
   }
   // The draws reach every kind of verdict, or the comparison above says little.
@@ -141,11 +171,11 @@ TEST(FitPackedHosts, ChecksItsArraysAndWritesNothingOnAnError) {
   const long long* pointers[] = {reinterpret_cast<const long long*>(words.data())};
   const size_t counts[] = {words.size()};
   const double ratios[] = {2.0, 1.0};
-  np_request* made = nullptr;
+  np_request* asked = nullptr;
   np_error* error = nullptr;
   const np_pair one_cell[] = {{"hw:numa_nodes", "1"}};
-  ASSERT_EQ(np_request_from_specs(2, 512, one_cell, 1, nullptr, 0, &made, &error), NP_OK);
-  RequestHandle request(made);
+  ASSERT_EQ(np_request_from_specs(2, 512, one_cell, 1, nullptr, 0, &asked, &error), NP_OK);
+  RequestHandle request(asked);
   unsigned char fits[] = {9};
   auto expect_invalid = [&](np_status status) {
     ErrorHandle owned(error);
@@ -154,23 +184,29 @@ TEST(FitPackedHosts, ChecksItsArraysAndWritesNothingOnAnError) {
     EXPECT_STREQ(np_error_name(owned.get()), "InvalidArgument");
     EXPECT_EQ(fits[0], 9);
   };
-  expect_invalid(np_fit_packed_hosts(pointers, counts, ratios, 1, nullptr, nullptr, 0, fits, &error));
-  expect_invalid(np_fit_packed_hosts(nullptr, counts, ratios, 1, request.get(), nullptr, 0, fits, &error));
-  expect_invalid(np_fit_packed_hosts(pointers, nullptr, ratios, 1, request.get(), nullptr, 0, fits, &error));
-  expect_invalid(np_fit_packed_hosts(pointers, counts, nullptr, 1, request.get(), nullptr, 0, fits, &error));
-  expect_invalid(np_fit_packed_hosts(pointers, counts, ratios, 1, request.get(), nullptr, 0, nullptr, &error));
+  expect_invalid(np_fit_packed_hosts(pointers, counts, ratios, 1, nullptr, nullptr, 0, fits, nullptr, &error));
+  expect_invalid(np_fit_packed_hosts(nullptr, counts, ratios, 1, request.get(), nullptr, 0, fits, nullptr, &error));
+  expect_invalid(np_fit_packed_hosts(pointers, nullptr, ratios, 1, request.get(), nullptr, 0, fits, nullptr, &error));
+  expect_invalid(np_fit_packed_hosts(pointers, counts, nullptr, 1, request.get(), nullptr, 0, fits, nullptr, &error));
+  expect_invalid(np_fit_packed_hosts(pointers, counts, ratios, 1, request.get(), nullptr, 0, nullptr, nullptr, &error));
   const long long* missing[] = {nullptr};
-  expect_invalid(np_fit_packed_hosts(missing, counts, ratios, 1, request.get(), nullptr, 0, fits, &error));
+  expect_invalid(np_fit_packed_hosts(missing, counts, ratios, 1, request.get(), nullptr, 0, fits, nullptr, &error));
   const np_pair unknown[] = {{"bogus", "1"}};
-  EXPECT_EQ(np_fit_packed_hosts(pointers, counts, ratios, 1, request.get(), unknown, 1, fits, &error),
+  np_host* untouched = reinterpret_cast<np_host*>(&fits);  // never a host: only compared
+  np_host* made[] = {untouched};
+  EXPECT_EQ(np_fit_packed_hosts(pointers, counts, ratios, 1, request.get(), unknown, 1, fits, made, &error),
             NP_ERR_INVALID_ARGUMENT);
   np_error_free(error);
   error = nullptr;
   EXPECT_EQ(fits[0], 9);
+  EXPECT_EQ(made[0], untouched);
   // No host: nothing to check or write.
-  EXPECT_EQ(np_fit_packed_hosts(nullptr, nullptr, nullptr, 0, request.get(), nullptr, 0, nullptr, &error), NP_OK);
-  ASSERT_EQ(np_fit_packed_hosts(pointers, counts, ratios, 1, request.get(), nullptr, 0, fits, &error), NP_OK);
+  EXPECT_EQ(np_fit_packed_hosts(nullptr, nullptr, nullptr, 0, request.get(), nullptr, 0, nullptr, nullptr, &error), NP_OK);
+  ASSERT_EQ(np_fit_packed_hosts(pointers, counts, ratios, 1, request.get(), nullptr, 0, fits, made, &error), NP_OK);
   EXPECT_EQ(fits[0], 1);  // 2 vCPUs and 512 MiB on the one cell of 2 CPUs and 1 GiB
+  ASSERT_NE(made[0], untouched);
+  HostHandle handed(made[0]);
+  ASSERT_NE(handed, nullptr);
 }
 
 }  // namespace

@@ -249,7 +249,7 @@ np_status np_fit_hosts_cells(const np_host* const* hosts, size_t host_count, con
   });
 }
 
-np_status np_fit_packed_hosts(const long long* const* words, const size_t* word_counts, const double* ratios,
+np_status np_fit_packed_hosts(const void* const* words, const size_t* word_counts, const double* ratios,
                               size_t host_count, const np_request* request, const np_pair* options, size_t option_count,
                               unsigned char* fits, np_host** made, np_error** error) {
   static_assert(sizeof(long long) == sizeof(std::int64_t));
@@ -268,8 +268,10 @@ np_status np_fit_packed_hosts(const long long* const* words, const size_t* word_
     std::vector<std::unique_ptr<np_host>> hosts(made != nullptr ? host_count : 0);  // handed over at the end
     std::vector<std::int64_t> aligned;  // the words of a host handed over unaligned (from a byte buffer)
     for (std::size_t i = 0; i < host_count; ++i) {
-      const auto* first = reinterpret_cast<const std::int64_t*>(words[i]);
-      if (reinterpret_cast<std::uintptr_t>(first) % alignof(std::int64_t) != 0) {
+      const std::int64_t* first = nullptr;
+      if (reinterpret_cast<std::uintptr_t>(words[i]) % alignof(std::int64_t) == 0) {
+        first = static_cast<const std::int64_t*>(words[i]);
+      } else {
         aligned.resize(word_counts[i]);
         std::memcpy(aligned.data(), words[i], word_counts[i] * sizeof(std::int64_t));
         first = aligned.data();

@@ -159,7 +159,7 @@ def _load() -> ctypes.CDLL:
             "np_fit_hosts_cells": (ctypes.c_int, [P(ctypes.c_void_p), ctypes.c_size_t, ctypes.c_void_p, P(_Pair),
                                                   ctypes.c_size_t, ctypes.c_char_p, P(ctypes.c_longlong),
                                                   ctypes.c_size_t, out_error]),
-            "np_fit_packed_hosts": (ctypes.c_int, [P(ctypes.c_char_p), ctypes.c_void_p, ctypes.c_void_p,
+            "np_fit_packed_hosts": (ctypes.c_int, [P(ctypes.c_char_p), P(ctypes.c_size_t), ctypes.c_void_p,
                                                    ctypes.c_size_t, ctypes.c_void_p, P(_Pair), ctypes.c_size_t,
                                                    ctypes.c_char_p, ctypes.c_void_p, out_error]),
             "np_request_cell_count": (ctypes.c_size_t, [ctypes.c_void_p]),
@@ -600,7 +600,7 @@ def _fit_packed_hosts(words: List[bytes], ratios: List[float], request: Request,
     lengths = list(map(len, words))
     if any(length & 7 for length in lengths):
         raise Error("InvalidHostCells", "packed host cells must be whole 64-bit words", 2)
-    word_counts = array.array("Q", [length >> 3 for length in lengths])
+    word_counts = (ctypes.c_size_t * max(1, count))(*[length >> 3 for length in lengths])
     ratio_array = array.array("d", ratios)
     if len(ratio_array) != 2 * count:
         raise Error("InvalidArgument", f"{count} hosts need {2 * count} ratios, not {len(ratio_array)}", 1)
@@ -608,12 +608,12 @@ def _fit_packed_hosts(words: List[bytes], ratios: List[float], request: Request,
         return b"", []
     texts = (ctypes.c_char_p * count)(*words)
     made = (ctypes.c_void_p * count)() if keep else None
-    opts, n_opts, keep = _fit_pairs(options)
+    opts, n_opts, options_kept = _fit_pairs(options)
     verdicts = ctypes.create_string_buffer(count)
     error = ctypes.c_void_p()
-    status = lib.np_fit_packed_hosts(texts, word_counts.buffer_info()[0], ratio_array.buffer_info()[0], count,
+    status = lib.np_fit_packed_hosts(texts, word_counts, ratio_array.buffer_info()[0], count,
                                      request_handle, opts, n_opts, verdicts, made, ctypes.byref(error))
-    del keep
+    del options_kept
     _check(lib, status, error)
     if made is None:
         return verdicts.raw, [None] * count

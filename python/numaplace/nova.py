@@ -1029,7 +1029,9 @@ def _make_filter():
                                                          request, options, keep)
                 for (i, entry), fit, host in zip(group, fits, made):
                     if host is not None:
-                        entry[1], entry[3] = host, host._handle.value
+                        with _cache_lock:  # the first host kept stays: another pass may be fitting it
+                            if entry[3] is None:
+                                entry[1], entry[3] = host, host._handle.value
                     if fit == 2:
                         host_state = hosts[i]
                         fallback = _filter_host(host_state, host_state.numa_topology, entry[6][1], host_state.pci_stats)

@@ -8,13 +8,17 @@ the host's inputs (numaplace.nova.host_inputs) are unchanged. Checked here:
     set changed in place, no attribute assigned), passes again when it is discarded; the same for
     memory usage, a page pool's `used`, a PCI pool's count, a cell dropped from the cells list,
     the allocation ratio, and a cell's network affinity (for a request close to a network); a host state given a new but equal topology keeps its cached host;
+  - directed, requests without PCI or networks (answered from packed words, _packed_verdicts): a
+    host is made and freed on its host state's first request, kept from the second on (the host
+    its JSON makes, fitted again for a third), and made again after a change in place;
   - property: random hosts (tools/conformance/nova_differential.py's random_host, as Nova objects)
     changed in place at random (every field host_inputs reads, sets and lists mutated without
     assignment as well as fields assigned), after each change the filter's verdict for random
     requests equals a reference made apart from the cache: a new numaplace.Host read from
     host_json of the host as it is now and np_fit on it; the cached host (made from packed cell
     words, only the changed cells packed again) equals that host, as np_host_to_json writes both;
-    and whenever host_json changed, the cache's own check (_inputs_unchanged) says so;
+    and whenever host_json changed, the cache's own check (_inputs_unchanged) says so, and so
+    does the packed verdicts' key (the cells' words and the ratios) unless only PCI changed;
   - the weigher: NUMAPlaceWeigher keeps its hosts and weights the same way; through random changes
     in place, weigh_objects over 40 random hosts equals a weight computed apart (a fresh host,
     np_fit, the free share of the chosen cells), the first time and from the weights kept.
@@ -186,6 +190,9 @@ class DirectedInvalidation(unittest.TestCase):
         guest = spec(2, 1024, {"hw:numa_nodes": "1"})
         self.assertTrue(self.passes(state, guest))
         self.assertNotIn(state, npnova._filter_hosts.by_state)  # no library host made for it
+        self.assertIs(state in npnova._packed_verdicts.by_state, npnova._cellwords is not None)
+        if npnova._cellwords is None:  # the pip wheel's package: every request uses the hosts below
+            return
         kept = npnova._packed_verdicts.by_state[state]
         state.numa_topology = small_host(pinned={0})  # what HostState.update does with an unchanged host
         self.assertTrue(self.passes(state, guest))
@@ -204,6 +211,29 @@ class DirectedInvalidation(unittest.TestCase):
         pooled.numa_topology = small_host(pinned={0, 1})
         self.assertTrue(self.passes(pooled, with_nic))
         self.assertIsNot(npnova._filter_hosts.by_state[pooled][1], cached)
+
+    @unittest.skipIf(npnova._cellwords is None, "answers from packed words need numaplace._cellwords")
+    def test_a_packed_host_is_kept_from_its_second_request_and_made_again_when_it_changes(self):
+        state = host_state(small_host(pinned={0}), pools=[("8086", "154d", 0, 1)])
+        first, second = spec(2, 1024, {"hw:numa_nodes": "1"}), spec(4, 2048, {"hw:numa_nodes": "2"})
+        self.assertTrue(self.passes(state, first))
+        entry = npnova._packed_verdicts.by_state[state]
+        self.assertIsNone(entry[3])  # asked once: made and freed in the call
+        self.assertTrue(self.passes(state, second))
+        self.assertIsNotNone(entry[3])  # asked again: kept
+        kept = entry[1]
+        # the kept host is the host its JSON makes (without PCI devices: none of its requests has any)
+        as_json = npnova.host_json(state.numa_topology, _limits(state), None)
+        self.assertEqual(kept.to_dict(), numaplace.Host(as_json).to_dict())
+        third = spec(4, 8192, {"hw:numa_nodes": "2"})  # all of both cells' memory
+        self.assertTrue(self.passes(state, third))  # fitted on the kept host
+        self.assertIs(npnova._packed_verdicts.by_state[state][1], kept)
+        state.numa_topology.cells[0].memory_usage = 1  # in place: a new entry, the host made again
+        self.assertFalse(self.passes(state, third))
+        self.assertFalse(reference(state, third))
+        self.assertIsNot(npnova._packed_verdicts.by_state[state], entry)
+        state.numa_topology.cells[0].memory_usage = 0
+        self.assertTrue(self.passes(state, third))
 
 
 def mutate(rng, state):

@@ -241,8 +241,8 @@ NP_EXPORT np_status np_fit_hosts_cells(const np_host* const* hosts, size_t host_
                                        long long* host_cells, size_t host_cells_length, np_error** error);
 /* np_fit_hosts_cells' verdicts for hosts given as packed cell words (np_host_from_cells' words, with
  * no PCI devices and no networks) instead of made hosts: for a scheduler's filter that asks one
- * request of many hosts it has not made yet. Host i is the word_counts[i] words at words[i] (no
- * alignment asked) with the allocation ratios ratios[2 * i] (CPU) and ratios[2 * i + 1] (RAM),
+ * request of many hosts it has not made yet. Host i is the word_counts[i] 64-bit words at words[i]
+ * (no alignment asked) with the allocation ratios ratios[2 * i] (CPU) and ratios[2 * i + 1] (RAM),
  * both NaN for no limits. fits[i] is 1 where the guest fits host i (or the request asks for no
  * topology), 0 where it does not, and 2 where np_host_from_cells refuses host i's words or ratios
  * (that host alone; np_host_from_cells says why). `made` is NULL (the hosts are freed before the
@@ -250,7 +250,7 @@ NP_EXPORT np_status np_fit_hosts_cells(const np_host* const* hosts, size_t host_
  * (NULL where refused), for the caller to fit again and free with np_host_free. A NULL array (or
  * NULL words of a host with words) is NP_ERR_INVALID_ARGUMENT; on any error nothing is written to
  * fits or made. */
-NP_EXPORT np_status np_fit_packed_hosts(const long long* const* words, const size_t* word_counts, const double* ratios,
+NP_EXPORT np_status np_fit_packed_hosts(const void* const* words, const size_t* word_counts, const double* ratios,
                                         size_t host_count, const np_request* request, const np_pair* options,
                                         size_t option_count, unsigned char* fits, np_host** made, np_error** error);
 /* The number of guest cells the request asks for: 0 when it asks for no NUMA topology (or is NULL). */

@@ -122,18 +122,19 @@ TEST(FitPackedHostsProperty, EachVerdictIsTheMadeHostsWhateverTheBatchAndAlignme
     }
     // Each host's words at an offset of 0 to 7 bytes within a buffer of its own: unaligned too.
     std::vector<std::vector<char>> buffers;
-    std::vector<const long long*> pointers;
+    std::vector<const void*> pointers;
     std::vector<size_t> counts;
     for (const Words& words : hosts) {
       const auto offset = static_cast<std::size_t>(pick(0, 7));
       buffers.emplace_back(offset + words.size() * sizeof(std::int64_t) + 1);
       std::memcpy(buffers.back().data() + offset, words.data(), words.size() * sizeof(std::int64_t));
-      pointers.push_back(reinterpret_cast<const long long*>(buffers.back().data() + offset));
+      pointers.push_back(buffers.back().data() + offset);
       counts.push_back(words.size());
     }
     std::vector<unsigned char> fits(static_cast<std::size_t>(count), 9);
     const bool keep = round % 2 == 0;  // every other batch hands its hosts back
-    std::vector<np_host*> made(static_cast<std::size_t>(count), nullptr);
+    np_host* const untouched = reinterpret_cast<np_host*>(&fits);  // never a host: only compared
+    std::vector<np_host*> made(static_cast<std::size_t>(count), untouched);
     np_error* error = nullptr;
     ASSERT_EQ(np_fit_packed_hosts(pointers.data(), counts.data(), ratios.data(), static_cast<size_t>(count),
                                   request.get(), nullptr, 0, fits.data(), keep ? made.data() : nullptr, &error),
@@ -143,7 +144,10 @@ TEST(FitPackedHostsProperty, EachVerdictIsTheMadeHostsWhateverTheBatchAndAlignme
       const auto at = static_cast<std::size_t>(i);
       const std::string where = "round " + std::to_string(round) + ", host " + std::to_string(i) + " of " +
                                 std::to_string(count) + ": " + said;
-      HostHandle handed(made[at]);
+      if (keep) {
+        EXPECT_NE(made[at], untouched) << where;  // written for every host, refused ones too
+      }
+      HostHandle handed(made[at] == untouched ? nullptr : made[at]);
       HostHandle expected = host_of_words(hosts[at], ratios[2 * at], ratios[2 * at + 1]);
       if (!expected) {
         EXPECT_EQ(fits[at], 2) << where;
@@ -168,7 +172,7 @@ TEST(FitPackedHostsProperty, EachVerdictIsTheMadeHostsWhateverTheBatchAndAlignme
 
 TEST(FitPackedHosts, ChecksItsArraysAndWritesNothingOnAnError) {
   const Words words = {1, 0, 1024, 0, 0, -1, 2, 0, 1, 2, 0, 1, 0, 1, 2, 0, 1, 1, 4, 262144, 0, 0};
-  const long long* pointers[] = {reinterpret_cast<const long long*>(words.data())};
+  const void* pointers[] = {words.data()};
   const size_t counts[] = {words.size()};
   const double ratios[] = {2.0, 1.0};
   np_request* asked = nullptr;
@@ -189,7 +193,7 @@ TEST(FitPackedHosts, ChecksItsArraysAndWritesNothingOnAnError) {
   expect_invalid(np_fit_packed_hosts(pointers, nullptr, ratios, 1, request.get(), nullptr, 0, fits, nullptr, &error));
   expect_invalid(np_fit_packed_hosts(pointers, counts, nullptr, 1, request.get(), nullptr, 0, fits, nullptr, &error));
   expect_invalid(np_fit_packed_hosts(pointers, counts, ratios, 1, request.get(), nullptr, 0, nullptr, nullptr, &error));
-  const long long* missing[] = {nullptr};
+  const void* missing[] = {nullptr};
   expect_invalid(np_fit_packed_hosts(missing, counts, ratios, 1, request.get(), nullptr, 0, fits, nullptr, &error));
   const np_pair unknown[] = {{"bogus", "1"}};
   np_host* untouched = reinterpret_cast<np_host*>(&fits);  // never a host: only compared

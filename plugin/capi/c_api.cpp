@@ -54,10 +54,7 @@ using numaplace::Result;
 
 np_status adopt_host(Result<HostTopology> loaded, np_host** host, np_error** error) {
   if (!loaded) return fail(error, loaded.error());
-  auto made = std::make_unique<np_host>();
-  made->topology = std::move(*loaded);
-  refresh(*made);
-  *host = made.release();
+  *host = host_handle(std::move(*loaded)).release();
   return NP_OK;
 }
 

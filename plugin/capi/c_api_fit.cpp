@@ -282,11 +282,7 @@ np_status np_fit_packed_hosts(const void* const* words, const size_t* word_count
         continue;
       }
       if (request->topology) fitted[i] = numaplace::fit_guest(*host, *request->topology, *fit).placement ? 1 : 0;
-      if (made != nullptr) {
-        hosts[i] = std::make_unique<np_host>();
-        hosts[i]->topology = std::move(*host);
-        refresh(*hosts[i]);
-      }
+      if (made != nullptr) hosts[i] = host_handle(std::move(*host));
     }
     std::copy(fitted.begin(), fitted.end(), fits);
     for (std::size_t i = 0; i < hosts.size(); ++i) made[i] = hosts[i].release();

@@ -30,6 +30,13 @@ np_status invalid_argument(np_error** out, const std::string& message) {
   return fail(out, numaplace::make_error("InvalidArgument", message));
 }
 
+std::unique_ptr<np_host> host_handle(numaplace::HostTopology topology) {
+  auto made = std::make_unique<np_host>();
+  made->topology = std::move(topology);
+  refresh(*made);
+  return made;
+}
+
 void refresh(np_host& host) {
   if (host.claims.empty()) {
     host.with_claims.reset();

@@ -5,6 +5,7 @@
 // read. Internal: libnumaplace.so exports np_* alone (numaplace.map).
 #pragma once
 
+#include <memory>
 #include <mutex>
 #include <new>
 #include <optional>
@@ -79,6 +80,9 @@ np_status guarded(np_error** error, Body&& body) {
 // effective() is what np_fit sees. Called under the host's exclusive lock (or before the host is
 // shared) after each change.
 void refresh(np_host& host);
+
+// A new handle holding `topology` and no claims (what every np_host_from_* hands out).
+std::unique_ptr<np_host> host_handle(numaplace::HostTopology topology);
 
 // KEY=VALUE pairs as a map; NULL or empty keys, NULL values and a key given twice are InvalidArgument;
 // a key or value that is not UTF-8 is InvalidSpecText (InvalidArgument for "options").

@@ -926,6 +926,14 @@ def _keep_answer(answers: dict, key: str, fits: bool) -> None:
     answers[key] = fits
 
 
+def _answer_made(entries: list, request, key: str, options) -> None:
+    """Each entry's verdict for the request (kept under `key`), fitted on its kept host in one
+    np_fit_hosts_cells call."""
+    fits, _, _ = numaplace._fit_hosts_cells([entry[3] for entry in entries], request, options, False)
+    for entry, fit in zip(entries, fits):
+        _keep_answer(entry[2], key, fit == 1)
+
+
 @contextlib.contextmanager
 def _gc_paused():
     """Python's cyclic garbage collector held off while hosts are converted. Converting a host
@@ -992,10 +1000,7 @@ def _make_filter():
                     made = [entry for _, entry in waiting if entry[3] is not None and key not in entry[2]]
                     packed = [(i, entry) for i, entry in waiting if entry[3] is None and key not in entry[2]]
                     if made:
-                        fits, _, _ = numaplace._fit_hosts_cells([entry[3] for entry in made], request,
-                                                                plan.options, False)
-                        for entry, fit in zip(made, fits):
-                            _keep_answer(entry[2], key, fit == 1)
+                        _answer_made(made, request, key, plan.options)
                     if packed:
                         self._fit_packed(hosts, packed, request, key, plan.options)
                     limits_class = objects.NUMATopologyLimits
@@ -1036,8 +1041,7 @@ def _make_filter():
                         host_state = hosts[i]
                         fallback = _filter_host(host_state, host_state.numa_topology, entry[6][1], host_state.pci_stats)
                         if key not in fallback[2]:
-                            verdict, _, _ = numaplace._fit_hosts_cells([fallback[3]], request, options, False)
-                            _keep_answer(fallback[2], key, verdict[0] == 1)
+                            _answer_made([fallback], request, key, options)
                         fit = 1 if fallback[2][key] else 0
                     _keep_answer(entry[2], key, fit == 1)
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // numaplace._cellwords: what numaplace.nova's host cache reads of every Nova host on every pass,
-// read in C: the cells as np_host_from_cells' packed words, and the PCI pools.
+// read in C: the cells as np_host_from_cells' packed words (whole, or as a guest with no dedicated
+// vCPUs sees them), and the PCI pools.
 //
 // Contract: cell_words(cells) takes a NUMATopology's cell list (host_topology._obj_cells) and
 // returns the packed words of docs/library.md ("Packed host cells") as bytes (native 64-bit
@@ -14,6 +15,16 @@
 // frozenset() reads them, lists as iter() does. Only what Python raises
 // for a missing or bad field (AttributeError, TypeError, ValueError, OverflowError) becomes None;
 // anything else (MemoryError) propagates.
+// floating_words(cells) returns the packed words of what Nova's fit of a guest with no dedicated
+// vCPUs reads of those cells (nova.virt.hardware._numa_fit_instance_cell's shared branch): each
+// cell's id, memory, cpu_usage, memory_usage and page pools as cell_words writes them, and as many
+// shared CPUs as its cpuset has (a set's size read without walking it), numbered 0, 1, ... across
+// the cells; no socket, no dedicated, pinned or sibling CPUs. Such a guest's verdict on the host
+// these words make is its verdict on the whole host (FloatingSummaryProperty in
+// tests/unit/plugin/capi/fit_packed_hosts_test.cpp), for a third of the reading. None as for
+// cell_words, for the fields it reads. dedicated_words(cells) is cell_words' words without what
+// Nova's fit of a guest whose vCPUs are all dedicated (and its emulator pCPU) never reads: no
+// shared CPUs, no shared load (0), no socket (-1).
 // pool_inputs(pools) takes a PciDeviceStats' pool list and returns what nova.py's _pool_input
 // makes of each pool, equal to its list(map(_pool_input, pools)), or None where a pool is not
 // exactly a dict with str keys and str or None tag values (Python then reads the pools).
@@ -257,19 +268,58 @@ bool append_pages(PyObject* cell, std::vector<std::int64_t>& out, Stop& stop) {
   });
 }
 
-bool append_cell(PyObject* cell, std::vector<std::int64_t>& out, Stop& stop) {
-  std::int64_t id = 0, memory = 0, cpu_usage = 0, memory_usage = 0, socket = 0;
+// A CPU set field's size (None: 0): a set's read without walking its table, anything else's as
+// the number of its distinct integer members.
+bool read_set_size(PyObject* cell, PyObject* name, std::int64_t& out, Stop& stop) {
+  Ref values(field(cell, name, stop));
+  if (!values) return false;
+  if (values.get() == Py_None) {
+    out = 0;
+    return true;
+  }
+  if (PyAnySet_Check(values.get())) {
+    out = PySet_GET_SIZE(values.get());
+    return true;
+  }
+  std::vector<std::int64_t> members;
+  std::size_t count = 0;
+  if (!append_members(values.get(), members, count, stop)) return false;
+  out = static_cast<std::int64_t>(count);
+  return true;
+}
+
+// What of a cell is read: all of it, or what Nova's fit of a guest whose vCPUs are all floating,
+// or all dedicated, reads of it (the module's contract).
+enum class View { Whole, Floating, Dedicated };
+
+// One cell's words as `view` reads it; a floating view numbers its shared CPUs from `next_cpu` on.
+bool append_cell(PyObject* cell, View view, std::int64_t& next_cpu, std::vector<std::int64_t>& out, Stop& stop) {
+  std::int64_t id = 0, memory = 0, cpu_usage = 0, memory_usage = 0, socket = -1;
   if (!read_integer(cell, names.id, std::nullopt, id, stop) ||
       !read_integer(cell, names.memory, std::nullopt, memory, stop) ||
-      !read_integer(cell, names.cpu_usage, 0, cpu_usage, stop) ||
+      (view != View::Dedicated && !read_integer(cell, names.cpu_usage, 0, cpu_usage, stop)) ||
       !read_integer(cell, names.memory_usage, 0, memory_usage, stop) ||
-      !read_integer(cell, names.socket, -1, socket, stop))
+      (view == View::Whole && !read_integer(cell, names.socket, -1, socket, stop)))
     return false;
   out.insert(out.end(), {id, memory, cpu_usage, memory_usage, socket});
-  return append_set_field(cell, names.cpuset, out, stop) &&
-         append_set_field(cell, names.pcpuset, out, stop) &&
-         append_set_field(cell, names.pinned_cpus, out, stop) && append_siblings(cell, out, stop) &&
-         append_pages(cell, out, stop);
+  switch (view) {
+    case View::Whole:
+      if (!append_set_field(cell, names.cpuset, out, stop)) return false;
+      break;
+    case View::Floating: {
+      std::int64_t shared = 0;
+      if (!read_set_size(cell, names.cpuset, shared, stop)) return false;
+      out.push_back(shared);
+      for (std::int64_t i = 0; i < shared; ++i) out.push_back(next_cpu++);
+      out.insert(out.end(), {0, 0, 0});  // dedicated CPUs, pinned CPUs, sibling groups: none
+      return append_pages(cell, out, stop);
+    }
+    case View::Dedicated:
+      out.push_back(0);  // no shared CPUs
+      break;
+  }
+  return append_set_field(cell, names.pcpuset, out, stop) && append_set_field(cell, names.pinned_cpus, out, stop) &&
+         append_siblings(cell, out, stop) && append_pages(cell, out, stop);
 }
 
 // What a reader returns once it stops: nullptr to raise the pending error, or None (Python reads).
@@ -278,7 +328,7 @@ PyObject* stopped(Stop stop) {
   Py_RETURN_NONE;
 }
 
-PyObject* cell_words(PyObject*, PyObject* cells) {
+PyObject* words_as(PyObject* cells, View view) {
   Stop stop = Stop::Unreadable;
   Ref list(items_of(cells, stop));
   if (!list) return stopped(stop);
@@ -287,12 +337,17 @@ PyObject* cell_words(PyObject*, PyObject* cells) {
   std::vector<std::int64_t> words;
   words.reserve(static_cast<std::size_t>(count) * 64 + 1);
   words.push_back(count);
+  std::int64_t next_cpu = 0;
   for (Py_ssize_t i = 0; i < count; ++i) {
-    if (!append_cell(items[i], words, stop)) return stopped(stop);
+    if (!append_cell(items[i], view, next_cpu, words, stop)) return stopped(stop);
   }
   return PyBytes_FromStringAndSize(reinterpret_cast<const char*>(words.data()),
                                    static_cast<Py_ssize_t>(words.size() * sizeof(std::int64_t)));
 }
+
+PyObject* cell_words(PyObject*, PyObject* cells) { return words_as(cells, View::Whole); }
+PyObject* floating_words(PyObject*, PyObject* cells) { return words_as(cells, View::Floating); }
+PyObject* dedicated_words(PyObject*, PyObject* cells) { return words_as(cells, View::Dedicated); }
 
 // The pool keys that are not tags (numaplace.nova's _POOL_NOT_TAGS), and the defaults of the four
 // that are read.
@@ -389,6 +444,13 @@ PyMethodDef methods[] = {
     {"cell_words", cell_words, METH_O,
      "cell_words(cells) -> bytes | None: a NUMATopology's cells (its _obj_cells) as np_host_from_cells' "
      "packed words (native int64, sets sorted), or None where a field is unset or not a 64-bit integer."},
+    {"floating_words", floating_words, METH_O,
+     "floating_words(cells) -> bytes | None: the packed words of the cells as a guest with no dedicated vCPUs sees "
+     "them (ids, memory, usage, page pools, the cpuset's size as that many CPUs; nothing dedicated, pinned or "
+     "sibling), or None where one of those fields is unset or not a 64-bit integer."},
+    {"dedicated_words", dedicated_words, METH_O,
+     "dedicated_words(cells) -> bytes | None: the packed words of the cells as a guest whose vCPUs are all "
+     "dedicated sees them (cell_words' with no shared CPUs, shared load or socket), or None as cell_words."},
     {"pool_inputs", pool_inputs, METH_O,
      "pool_inputs(pools) -> list | None: a PciDeviceStats' pools as numaplace.nova's _pool_input reads each, "
      "or None where a pool is not a dict of str keys with str or None tag values."},

@@ -429,13 +429,33 @@ def packed_cells(host_topology) -> Optional[bytes]:
     numaplace._cellwords: each CPU set and sibling group sorted, so equal cells give equal bytes.
     None without the module, or where a cell or page pool has a field unset or not a 64-bit
     integer (host_inputs then reads the cells in Python)."""
+    return _read_cells(host_topology, "cell_words")
+
+
+def floating_cells(host_topology) -> Optional[bytes]:
+    """The host's cells as a guest with no dedicated vCPUs sees them, as packed words
+    (numaplace._cellwords.floating_words: ids, memory, usage, page pools and the shared CPUs'
+    count; nothing dedicated, pinned or sibling): such a guest fits these words' host exactly
+    where it fits the whole host, so equal words mean an equal verdict for it. None where
+    packed_cells would be None."""
+    return _read_cells(host_topology, "floating_words")
+
+
+def dedicated_cells(host_topology) -> Optional[bytes]:
+    """The host's cells as a guest whose vCPUs are all dedicated sees them (packed_cells' words
+    with no shared CPUs, shared load or socket: _cellwords.dedicated_words), with the same promise
+    for such a guest as floating_cells'."""
+    return _read_cells(host_topology, "dedicated_words")
+
+
+def _read_cells(host_topology, reader: str) -> Optional[bytes]:
     if _cellwords is None:
         return None
     try:
         cells = host_topology._obj_cells
     except AttributeError:
         return None
-    return _cellwords.cell_words(cells)
+    return getattr(_cellwords, reader)(cells)
 
 
 def host_of_packed(words: bytes, ratios, pools, networks: Optional[list] = None):
@@ -750,6 +770,12 @@ class _Pass:
         self.options = _nova_options()
         self.has_topology = bool(self.requested)  # InstanceNUMATopology's truth is its cells', read once
         self.cells = len(self.requested.cells) if self.has_topology else 0
+        # Without PCI or networks, a host is read as the guest's CPU policy sees it: a guest of
+        # floating vCPUs only, or of dedicated vCPUs only, on words its verdicts are kept by apart.
+        reader, self.packed_verdicts = _cell_view(self.requested) if self.has_topology else \
+            ("cell_words", _packed_verdicts)
+        # the C reader itself, called on the cell list _prepare reads anyway (None: no C reader)
+        self.read_words = None if _cellwords is None else getattr(_cellwords, reader)
         self._requests: Dict[bool, Any] = {}
 
     def request(self, with_pci: bool):
@@ -765,6 +791,25 @@ class _Pass:
                 _raise_as_nova(error)
             made = self._requests[with_pci] = (request, text + "\n" + json.dumps(sorted(self.options.items())))
         return made
+
+
+def _cell_view(instance_topology):
+    """How a guest's hosts are read for its verdicts (a numaplace._cellwords reader's name), and
+    where those are kept: floating_words and _floating_verdicts where no cell asks for dedicated
+    vCPUs (cpu_policy unset or shared, no pcpuset) and no emulator pCPU is isolated;
+    dedicated_words and _dedicated_verdicts where every cell's vCPUs are dedicated (cpu_policy
+    dedicated, no cpuset left floating) under a thread policy other than isolate (which compares
+    the host cell's cpuset with its pcpuset: Nova's legacy vcpu_pin_set hosts); else the whole
+    cells (mixed, isolate). Nova's fit reads no more of a host cell than the view keeps."""
+    cells = instance_topology.cells
+    policies = {_get(cell, "cpu_policy", None) for cell in cells}
+    if policies <= {None, "shared"} and _get(instance_topology, "emulator_threads_policy", None) != "isolate" and \
+            not any(_get(cell, "pcpuset", None) for cell in cells):
+        return "floating_words", _floating_verdicts
+    if policies == {"dedicated"} and all(not (_get(cell, "cpuset", None) or ()) and
+                                         _get(cell, "cpu_thread_policy", None) != "isolate" for cell in cells):
+        return "dedicated_words", _dedicated_verdicts
+    return "cell_words", _packed_verdicts
 
 
 # The filter's numaplace host per host_state: [host_inputs, numaplace.Host, answers, the host's
@@ -918,6 +963,10 @@ class _VerdictCache(_PerHostState):
 
 
 _packed_verdicts = _VerdictCache()
+# The same, keyed by the words of a view (_cell_view): a host state asked both kinds of guest keeps
+# both verdicts, and a change a view does not read (a pinned pCPU, for floating guests) keeps its.
+_floating_verdicts = _VerdictCache()
+_dedicated_verdicts = _VerdictCache()
 
 
 def _keep_answer(answers: dict, key: str, fits: bool) -> None:
@@ -1061,10 +1110,12 @@ def _make_filter():
                 if host_topology is None:
                     continue
                 try:  # Nova's NUMATopology: its truth is its number of cells, read without its __len__
-                    host_cells = len(host_topology._obj_cells)
+                    cell_list = host_topology._obj_cells
+                    host_cells = len(cell_list)
                 except AttributeError:
                     if not host_topology:
                         continue
+                    cell_list = None
                     host_cells = len(host_topology.cells)
                 if host_cells < cells:  # also a topology of no cells (cells >= 1 here)
                     continue
@@ -1081,9 +1132,9 @@ def _make_filter():
                     plan.request(with_pci)  # a request Nova refuses raises here, at the first host with a topology
                     waiting = pending[with_pci] = []
                 if not with_pci and not plan.networks:
-                    words = packed_cells(host_topology)
+                    words = None if cell_list is None or plan.read_words is None else plan.read_words(cell_list)
                     if words is not None:
-                        waiting.append((i, _packed_verdicts.get(host_state, (words, ratios))))
+                        waiting.append((i, plan.packed_verdicts.get(host_state, (words, ratios))))
                         continue
                 entry = _filter_host(host_state, host_topology, ratios, pci_stats)
                 if plan.networks:

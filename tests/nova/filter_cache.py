@@ -8,17 +8,20 @@ the host's inputs (numaplace.nova.host_inputs) are unchanged. Checked here:
     set changed in place, no attribute assigned), passes again when it is discarded; the same for
     memory usage, a page pool's `used`, a PCI pool's count, a cell dropped from the cells list,
     the allocation ratio, and a cell's network affinity (for a request close to a network); a host state given a new but equal topology keeps its cached host;
-  - directed, requests without PCI or networks (answered from packed words, _packed_verdicts): a
-    host is made and freed on its host state's first request, kept from the second on (the host
-    its JSON makes, fitted again for a third), and made again after a change in place;
+  - directed, requests without PCI or networks (answered from packed words: the view of the cells
+    a guest of floating or of dedicated vCPUs sees, or the whole cells): a host is made and freed
+    on its host state's first request, kept from the second on (the host its JSON makes as the
+    view sees it, fitted again for a third), and made again after a change in place; a change the
+    view does not read (a pCPU pinned, for floating guests) keeps the verdicts;
   - property: random hosts (tools/conformance/nova_differential.py's random_host, as Nova objects)
     changed in place at random (every field host_inputs reads, sets and lists mutated without
     assignment as well as fields assigned), after each change the filter's verdict for random
     requests equals a reference made apart from the cache: a new numaplace.Host read from
     host_json of the host as it is now and np_fit on it; the cached host (made from packed cell
     words, only the changed cells packed again) equals that host, as np_host_to_json writes both;
-    and whenever host_json changed, the cache's own check (_inputs_unchanged) says so, and so
-    does the packed verdicts' key (the cells' words and the ratios) unless only PCI changed;
+    and whenever host_json changed, the cache's own check (_inputs_unchanged) says so; the packed
+    verdicts' key (the view's words and the ratios) changes exactly when what the view reads,
+    written apart here from Nova's objects (view_of), changes;
   - the weigher: NUMAPlaceWeigher keeps its hosts and weights the same way; through random changes
     in place, weigh_objects over 40 random hosts equals a weight computed apart (a fresh host,
     np_fit, the free share of the chosen cells), the first time and from the weights kept.
@@ -185,21 +188,30 @@ class DirectedInvalidation(unittest.TestCase):
 
     def test_an_equal_new_topology_keeps_the_cached_host(self):
         # A request without PCI or networks is answered from packed words: its verdicts are kept
-        # in the host state's _packed_verdicts entry, which an equal topology keeps.
+        # per host state under the words of its view (floating or dedicated vCPUs), which an equal
+        # topology keeps, and which a change the view does not read keeps too.
         state = host_state(small_host(pinned={0}))
-        guest = spec(2, 1024, {"hw:numa_nodes": "1"})
-        self.assertTrue(self.passes(state, guest))
+        floating = spec(2, 1024, {"hw:numa_nodes": "1"})
+        dedicated = spec(2, 1024, {"hw:numa_nodes": "1", "hw:cpu_policy": "dedicated"})
+        caches = (npnova._floating_verdicts, npnova._dedicated_verdicts)
+        self.assertTrue(self.passes(state, floating))
+        self.assertTrue(self.passes(state, dedicated))
         self.assertNotIn(state, npnova._filter_hosts.by_state)  # no library host made for it
-        self.assertIs(state in npnova._packed_verdicts.by_state, npnova._cellwords is not None)
+        for cache in caches:
+            self.assertIs(state in cache.by_state, npnova._cellwords is not None)
         if npnova._cellwords is None:  # the pip wheel's package: every request uses the hosts below
             return
-        kept = npnova._packed_verdicts.by_state[state]
+        kept = [cache.by_state[state] for cache in caches]
         state.numa_topology = small_host(pinned={0})  # what HostState.update does with an unchanged host
-        self.assertTrue(self.passes(state, guest))
-        self.assertIs(npnova._packed_verdicts.by_state[state], kept)
-        state.numa_topology = small_host(pinned={0, 1})
-        self.assertTrue(self.passes(state, guest))
-        self.assertIsNot(npnova._packed_verdicts.by_state[state], kept)
+        self.assertTrue(self.passes(state, floating))
+        self.assertTrue(self.passes(state, dedicated))
+        for cache, entry in zip(caches, kept):
+            self.assertIs(cache.by_state[state], entry)
+        state.numa_topology = small_host(pinned={0, 1})  # a pCPU more pinned: only the dedicated view reads it
+        self.assertTrue(self.passes(state, floating))
+        self.assertTrue(self.passes(state, dedicated))
+        self.assertIs(npnova._floating_verdicts.by_state[state], kept[0])
+        self.assertIsNot(npnova._dedicated_verdicts.by_state[state], kept[1])
         # A request with a PCI request is fitted on the host made with its PCI devices, kept the same way.
         pooled = host_state(small_host(pinned={0}), pools=[("8086", "154d", 0, 1)])
         with_nic = spec(2, 1024, {"hw:numa_nodes": "1"}, pci=[("8086", "154d", 1)])
@@ -215,25 +227,57 @@ class DirectedInvalidation(unittest.TestCase):
     @unittest.skipIf(npnova._cellwords is None, "answers from packed words need numaplace._cellwords")
     def test_a_packed_host_is_kept_from_its_second_request_and_made_again_when_it_changes(self):
         state = host_state(small_host(pinned={0}), pools=[("8086", "154d", 0, 1)])
-        first, second = spec(2, 1024, {"hw:numa_nodes": "1"}), spec(4, 2048, {"hw:numa_nodes": "2"})
+        dedicated = {"hw:cpu_policy": "dedicated"}
+        first = spec(2, 1024, {"hw:numa_nodes": "1", **dedicated})
+        second = spec(4, 2048, {"hw:numa_nodes": "2", **dedicated})
         self.assertTrue(self.passes(state, first))
-        entry = npnova._packed_verdicts.by_state[state]
+        entry = npnova._dedicated_verdicts.by_state[state]
         self.assertIsNone(entry[3])  # asked once: made and freed in the call
         self.assertTrue(self.passes(state, second))
         self.assertIsNotNone(entry[3])  # asked again: kept
         kept = entry[1]
-        # the kept host is the host its JSON makes (without PCI devices: none of its requests has any)
+        # the kept host is the host its JSON makes as dedicated guests see it: no PCI devices (none
+        # of its requests has any), no shared CPUs, shared load or socket
         as_json = npnova.host_json(state.numa_topology, _limits(state), None)
+        for cell in as_json["cells"]:
+            cell["cpus"] = cell["dedicated_cpuset"] = sorted(cell.get("dedicated_cpuset", cell["cpus"]))
+            cell["shared_cpuset"] = []
+            cell["usage"]["shared_cpus"] = 0
+            cell.pop("socket", None)
         self.assertEqual(kept.to_dict(), numaplace.Host(as_json).to_dict())
-        third = spec(4, 8192, {"hw:numa_nodes": "2"})  # all of both cells' memory
+        third = spec(4, 8192, {"hw:numa_nodes": "2", **dedicated})  # all of both cells' memory
         self.assertTrue(self.passes(state, third))  # fitted on the kept host
-        self.assertIs(npnova._packed_verdicts.by_state[state][1], kept)
+        self.assertIs(npnova._dedicated_verdicts.by_state[state][1], kept)
         state.numa_topology.cells[0].memory_usage = 1  # in place: a new entry, the host made again
         self.assertFalse(self.passes(state, third))
         self.assertFalse(reference(state, third))
-        self.assertIsNot(npnova._packed_verdicts.by_state[state], entry)
+        self.assertIsNot(npnova._dedicated_verdicts.by_state[state], entry)
         state.numa_topology.cells[0].memory_usage = 0
         self.assertTrue(self.passes(state, third))
+
+
+def words_key(reader, state):
+    """The key a host state's packed verdicts are kept by: the view's words and the ratios."""
+    return (getattr(npnova._cellwords, reader)(state.numa_topology._obj_cells),
+            (float(state.cpu_allocation_ratio), float(state.ram_allocation_ratio)))
+
+
+def view_of(reader, state):
+    """What a view of the host reads (numaplace._cellwords' reader of that name), written here from
+    Nova's objects: the key of the verdicts kept under the view must change exactly when this does."""
+    def pages(cell):
+        return [(p.size_kb, p.total, p.used or 0, p.reserved or 0) for p in cell.mempages or ()]
+    cells = []
+    for cell in state.numa_topology.cells:
+        if reader == "floating_words":
+            cells.append((cell.id, cell.memory, cell.cpu_usage or 0, cell.memory_usage or 0, len(cell.cpuset or ()),
+                          pages(cell)))
+        else:
+            whole = (cell.cpu_usage or 0, sorted(cell.cpuset or ()), cell.socket) if reader == "cell_words" else ()
+            cells.append((cell.id, cell.memory, cell.memory_usage or 0, sorted(cell.pcpuset or ()),
+                          sorted(cell.pinned_cpus or ()), [sorted(core) for core in cell.siblings or ()], pages(cell),
+                          whole))
+    return (float(state.cpu_allocation_ratio), float(state.ram_allocation_ratio)), cells
 
 
 def mutate(rng, state):
@@ -289,6 +333,7 @@ class RandomInvalidation(unittest.TestCase):
         rng = random.Random(21)
         flt = npnova.NUMAPlaceFilter()
         steps = changed_seen = packed_checked = 0
+        views_changed = collections.Counter()
         for _ in range(60):
             host = nd.random_multicell_host(rng)
             topology = nd.build_host(host)
@@ -306,7 +351,11 @@ class RandomInvalidation(unittest.TestCase):
                 self.assertEqual(flt.host_passes(state, guest), reference(state, guest), msg=before)
                 ratios = (float(state.cpu_allocation_ratio), float(state.ram_allocation_ratio))
                 entry = npnova._filter_host(state, topology, ratios, state.pci_stats)  # the host as it is now
-                packed = npnova._packed_verdicts.by_state.get(state)  # where host_passes kept the verdict
+                key_before = reader = view_before = None
+                if guest.numa_topology and npnova._cellwords is not None:  # the words this guest's verdicts are kept by
+                    reader = npnova._cell_view(guest.numa_topology)[0]
+                    key_before = words_key(reader, state)
+                    view_before = view_of(reader, state)
                 kind = mutate(rng, state)
                 topology = state.numa_topology
                 after = json.dumps(npnova.host_json(topology, _limits(state), state.pci_stats))
@@ -314,14 +363,14 @@ class RandomInvalidation(unittest.TestCase):
                     changed_seen += 1
                     self.assertFalse(entry_unchanged(entry, state),
                                      msg=f"{kind} changed the host but the cache did not see it")
-                    if packed is not None and kind != "pci":  # the packed verdicts' key: cells and ratios
-                        key_now = (npnova.packed_cells(topology),
-                                   (float(state.cpu_allocation_ratio), float(state.ram_allocation_ratio)))
-                        self.assertNotEqual(packed[6], key_now, msg=f"{kind} changed the host's cells or ratios "
-                                                                    "but the packed verdicts' key did not")
-                        packed_checked += 1
                 elif kind == "nothing":
                     self.assertTrue(entry_unchanged(entry, state))
+                if key_before is not None:  # the packed verdicts' key (the view's words, the ratios) follows the view
+                    seen = view_of(reader, state) != view_before
+                    self.assertEqual(words_key(reader, state) != key_before, seen,
+                                     msg=f"{kind}: the {reader} view {'changed' if seen else 'did not change'}")
+                    packed_checked += 1
+                    views_changed[reader] += seen
                 self.assertEqual(flt.host_passes(state, guest), reference(state, guest), msg=f"after {kind}")
                 # the cached host (made from packed words, the unchanged cells' words kept) is the
                 # host its JSON makes, as the library writes both back
@@ -332,7 +381,9 @@ class RandomInvalidation(unittest.TestCase):
         self.assertGreater(steps, 400)
         self.assertGreater(changed_seen, 200)
         if npnova._cellwords is not None:  # the C reader's run answers from packed words
-            self.assertGreater(packed_checked, 150)
+            self.assertGreater(packed_checked, 300)
+            for reader in ("floating_words", "dedicated_words", "cell_words"):  # each view seen changing
+                self.assertGreater(views_changed[reader], 10, msg=str(views_changed))
 
 
 def entry_unchanged(entry, state):

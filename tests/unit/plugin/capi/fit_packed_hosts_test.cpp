@@ -17,27 +17,21 @@
 
 #include "numaplace.h"
 #include "support/described_host.h"
+#include "support/packed_fit.h"
 
 namespace numaplace {
 namespace {
 
 using testing::Described;
+using testing::ErrorHandle;
+using testing::host_of_words;
+using testing::HostHandle;
+using testing::json_of_host;
 using testing::random_host;
+using testing::RequestHandle;
+using testing::verdict_of;
 using testing::Words;
 using testing::words_of;
-
-struct HostFree {
-  void operator()(np_host* host) const { np_host_free(host); }
-};
-struct RequestFree {
-  void operator()(np_request* request) const { np_request_free(request); }
-};
-struct ErrorFree {
-  void operator()(np_error* error) const { np_error_free(error); }
-};
-using HostHandle = std::unique_ptr<np_host, HostFree>;
-using RequestHandle = std::unique_ptr<np_request, RequestFree>;
-using ErrorHandle = std::unique_ptr<np_error, ErrorFree>;
 
 // A random flavor (vCPUs, memory, NUMA and CPU policy specs) as a request; null where Nova's
 // derivation refuses the combination drawn.
@@ -66,39 +60,6 @@ RequestHandle random_request(std::mt19937& rng, std::string& said) {
     return nullptr;
   }
   return RequestHandle(request);
-}
-
-// The verdict np_fit_hosts_cells gives a host.
-int verdict_of(const np_host* host, const np_request* request) {
-  const np_host* hosts[] = {host};
-  unsigned char fits = 9;
-  np_error* error = nullptr;
-  EXPECT_EQ(np_fit_hosts_cells(hosts, 1, request, nullptr, 0, &fits, nullptr, 0, &error), NP_OK)
-      << np_error_message(error);
-  np_error_free(error);
-  return fits;
-}
-
-// A host as np_host_from_cells makes it from words and ratios; null where the words are refused.
-HostHandle host_of_words(const Words& words, double cpu, double ram) {
-  np_host* made = nullptr;
-  np_error* error = nullptr;
-  if (np_host_from_cells(reinterpret_cast<const long long*>(words.data()), words.size(), cpu, ram, nullptr, nullptr,
-                         &made, &error) != NP_OK) {
-    np_error_free(error);
-    return nullptr;
-  }
-  return HostHandle(made);
-}
-
-std::string json_of_host(const np_host* host) {
-  char* text = nullptr;
-  np_error* error = nullptr;
-  EXPECT_EQ(np_host_to_json(host, &text, &error), NP_OK);
-  np_error_free(error);
-  std::string json = text == nullptr ? "" : text;
-  np_string_free(text);
-  return json;
 }
 
 TEST(FitPackedHostsProperty, EachVerdictIsTheMadeHostsWhateverTheBatchAndAlignment) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // numaplace._cellwords: what numaplace.nova's host cache reads of every Nova host on every pass,
-// read in C: the cells as np_host_from_cells' packed words (whole, or as a guest with no dedicated
-// vCPUs sees them), and the PCI pools.
+// read in C: the cells as np_host_from_cells' packed words (whole, or as a guest whose vCPUs are all
+// floating, or all dedicated, sees them), and the PCI pools.
 //
 // Contract: cell_words(cells) takes a NUMATopology's cell list (host_topology._obj_cells) and
 // returns the packed words of docs/library.md ("Packed host cells") as bytes (native 64-bit
@@ -19,12 +19,12 @@
 // vCPUs reads of those cells (nova.virt.hardware._numa_fit_instance_cell's shared branch): each
 // cell's id, memory, cpu_usage, memory_usage and page pools as cell_words writes them, and as many
 // shared CPUs as its cpuset has (a set's size read without walking it), numbered 0, 1, ... across
-// the cells; no socket, no dedicated, pinned or sibling CPUs. Such a guest's verdict on the host
-// these words make is its verdict on the whole host (FloatingSummaryProperty in
-// tests/unit/plugin/capi/fit_packed_hosts_test.cpp), for a third of the reading. None as for
-// cell_words, for the fields it reads. dedicated_words(cells) is cell_words' words without what
-// Nova's fit of a guest whose vCPUs are all dedicated (and its emulator pCPU) never reads: no
-// shared CPUs, no shared load (0), no socket (-1).
+// the cells; no socket, no dedicated, pinned or sibling CPUs; about half of cell_words' reading.
+// None as for cell_words, for the fields it reads. dedicated_words(cells) is cell_words' words
+// without what Nova's fit of a guest whose vCPUs are all dedicated (and its emulator pCPU), under a
+// thread policy other than isolate, never reads: no shared CPUs, no shared load (0), no socket (-1).
+// Such a guest's verdict on the host a view's words make is its verdict on the whole host
+// (CellViewsProperty in tests/unit/plugin/capi/cell_views_test.cpp).
 // pool_inputs(pools) takes a PciDeviceStats' pool list and returns what nova.py's _pool_input
 // makes of each pool, equal to its list(map(_pool_input, pools)), or None where a pool is not
 // exactly a dict with str keys and str or None tag values (Python then reads the pools).

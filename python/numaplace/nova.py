@@ -429,33 +429,13 @@ def packed_cells(host_topology) -> Optional[bytes]:
     numaplace._cellwords: each CPU set and sibling group sorted, so equal cells give equal bytes.
     None without the module, or where a cell or page pool has a field unset or not a 64-bit
     integer (host_inputs then reads the cells in Python)."""
-    return _read_cells(host_topology, "cell_words")
-
-
-def floating_cells(host_topology) -> Optional[bytes]:
-    """The host's cells as a guest with no dedicated vCPUs sees them, as packed words
-    (numaplace._cellwords.floating_words: ids, memory, usage, page pools and the shared CPUs'
-    count; nothing dedicated, pinned or sibling): such a guest fits these words' host exactly
-    where it fits the whole host, so equal words mean an equal verdict for it. None where
-    packed_cells would be None."""
-    return _read_cells(host_topology, "floating_words")
-
-
-def dedicated_cells(host_topology) -> Optional[bytes]:
-    """The host's cells as a guest whose vCPUs are all dedicated sees them (packed_cells' words
-    with no shared CPUs, shared load or socket: _cellwords.dedicated_words), with the same promise
-    for such a guest as floating_cells'."""
-    return _read_cells(host_topology, "dedicated_words")
-
-
-def _read_cells(host_topology, reader: str) -> Optional[bytes]:
     if _cellwords is None:
         return None
     try:
         cells = host_topology._obj_cells
     except AttributeError:
         return None
-    return getattr(_cellwords, reader)(cells)
+    return _cellwords.cell_words(cells)
 
 
 def host_of_packed(words: bytes, ratios, pools, networks: Optional[list] = None):

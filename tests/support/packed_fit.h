@@ -8,6 +8,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "numaplace.h"
 #include "support/described_host.h"
@@ -26,6 +28,26 @@ struct ErrorFree {
 using HostHandle = std::unique_ptr<np_host, HostFree>;
 using RequestHandle = std::unique_ptr<np_request, RequestFree>;
 using ErrorHandle = std::unique_ptr<np_error, ErrorFree>;
+
+// A request of `vcpus`, `memory_mib` and flavor extra specs `specs` (np_request_from_specs); null
+// where Nova's derivation refuses them. `said` is set to the request in words, for failures.
+inline RequestHandle request_of_specs(unsigned vcpus, unsigned long long memory_mib,
+                                      const std::vector<std::pair<std::string, std::string>>& specs,
+                                      std::string& said) {
+  std::vector<np_pair> pairs;
+  said = std::to_string(vcpus) + " vCPUs, " + std::to_string(memory_mib) + " MiB";
+  for (const auto& [key, value] : specs) {
+    pairs.push_back({key.c_str(), value.c_str()});
+    said += ", " + key + "=" + value;
+  }
+  np_request* request = nullptr;
+  np_error* error = nullptr;
+  if (np_request_from_specs(vcpus, memory_mib, pairs.data(), pairs.size(), nullptr, 0, &request, &error) != NP_OK) {
+    np_error_free(error);
+    return nullptr;
+  }
+  return RequestHandle(request);
+}
 
 // The verdict np_fit_hosts_cells gives a host (with `options`, `option_count` of them).
 inline int verdict_of(const np_host* host, const np_request* request, const np_pair* options = nullptr,

@@ -29,6 +29,7 @@ using testing::Described;
 using testing::host_of_words;
 using testing::HostHandle;
 using testing::random_host;
+using testing::request_of_specs;
 using testing::RequestHandle;
 using testing::verdict_of;
 using testing::words_of;
@@ -84,19 +85,7 @@ RequestHandle random_request(std::mt19937& rng, bool dedicated, std::string& sai
   if (pick(0, 3) == 0) specs.emplace_back("hw:mem_page_size", sizes[pick(0, 4)]);
   const unsigned vcpus = static_cast<unsigned>(pick(1, 12));
   const unsigned long long memory_mib = static_cast<unsigned long long>(pick(1, 96)) * 512;
-  std::vector<np_pair> pairs;
-  said = std::to_string(vcpus) + " vCPUs, " + std::to_string(memory_mib) + " MiB";
-  for (const auto& [key, value] : specs) {
-    pairs.push_back({key.c_str(), value.c_str()});
-    said += ", " + key + "=" + value;
-  }
-  np_request* request = nullptr;
-  np_error* error = nullptr;
-  if (np_request_from_specs(vcpus, memory_mib, pairs.data(), pairs.size(), nullptr, 0, &request, &error) != NP_OK) {
-    np_error_free(error);
-    return nullptr;
-  }
-  return RequestHandle(request);
+  return request_of_specs(vcpus, memory_mib, specs, said);
 }
 
 TEST(CellViewsProperty, AGuestsVerdictOnItsViewIsItsVerdictOnTheWholeHost) {

@@ -76,8 +76,7 @@ std::vector<std::uint32_t>& CpuSet::above_mut() {
   return spill_->above;
 }
 
-void CpuSet::grow_words(std::uint32_t n) {
-  if (n <= nwords_) return;
+void CpuSet::add_words(std::uint32_t n) {
   if (n > kInlineWords) {
     if (!spill_) spill_ = std::make_unique<Spill>();
     if (nwords_ <= kInlineWords) {
@@ -141,7 +140,7 @@ CpuSet CpuSet::range(std::uint32_t first, std::uint32_t last) {
   return set;
 }
 
-void CpuSet::insert(std::uint32_t id) {
+void CpuSet::insert_growing(std::uint32_t id) {
   if (id > kMaxCpuId) {
     auto& ids = above_mut();
     auto it = std::lower_bound(ids.begin(), ids.end(), id);
@@ -221,8 +220,10 @@ CpuSet& CpuSet::unite_with(const CpuSet& other) {
   grow_words(other.nwords_);
   std::uint64_t* w = words();
   const std::uint64_t* b = other.words();
-  for (std::uint32_t i = 0; i < other.nwords_; ++i) w[i] |= b[i];
-  recount();
+  for (std::uint32_t i = 0; i < other.nwords_; ++i) {
+    count_ += bits_in(b[i] & ~w[i]);  // the ids this word gains
+    w[i] |= b[i];
+  }
   if (other.above_size() > 0) {
     std::vector<std::uint32_t> merged;
     merged.reserve(above_size() + other.above_size());

@@ -88,7 +88,18 @@ class CpuSet {
   ~CpuSet() = default;
   static CpuSet range(std::uint32_t first, std::uint32_t last);  // inclusive
 
-  void insert(std::uint32_t id);
+  void insert(std::uint32_t id) {
+    // Inline where the id's word is already held: a host read from its cells inserts every CPU id
+    // in ascending order, so all but one insert per word land here.
+    if (id <= kMaxCpuId && id / 64 < nwords_) {
+      std::uint64_t& w = words()[id / 64];
+      const std::uint64_t bit = std::uint64_t{1} << (id % 64);
+      count_ += (w & bit) == 0 ? 1u : 0u;
+      w |= bit;
+      return;
+    }
+    insert_growing(id);
+  }
   void erase(std::uint32_t id);
   bool contains(std::uint32_t id) const {
     if (id <= kMaxCpuId) return id / 64 < nwords_ && ((words()[id / 64] >> (id % 64)) & 1u) != 0;
@@ -142,7 +153,11 @@ class CpuSet {
   const std::vector<std::uint32_t>& above() const;
   std::vector<std::uint32_t>& above_mut();
   std::size_t above_size() const { return spill_ ? spill_->above.size() : 0; }
-  void grow_words(std::uint32_t n);  // at least n words, the new ones zero
+  void grow_words(std::uint32_t n) {  // at least n words, the new ones zero
+    if (n > nwords_) add_words(n);
+  }
+  void add_words(std::uint32_t n);  // grow_words where n is more than the set holds
+  void insert_growing(std::uint32_t id);  // insert() where the id's word is not held yet
   void trim_words();                 // drops zero words on top, moves back inline when they fit
   void recount();
   bool contains_above(std::uint32_t id) const;

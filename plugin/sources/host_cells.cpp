@@ -3,7 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
+#include <optional>
 #include <string>
 
 #include "plugin/sources/host_json.h"
@@ -44,6 +44,9 @@ class WordReader {
     return set;
   }
 
+  // A word already read (at `index`, before position()).
+  std::int64_t at(std::size_t index) const { return words_[index]; }
+
   std::size_t remaining() const { return words_.size() - at_; }
   std::size_t position() const { return at_; }
 
@@ -65,8 +68,18 @@ class WordReader {
   std::size_t cell_ = kNoCell;
 };
 
-HostCell cell_of(WordReader& words) {
-  HostCell cell;
+// Reads one cell into `cell`, which may hold a cell of an earlier host: it is reset to a new
+// cell's fields first, only its sibling and page buffers kept (cleared) for their memory.
+void read_cell(WordReader& words, HostCell& cell) {
+  {
+    std::vector<CpuSet> siblings = std::move(cell.siblings);
+    std::vector<PagePool> pages = std::move(cell.pages);
+    cell = HostCell{};
+    siblings.clear();
+    pages.clear();
+    cell.siblings = std::move(siblings);
+    cell.pages = std::move(pages);
+  }
   cell.id = static_cast<std::uint32_t>(words.next(0, kMaxCellId, "id"));
   cell.memory_kib = static_cast<std::uint64_t>(words.next(0, kMaxMemoryMib, "memory MiB")) * 1024;
   cell.usage.shared_cpus = static_cast<double>(words.next(0, kMaxSharedCpusUsed, "shared CPUs used"));
@@ -78,17 +91,17 @@ HostCell cell_of(WordReader& words) {
   cell.cpus = cell.shared_cpus.united(cell.dedicated_cpus);
   cell.usage.pinned_cpus = words.cpus("number of pinned CPUs", "pinned CPU id");
   const auto groups = words.next(0, static_cast<std::int64_t>(words.remaining()), "number of sibling groups");
-  std::vector<std::int64_t> sizes(static_cast<std::size_t>(groups));
+  // The sizes are checked as they are read, then read again where they lie (no copy per cell).
+  const std::size_t sizes_at = words.position();
   std::int64_t left = static_cast<std::int64_t>(words.remaining()) - groups;
-  for (auto& size : sizes) {
-    size = words.next(0, std::max<std::int64_t>(left, 0), "size of a sibling group");
-    left -= size;
-  }
-  cell.siblings.resize(sizes.size());
-  for (std::size_t g = 0; g < sizes.size(); ++g) {
-    for (std::int64_t i = 0; i < sizes[g]; ++i) cell.siblings[g].insert(static_cast<std::uint32_t>(words.next(0, kMaxCpuId, "sibling CPU id")));
+  for (std::int64_t g = 0; g < groups; ++g) left -= words.next(0, std::max<std::int64_t>(left, 0), "size of a sibling group");
+  cell.siblings.resize(static_cast<std::size_t>(groups));
+  for (std::size_t g = 0; g < cell.siblings.size(); ++g) {
+    const std::int64_t size = words.at(sizes_at + g);
+    for (std::int64_t i = 0; i < size; ++i) cell.siblings[g].insert(static_cast<std::uint32_t>(words.next(0, kMaxCpuId, "sibling CPU id")));
   }
   const auto pools = words.next(0, static_cast<std::int64_t>(words.remaining() / 4), "number of page pools");
+  cell.pages.reserve(static_cast<std::size_t>(pools));
   for (std::int64_t p = 0; p < pools; ++p) {
     PagePool pool;
     pool.size_kib = static_cast<std::uint64_t>(words.next(1, kMaxPageSizeKib, "page size KiB"));
@@ -100,7 +113,25 @@ HostCell cell_of(WordReader& words) {
   if (const auto twice = sort_page_pools(cell.pages)) {
     throw BadWord{words.named("page sizes") + " list " + std::to_string(*twice) + " KiB more than once; give each size one pool"};
   }
-  return cell;
+}
+
+// The index of the first cell whose id an earlier cell has, if any: compared pairwise on hosts of
+// up to 64 cells (no memory asked for), else one bit per possible id (ids are at most kMaxCellId).
+std::optional<std::size_t> first_repeated_id(const std::vector<HostCell>& cells) {
+  if (cells.size() <= 64) {
+    for (std::size_t i = 1; i < cells.size(); ++i) {
+      for (std::size_t j = 0; j < i; ++j) {
+        if (cells[j].id == cells[i].id) return i;
+      }
+    }
+    return std::nullopt;
+  }
+  std::vector<bool> seen(static_cast<std::size_t>(kMaxCellId) + 1);
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (seen[cells[i].id]) return i;
+    seen[cells[i].id] = true;
+  }
+  return std::nullopt;
 }
 
 std::string ratio_problem(double ratio, const char* name) {
@@ -110,31 +141,34 @@ std::string ratio_problem(double ratio, const char* name) {
 
 }  // namespace
 
-Result<HostTopology> host_from_cells(std::span<const std::int64_t> words, double cpu_ratio, double ram_ratio,
-                                     std::string_view pci_json, std::string_view networks_json) {
-  HostTopology topology;
-  topology.accounting = Accounting::Nova;
+Status read_host_cells(std::span<const std::int64_t> words, double cpu_ratio, double ram_ratio, HostTopology& into) {
+  {
+    std::vector<HostCell> cells = std::move(into.cells);
+    into = HostTopology{};
+    into.cells = std::move(cells);
+  }
+  into.accounting = Accounting::Nova;
   if (std::isnan(cpu_ratio) && std::isnan(ram_ratio)) {
-    topology.ratio.enforced = false;
+    into.ratio.enforced = false;
   } else {
     for (const auto& problem : {ratio_problem(cpu_ratio, "CPU"), ratio_problem(ram_ratio, "RAM")}) {
       if (!problem.empty()) return make_error("InvalidHostCells", problem);
     }
-    topology.ratio.cpu = cpu_ratio;
-    topology.ratio.ram = ram_ratio;
+    into.ratio.cpu = cpu_ratio;
+    into.ratio.ram = ram_ratio;
   }
   try {
     WordReader reader(words);
-    const auto count = reader.next(1, static_cast<std::int64_t>(words.size()), "the number of cells");
-    topology.cells.reserve(static_cast<std::size_t>(count));
-    std::set<std::uint32_t> ids;
-    for (std::int64_t i = 0; i < count; ++i) {
-      reader.start_cell(static_cast<std::size_t>(i));
-      HostCell cell = cell_of(reader);
-      if (!ids.insert(cell.id).second) throw BadWord{"cell " + std::to_string(i) + " repeats cell id " + std::to_string(cell.id)};
-      topology.cells.push_back(std::move(cell));
+    const auto count = static_cast<std::size_t>(reader.next(1, static_cast<std::int64_t>(words.size()), "the number of cells"));
+    into.cells.resize(count);  // the cells an earlier host left are read over (read_cell resets each)
+    for (std::size_t i = 0; i < count; ++i) {
+      reader.start_cell(i);
+      read_cell(reader, into.cells[i]);
     }
-    if (const auto problem = cell_cpu_problem(topology)) throw BadWord{*problem};
+    if (const auto repeated = first_repeated_id(into.cells)) {
+      throw BadWord{"cell " + std::to_string(*repeated) + " repeats cell id " + std::to_string(into.cells[*repeated].id)};
+    }
+    if (const auto problem = cell_cpu_problem(into)) throw BadWord{*problem};
     if (reader.remaining() != 0) {
       throw BadWord{std::to_string(reader.remaining()) + " words are left after the last cell (word " +
                     std::to_string(reader.position()) + " on)"};
@@ -142,6 +176,13 @@ Result<HostTopology> host_from_cells(std::span<const std::int64_t> words, double
   } catch (const BadWord& problem) {
     return make_error("InvalidHostCells", "packed host cells: " + problem.message);
   }
+  return Done{};
+}
+
+Result<HostTopology> host_from_cells(std::span<const std::int64_t> words, double cpu_ratio, double ram_ratio,
+                                     std::string_view pci_json, std::string_view networks_json) {
+  HostTopology topology;
+  if (auto read = read_host_cells(words, cpu_ratio, ram_ratio, topology); !read) return read.error();
   if (!pci_json.empty()) {
     auto devices = pci_devices_from_json_text(pci_json);
     if (!devices) return devices.error();

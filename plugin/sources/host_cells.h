@@ -33,4 +33,10 @@ namespace numaplace::plugin {
 Result<HostTopology> host_from_cells(std::span<const std::int64_t> words, double cpu_ratio, double ram_ratio,
                                      std::string_view pci_json, std::string_view networks_json = {});
 
+// The cells and ratios of host_from_cells (no PCI devices, no networks) read into `into`, which may
+// hold an earlier host: every field is set anew, and the cells' buffers are reused, so that a batch
+// that keeps none of its hosts (np_fit_packed_hosts) makes each in the last one's memory. On an error
+// `into` holds part of a host, for nothing but reading again.
+Status read_host_cells(std::span<const std::int64_t> words, double cpu_ratio, double ram_ratio, HostTopology& into);
+
 }  // namespace numaplace::plugin

@@ -172,13 +172,16 @@ bool reads_as_set(PyObject* values) {
 // The distinct integers of a set or any iterable, sorted, appended to `out`; `count` says how many.
 bool append_members(PyObject* values, std::vector<std::int64_t>& out, std::size_t& count, Stop& stop) {
   std::size_t first = out.size();
-#if PY_VERSION_HEX < 0x030D0000  // _PySet_NextEntry left the API in 3.13
+#if PY_VERSION_HEX < 0x030D0000  // the set table of cpython/setobject.h, read as 3.8-3.12 lay it out
   if (reads_as_set(values)) {
-    Py_ssize_t position = 0;
-    PyObject* item = nullptr;
-    Py_hash_t hash = 0;
-    while (_PySet_NextEntry(values, &position, &item, &hash))
-      if (!append_integer(item, out, stop)) return false;
+    // The set's table walked in place, as _PySet_NextEntry walks it (a call per slot otherwise;
+    // sibling groups are thousands of two-CPU sets per pass). Only this thread runs while it is
+    // read: nothing here calls back into Python.
+    const auto* set = reinterpret_cast<const PySetObject*>(values);
+    for (Py_ssize_t slot = 0; slot <= set->mask; ++slot) {
+      PyObject* item = set->table[slot].key;
+      if (item != nullptr && item != _PySet_Dummy && !append_integer(item, out, stop)) return false;
+    }
     sort_distinct(out, first);
     count = out.size() - first;
     return true;

@@ -1080,6 +1080,9 @@ def _make_filter():
             objects, _, _ = _nova_modules()
             pending: Dict[bool, list] = {}
             needs_threads, has_topology, cells = plan.needs_threads, plan.has_topology, plan.cells
+            # Read once: the loop runs once per host of the pass.
+            read_words, verdicts_of, asks_pci = plan.read_words, plan.packed_verdicts.get, bool(plan.pci_requests)
+            by_words = read_words is not None and not plan.networks  # no PCI: verdicts by the view's words
             for i, host_state in enumerate(hosts):
                 host_topology = host_state.numa_topology
                 if needs_threads and host_topology and not host_topology.has_threads:
@@ -1106,15 +1109,15 @@ def _make_filter():
                     objects.NUMATopologyLimits(cpu_allocation_ratio=cpu_ratio, ram_allocation_ratio=ram_ratio)
                     raise
                 pci_stats = host_state.pci_stats
-                with_pci = bool(plan.pci_requests and pci_stats)
+                with_pci = asks_pci and bool(pci_stats)
                 waiting = pending.get(with_pci)
                 if waiting is None:
                     plan.request(with_pci)  # a request Nova refuses raises here, at the first host with a topology
                     waiting = pending[with_pci] = []
-                if not with_pci and not plan.networks:
-                    words = None if cell_list is None or plan.read_words is None else plan.read_words(cell_list)
+                if by_words and not with_pci and cell_list is not None:
+                    words = read_words(cell_list)
                     if words is not None:
-                        waiting.append((i, plan.packed_verdicts.get(host_state, (words, ratios))))
+                        waiting.append((i, verdicts_of(host_state, (words, ratios))))
                         continue
                 entry = _filter_host(host_state, host_topology, ratios, pci_stats)
                 if plan.networks:

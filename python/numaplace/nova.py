@@ -923,8 +923,10 @@ def _filter_host(host_state, host_topology, ratios, pci_stats) -> list:
 class _VerdictCache(_PerHostState):
     """The filter's hosts and verdicts per host_state for requests whose verdict the host's PCI
     pools and networks cannot change (no PCI request, no network affinity asked): [None,
-    numaplace.Host, answers, its handle, None, None, (packed words, ratios)], in _HostCache's entry
-    shape, the host made from the words alone. An entry has no host until it is asked a second
+    numaplace.Host, answers, its handle, None, None, packed words, CPU ratio, RAM ratio], in
+    _HostCache's entry shape (the key in three slots rather than a tuple: a first pass makes one
+    entry per host, and each tuple more is one more object for the collector to walk after the
+    pass), the host made from the words alone. An entry has no host until it is asked a second
     request: the hosts of a pass are made and fitted together in np_fit_packed_hosts calls (one
     for the entries asked a first time, whose hosts are freed in the call, one for those asked
     again, whose hosts are kept), which spares a first pass a ctypes call, PCI devices written and
@@ -932,12 +934,12 @@ class _VerdictCache(_PerHostState):
     entry holds while the words and ratios read now equal its key, so a host changed in place is
     made and fitted again. Host states that take no weak reference are kept by id in a bounded map."""
 
-    def get(self, host_state, key: tuple) -> list:
+    def get(self, host_state, words: bytes, cpu_ratio: float, ram_ratio: float) -> list:
         with _cache_lock:
             found, weak = self._found(host_state)
-            if found is not None and found[6] == key:
+            if found is not None and found[6] == words and found[7] == cpu_ratio and found[8] == ram_ratio:
                 return found
-            entry = [None, None, {}, None, None, None, key]
+            entry = [None, None, {}, None, None, None, words, cpu_ratio, ram_ratio]
             self._keep(host_state, entry, weak)
             return entry
 
@@ -1044,6 +1046,9 @@ def _make_filter():
                             limits.network_metadata = network_metadata
                         host_state.limits["numa_topology"] = limits
                         verdicts[i] = True
+                # let go while the collector is still held off: what the pass alone held is freed
+                # now, not walked by the first collection after it
+                pending = waiting = made = packed = None
             return verdicts
 
         @staticmethod
@@ -1058,8 +1063,10 @@ def _make_filter():
             for keep, group in zip((False, True), groups):
                 if not group:
                     continue
-                fits, made = numaplace._fit_packed_hosts([entry[6][0] for _, entry in group],
-                                                         [ratio for _, entry in group for ratio in entry[6][1]],
+                ratios = []
+                for _, entry in group:
+                    ratios += entry[7:9]
+                fits, made = numaplace._fit_packed_hosts([entry[6] for _, entry in group], ratios,
                                                          request, options, keep)
                 for (i, entry), fit, host in zip(group, fits, made):
                     if host is not None:
@@ -1068,7 +1075,7 @@ def _make_filter():
                                 entry[1], entry[3] = host, host._handle.value
                     if fit == 2:
                         host_state = hosts[i]
-                        fallback = _filter_host(host_state, host_state.numa_topology, entry[6][1], host_state.pci_stats)
+                        fallback = _filter_host(host_state, host_state.numa_topology, tuple(entry[7:9]), host_state.pci_stats)
                         if key not in fallback[2]:
                             _answer_made([fallback], request, key, options)
                         fit = 1 if fallback[2][key] else 0
@@ -1104,7 +1111,7 @@ def _make_filter():
                     continue
                 cpu_ratio, ram_ratio = host_state.cpu_allocation_ratio, host_state.ram_allocation_ratio
                 try:
-                    ratios = (float(cpu_ratio), float(ram_ratio))
+                    cpu_ratio, ram_ratio = float(cpu_ratio), float(ram_ratio)
                 except (TypeError, ValueError):  # what Nova's filter would raise for them
                     objects.NUMATopologyLimits(cpu_allocation_ratio=cpu_ratio, ram_allocation_ratio=ram_ratio)
                     raise
@@ -1117,9 +1124,9 @@ def _make_filter():
                 if by_words and not with_pci and cell_list is not None:
                     words = read_words(cell_list)
                     if words is not None:
-                        waiting.append((i, verdicts_of(host_state, (words, ratios))))
+                        waiting.append((i, verdicts_of(host_state, words, cpu_ratio, ram_ratio)))
                         continue
-                entry = _filter_host(host_state, host_topology, ratios, pci_stats)
+                entry = _filter_host(host_state, host_topology, (cpu_ratio, ram_ratio), pci_stats)
                 if plan.networks:
                     entry = _with_networks_entry(entry, host_topology)
                 waiting.append((i, entry))

@@ -31,9 +31,12 @@ std::string format_ratio(double value) {
   return text;
 }
 
-CellFit misfit(std::string reason) {
+// A misfit, with its reason made only when one is wanted (a verdict-only fit checks every pair of
+// thousands of hosts, and the texts were most of what it allocated).
+template <typename MakeReason>
+CellFit misfit(bool with_reason, MakeReason&& make_reason) {
   CellFit out;
-  out.reason = std::move(reason);
+  if (with_reason) out.reason = make_reason();
   return out;
 }
 
@@ -48,7 +51,8 @@ namespace {
 
 // fit_cell, and with `build_pinning` false fit_cell_decision: the same checks in the same order.
 CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestTopology& guest,
-                    const GuestCell& guest_cell, bool reserve_emulator, PinningStyle style, bool build_pinning) {
+                    const GuestCell& guest_cell, bool reserve_emulator, PinningStyle style, bool build_pinning,
+                    bool with_reason) {
   CellFit out;
   // Reasons are only written on failure: the search checks every pair.
   const auto name_of = [](const HostCell& c) { return "host cell " + std::to_string(c.id); };
@@ -66,7 +70,7 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
   if (guest_cell.pagesize != kPageSizeNone) {
     std::string why;
     auto size = choose_page_size(cell, guest_cell.pagesize, want_kib, &why);
-    if (!size) return misfit(why);
+    if (!size) return misfit(with_reason, [&] { return std::move(why); });
     out.pagesize_kib = *size;
   }
 
@@ -79,7 +83,9 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
                              return a.size_kib < b.size_kib;
                            });
   if (smallest != nullptr && smallest->size_kib == 0) {
-    return misfit(name_of(cell) + " reports pages of 0 KiB, which no host has; its memory cannot be counted");
+    return misfit(with_reason, [&] {
+      return name_of(cell) + " reports pages of 0 KiB, which no host has; its memory cannot be counted";
+    });
   }
   Demands totals;
   if (guest_cell.pagesize == kPageSizeNone) {
@@ -95,19 +101,27 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
   if (const Demand* short_of = first_shortfall(totals)) {
     const std::string which = short_of->dimension;
     if (which == "memory" && smallest != nullptr) {
-      return misfit("needs " + mib(want_kib) + " of memory, " + name_of(cell) + " has " +
-                    mib(smallest->total * smallest->size_kib) + " in " + std::to_string(smallest->size_kib) +
-                    " KiB pages in all");
+      return misfit(with_reason, [&] {
+        return "needs " + mib(want_kib) + " of memory, " + name_of(cell) + " has " +
+            mib(smallest->total * smallest->size_kib) + " in " + std::to_string(smallest->size_kib) +
+            " KiB pages in all";
+      });
     }
     if (which == "memory") {
-      return misfit("needs " + mib(want_kib) + " of memory, " + name_of(cell) + " has " + mib(cell.memory_kib) + " in all");
+      return misfit(with_reason, [&] {
+        return "needs " + mib(want_kib) + " of memory, " + name_of(cell) + " has " + mib(cell.memory_kib) + " in all";
+      });
     }
     if (which == "dedicated-cpus") {
-      return misfit("needs " + dedicated_text_of() + ", " + name_of(cell) + " has " +
-                    std::to_string(cell.dedicated_cpus.size()) + " dedicated CPUs in all");
+      return misfit(with_reason, [&] {
+        return "needs " + dedicated_text_of() + ", " + name_of(cell) + " has " +
+            std::to_string(cell.dedicated_cpus.size()) + " dedicated CPUs in all";
+      });
     }
-    return misfit("needs " + count_of(shared_vcpus, "shared vCPU") + ", " + name_of(cell) + " has " +
-                  std::to_string(cell.shared_cpus.size()) + " CPUs for shared guests");
+    return misfit(with_reason, [&] {
+      return "needs " + count_of(shared_vcpus, "shared vCPU") + ", " + name_of(cell) + " has " +
+          std::to_string(cell.shared_cpus.size()) + " CPUs for shared guests";
+    });
   }
 
   // Stage 2, the dedicated part against what is free now: pCPUs not pinned by guests, and
@@ -127,12 +141,16 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
     free_now.add("memory", static_cast<double>(want_kib), free_memory);
     if (const Demand* short_of = first_shortfall(free_now)) {
       if (std::string(short_of->dimension) == "dedicated-cpus") {
-        return misfit("needs " + dedicated_text_of() + ", " + name_of(cell) + " has " + std::to_string(free) +
-                      " free of " + std::to_string(cell.dedicated_cpus.size()) + " (" + std::to_string(pinned_here) +
-                      " pinned by guests)");
+        return misfit(with_reason, [&] {
+          return "needs " + dedicated_text_of() + ", " + name_of(cell) + " has " + std::to_string(free) +
+              " free of " + std::to_string(cell.dedicated_cpus.size()) + " (" + std::to_string(pinned_here) +
+              " pinned by guests)";
+        });
       }
-      return misfit("needs " + mib(want_kib) + " of memory for a pinned cell, " + name_of(cell) + " has " +
-                    signed_mib(free_memory) + " free (" + mib(cell.usage.memory_kib) + " in use (by guests, or reserved for the host))");
+      return misfit(with_reason, [&] {
+        return "needs " + mib(want_kib) + " of memory for a pinned cell, " + name_of(cell) + " has " +
+            signed_mib(free_memory) + " free (" + mib(cell.usage.memory_kib) + " in use (by guests, or reserved for the host))";
+      });
     }
   }
   // On a real host (Exclusive accounting) the pCPUs this cell takes leave the floating set: the
@@ -153,7 +171,7 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
       std::string why;
       auto pinning = pin_dedicated_cpus(cell, guest_cell.dedicated_cpus, guest.thread_policy, reserve_count, &why,
                                         style, exclusive);
-      if (!pinning) return misfit(why);
+      if (!pinning) return misfit(with_reason, [&] { return std::move(why); });
       out.pinning = std::move(*pinning);
       if (exclusive) {
         CpuSet taken = out.pinning.reserved.united(out.pinning.isolated);
@@ -170,24 +188,30 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
     const double load = cell.usage.shared_cpus + (floating ? static_cast<double>(shared_vcpus) : 0.0);
     const double room = static_cast<double>(floating_left) * host.ratio.cpu;
     if (load > 0 && (floating_left == 0 || (host.ratio.enforced && load > room))) {
-      return misfit("needs " + dedicated_text_of() + " of " + name_of(cell) + ", which would leave " +
-                    format_ratio(load) + " floating vCPUs on " + std::to_string(floating_left) +
-                    " CPUs not held by dedicated guests" +
-                    (floating_left == 0 ? std::string() : ", limit " + format_ratio(room) + " at CPU ratio " +
-                                                              format_ratio(host.ratio.cpu)));
+      return misfit(with_reason, [&] {
+        return "needs " + dedicated_text_of() + " of " + name_of(cell) + ", which would leave " +
+            format_ratio(load) + " floating vCPUs on " + std::to_string(floating_left) +
+            " CPUs not held by dedicated guests" +
+            (floating_left == 0 ? std::string() : ", limit " + format_ratio(room) + " at CPU ratio " +
+            format_ratio(host.ratio.cpu));
+      });
     }
     if (host.ratio.enforced && host.ratio.ram < 1.0 &&
         static_cast<double>(cell.usage.memory_kib + want_kib) > static_cast<double>(cell.memory_kib) * host.ratio.ram) {
-      return misfit("needs " + mib(want_kib) + " of memory for a pinned cell, " + name_of(cell) + " has " +
-                    signed_mib(static_cast<double>(cell.memory_kib) * host.ratio.ram -
-                               static_cast<double>(cell.usage.memory_kib)) +
-                    " left (" + mib(cell.usage.memory_kib) + " in use (by guests, or reserved for the host), RAM ratio " +
-                    format_ratio(host.ratio.ram) + ")");
+      return misfit(with_reason, [&] {
+        return "needs " + mib(want_kib) + " of memory for a pinned cell, " + name_of(cell) + " has " +
+            signed_mib(static_cast<double>(cell.memory_kib) * host.ratio.ram -
+            static_cast<double>(cell.usage.memory_kib)) +
+            " left (" + mib(cell.usage.memory_kib) + " in use (by guests, or reserved for the host), RAM ratio " +
+            format_ratio(host.ratio.ram) + ")";
+      });
     }
   }
   if (exclusive && floating && floating_left < shared_vcpus) {
-    return misfit("needs " + count_of(shared_vcpus, "shared vCPU") + ", " + name_of(cell) + " has " +
-                  std::to_string(floating_left) + " CPUs for shared guests not held by dedicated guests");
+    return misfit(with_reason, [&] {
+      return "needs " + count_of(shared_vcpus, "shared vCPU") + ", " + name_of(cell) + " has " +
+          std::to_string(floating_left) + " CPUs for shared guests not held by dedicated guests";
+    });
   }
 
   // Stage 3, the floating part against the allocation ratios: shared vCPU load within CPU
@@ -201,14 +225,18 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
     limits.add("memory", static_cast<double>(cell.usage.memory_kib) + static_cast<double>(want_kib), memory_limit);
     if (const Demand* short_of = first_shortfall(limits)) {
       if (std::string(short_of->dimension) == "shared-vcpus") {
-        return misfit("needs " + count_of(shared_vcpus, "shared vCPU") + ", " + name_of(cell) + " carries " +
-                      format_ratio(cell.usage.shared_cpus) + " vCPUs already, limit " + format_ratio(cpu_limit) + " (" +
-                      std::to_string(floating_left) + " CPUs x CPU ratio " + format_ratio(host.ratio.cpu) +
-                      ")");
+        return misfit(with_reason, [&] {
+          return "needs " + count_of(shared_vcpus, "shared vCPU") + ", " + name_of(cell) + " carries " +
+              format_ratio(cell.usage.shared_cpus) + " vCPUs already, limit " + format_ratio(cpu_limit) + " (" +
+              std::to_string(floating_left) + " CPUs x CPU ratio " + format_ratio(host.ratio.cpu) +
+              ")";
+        });
       }
-      return misfit("needs " + mib(want_kib) + " of memory, " + name_of(cell) + " has " +
-                    signed_mib(memory_limit - static_cast<double>(cell.usage.memory_kib)) + " left (" +
-                    mib(cell.usage.memory_kib) + " in use (by guests, or reserved for the host), RAM ratio " + format_ratio(host.ratio.ram) + ")");
+      return misfit(with_reason, [&] {
+        return "needs " + mib(want_kib) + " of memory, " + name_of(cell) + " has " +
+            signed_mib(memory_limit - static_cast<double>(cell.usage.memory_kib)) + " left (" +
+            mib(cell.usage.memory_kib) + " in use (by guests, or reserved for the host), RAM ratio " + format_ratio(host.ratio.ram) + ")";
+      });
     }
   }
   out.fits = true;
@@ -219,12 +247,12 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
 
 CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopology& guest,
                  const GuestCell& guest_cell, bool reserve_emulator, PinningStyle style) {
-  return assess_cell(host, cell, guest, guest_cell, reserve_emulator, style, true);
+  return assess_cell(host, cell, guest, guest_cell, reserve_emulator, style, true, true);
 }
 
 CellFit fit_cell_decision(const HostTopology& host, const HostCell& cell, const GuestTopology& guest,
-                          const GuestCell& guest_cell, bool reserve_emulator) {
-  return assess_cell(host, cell, guest, guest_cell, reserve_emulator, PinningStyle::NovaOrder, false);
+                          const GuestCell& guest_cell, bool reserve_emulator, bool with_reason) {
+  return assess_cell(host, cell, guest, guest_cell, reserve_emulator, PinningStyle::NovaOrder, false, with_reason);
 }
 
 }  // namespace numaplace

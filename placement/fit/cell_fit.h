@@ -45,8 +45,9 @@ CellFit fit_cell(const HostTopology& host, const HostCell& cell, const GuestTopo
 // matrix's check of every pair. Whether the dedicated vCPUs can be pinned is decided from counts
 // (pinning_check.h), the pinning built only where counts cannot decide and for the reason of a
 // misfit, so the answer is fit_cell's exactly (CellFitDecision.* compares them on random cells).
+// `with_reason` false: the reason of a misfit is left empty (a verdict-only fit, FitOptions::reasons).
 CellFit fit_cell_decision(const HostTopology& host, const HostCell& cell, const GuestTopology& guest,
-                          const GuestCell& guest_cell, bool reserve_emulator);
+                          const GuestCell& guest_cell, bool reserve_emulator, bool with_reason = true);
 
 // True when the topology's guest cell `guest_cell` is the one that reserves the emulator pCPU.
 bool reserves_emulator_cpu(const GuestTopology& guest, const GuestCell& guest_cell);

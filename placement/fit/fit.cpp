@@ -333,10 +333,14 @@ void assess_pairs(FitRun& run) {
         if (want_loads) loads[g][p] = loads[twin][p];
       } else if (const HostCellLimit* limit = limit_against(run.options, guest_cell, cell.id)) {
         fits.set(g, p, false);
-        reasons[g][p] = limit->source + " does not include host cell " + std::to_string(cell.id);
+        if (run.options.reasons) {
+          reasons[g][p] = limit->source + " does not include host cell " + std::to_string(cell.id);
+        } else {
+          reasons[g][p].clear();  // the matrices live on between calls: no earlier call's reason stays
+        }
       } else {
         // The decision only: the pinning is built for the chosen pairs (placement_of).
-        CellFit fit = fit_cell_decision(run.host, cell, run.guest, guest_cell, reserve);
+        CellFit fit = fit_cell_decision(run.host, cell, run.guest, guest_cell, reserve, run.options.reasons);
         fits.set(g, p, fit.fits);
         reasons[g][p] = std::move(fit.reason);
         if (fit.fits && want_loads) {
@@ -345,7 +349,7 @@ void assess_pairs(FitRun& run) {
                                          run.options.weights);
         }
       }
-      if (!fits.at(g, p)) run.result.rejections.push_back({guest_cell.id, cell.id, reasons[g][p]});
+      if (!fits.at(g, p) && run.options.reasons) run.result.rejections.push_back({guest_cell.id, cell.id, reasons[g][p]});
     }
   }
 }

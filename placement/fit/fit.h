@@ -40,6 +40,10 @@ struct FitOptions {
   ResourceWeights weights;  // per-resource weights of the scored strategies
   // Return FitResult::explanation; costs one more search per guest cell shape (the runner-up).
   bool explain = false;
+  // false: the verdict and placement only, FitResult::rejections left empty and no pair's reason
+  // written (a caller that asks thousands of hosts for verdicts, np_fit_packed_hosts). The
+  // placement is the same either way (FitReasonsProperty).
+  bool reasons = true;
   std::vector<HostCellLimit> host_cell_limits;
 };
 

@@ -226,6 +226,7 @@ np_status np_fit_hosts_cells(const np_host* const* hosts, size_t host_count, con
     }
     auto fit = fit_options(options, option_count);
     if (!fit) return fail(error, fit.error());
+    fit->reasons = false;  // verdicts and cells only: no pair's reason is written
     // Made apart and copied out at the end, so that a failure half-way writes nothing.
     std::vector<unsigned char> fitted(host_count, 1);
     std::vector<long long> chosen(host_cells != nullptr ? host_count * cells : 0, -1);
@@ -264,6 +265,7 @@ np_status np_fit_packed_hosts(const void* const* words, const size_t* word_count
     }
     auto fit = fit_options(options, option_count);
     if (!fit) return fail(error, fit.error());
+    fit->reasons = false;  // verdicts only: no pair's reason is written
     std::vector<unsigned char> fitted(host_count, 1);
     std::vector<std::unique_ptr<np_host>> hosts(made != nullptr ? host_count : 0);  // handed over at the end
     std::vector<std::int64_t> aligned;  // the words of a host handed over unaligned (from a byte buffer)

@@ -269,7 +269,7 @@ np_status np_fit_packed_hosts(const void* const* words, const size_t* word_count
     std::vector<unsigned char> fitted(host_count, 1);
     std::vector<std::unique_ptr<np_host>> hosts(made != nullptr ? host_count : 0);  // handed over at the end
     std::vector<std::int64_t> aligned;  // the words of a host handed over unaligned (from a byte buffer)
-    numaplace::HostTopology scratch;    // each host in turn where none is handed back
+    numaplace::HostTopology host;       // each host in turn, read into the last one's memory
     for (std::size_t i = 0; i < host_count; ++i) {
       const std::int64_t* first = nullptr;
       if (reinterpret_cast<std::uintptr_t>(words[i]) % alignof(std::int64_t) == 0) {
@@ -279,22 +279,12 @@ np_status np_fit_packed_hosts(const void* const* words, const size_t* word_count
         std::memcpy(aligned.data(), words[i], word_counts[i] * sizeof(std::int64_t));
         first = aligned.data();
       }
-      const std::span<const std::int64_t> cells{first, word_counts[i]};
-      if (made == nullptr) {
-        if (!numaplace::plugin::read_host_cells(cells, ratios[2 * i], ratios[2 * i + 1], scratch)) {
-          fitted[i] = 2;
-          continue;
-        }
-        if (request->topology) fitted[i] = numaplace::fit_guest(scratch, *request->topology, *fit).placement ? 1 : 0;
-        continue;
-      }
-      auto host = numaplace::plugin::host_from_cells(cells, ratios[2 * i], ratios[2 * i + 1], "", "");
-      if (!host) {
+      if (!numaplace::plugin::read_host_cells({first, word_counts[i]}, ratios[2 * i], ratios[2 * i + 1], host)) {
         fitted[i] = 2;
         continue;
       }
-      if (request->topology) fitted[i] = numaplace::fit_guest(*host, *request->topology, *fit).placement ? 1 : 0;
-      hosts[i] = host_handle(std::move(*host));
+      if (request->topology) fitted[i] = numaplace::fit_guest(host, *request->topology, *fit).placement ? 1 : 0;
+      if (made != nullptr) hosts[i] = host_handle(std::move(host));  // the next host is read into a new one
     }
     std::copy(fitted.begin(), fitted.end(), fits);
     for (std::size_t i = 0; i < hosts.size(); ++i) made[i] = hosts[i].release();

@@ -111,15 +111,22 @@ struct Totals {
   }
 };
 
-// The issue's goals for a strategy of ours: 15 % more admitted than the better Nova run, for
-// both figures, averaged over the streams; multi-cell guests no farther apart than Nova pack's.
+// Issue 17's goals for a strategy of ours, as mean per-stream ratios to the better Nova run:
+// at least 1.05 before the first refusal and 1.15 in total; multi-cell guests no farther apart than
+// Nova pack's. (Issue 8 asked 1.15 for both; its cell-by-cell bound, 1.097, ruled that out.)
+constexpr double kGoalBeforeFirstRefusal = 1.05;
+constexpr double kGoalTotal = 1.15;
+
 std::vector<std::string> missed_goals(const Totals& all) {
   const double n = static_cast<double>(all.streams);
   std::vector<std::string> missed;
-  if (all.before_gain / n < 1.15) {
-    missed.push_back("before the first refusal: mean ratio " + fixed(all.before_gain / n, 3) + " < 1.150");
+  if (all.before_gain / n < kGoalBeforeFirstRefusal) {
+    missed.push_back("before the first refusal: mean ratio " + fixed(all.before_gain / n, 3) + " < " +
+                     fixed(kGoalBeforeFirstRefusal, 3));
   }
-  if (all.total_gain / n < 1.15) missed.push_back("in total: mean ratio " + fixed(all.total_gain / n, 3) + " < 1.150");
+  if (all.total_gain / n < kGoalTotal) {
+    missed.push_back("in total: mean ratio " + fixed(all.total_gain / n, 3) + " < " + fixed(kGoalTotal, 3));
+  }
   if (all.distance_streams > 0 && all.distance_ours > all.distance_pack) {
     const double d = static_cast<double>(all.distance_streams);
     missed.push_back("mean intercell distance " + fixed(all.distance_ours / d, 2) + " > Nova pack's " +
@@ -270,8 +277,8 @@ Command register_replay(CLI::App& app) {
                 "one JSON object a line per stream: id, admitted_before_first_refusal, admitted_total, "
                 "mean_intercell_distance");
   cmd->add_flag("--goals", options->goals,
-                "also check the quality goals (mean per-stream ratio to the better Nova run at least 1.15 for both "
-                "admitted figures, mean intercell distance no higher than Nova pack's); exit 1 when one is missed");
+                "also check issue 17's quality goals (mean per-stream ratio to the better Nova run at least 1.05 "
+                "before the first refusal and 1.15 in total, mean intercell distance no higher than Nova pack's); exit 1 when one is missed");
   cmd->footer(
       "Each stream is one host and its requests in order (STREAMS.md beside the file): every request is\n"
       "fitted on the current host with the strategy, and an admitted one is added to the host by Nova's\n"

@@ -84,8 +84,8 @@ def check(binary, path, streams, ours, label):
 def baselines(streams, ours, before_ratio, total_ratio, pack_distance_above):
     """A copy whose Nova figures make our per-stream ratios about before_ratio and total_ratio.
 
-    Both Nova runs get the same figures, the largest whole count our figure over it reaches the
-    ratio with; pack_distance_above moves Nova pack's distance above (True) or below ours."""
+    Both Nova runs get the same figures: the largest whole count against which our figure still
+    reaches the ratio. pack_distance_above puts Nova pack's distance one above (True) or below ours."""
     altered = copy.deepcopy(streams)
     for stream in altered:
         mine = ours[stream["id"]]
@@ -97,14 +97,6 @@ def baselines(streams, ours, before_ratio, total_ratio, pack_distance_above):
                 step = 1.0 if pack_distance_above else -1.0
                 figures["mean_intercell_distance"] = mine["mean_intercell_distance"] + (step if run == "pack" else 0.0)
     return altered
-
-
-def mean_ratio(streams, ours, key):
-    ratios = []
-    for stream in streams:
-        best = max(stream["nova"]["spread"][key], stream["nova"]["pack"][key])
-        ratios.append(ours[stream["id"]][key] / best if best else 1.0)
-    return sum(ratios) / len(ratios)
 
 
 def at_the_edge(streams, ours, key, goal):

@@ -278,7 +278,8 @@ Command register_replay(CLI::App& app) {
                 "mean_intercell_distance");
   cmd->add_flag("--goals", options->goals,
                 "also check issue 17's quality goals (mean per-stream ratio to the better Nova run at least 1.05 "
-                "before the first refusal and 1.15 in total, mean intercell distance no higher than Nova pack's); exit 1 when one is missed");
+                "before the first refusal and 1.15 in total, mean intercell distance no higher than Nova pack's); "
+                "exit 1 when one is missed");
   cmd->footer(
       "Each stream is one host and its requests in order (STREAMS.md beside the file): every request is\n"
       "fitted on the current host with the strategy, and an admitted one is added to the host by Nova's\n"

@@ -9,14 +9,18 @@ This script computes that verdict itself, from `replay --json` (our figures per 
 Nova figures recorded in the file, and checks `replay --goals` against it:
 1. on the file as it is;
 2. on copies whose recorded Nova figures are rewritten so that each goal is met, or missed by one
-   request on one stream, alone and together: the exit code (0 met, 1 missed) and the named
-   goals must agree with the computed verdict in every case, and at least one case must pass and
-   each goal must be missed in another (so the check can fail either way).
+   request on one stream, alone and together;
+3. on 30 copies whose Nova figures and distances are drawn at random around ours (seed 17), so
+   that each goal falls either way.
+The exit code (0 met, 1 missed) and the named goals must agree with the computed verdict in every
+case, and at least one case must pass and each goal must be missed in another (so the check can
+fail either way).
 Usage: replay_goals_test.py NUMAPLACE_DEV STREAMS.jsonl
 """
 import copy
 import json
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -133,6 +137,24 @@ def at_the_edge(streams, ours, key, goal):
     return edge
 
 
+def drawn(streams, ours, rng):
+    """A copy with each stream's Nova figures drawn around ours: per copy a centre ratio between 0.95
+    and 1.25, per stream and run that centre within +-10 %, now and then a run that admitted none;
+    distances within 3 of ours. Over many copies the goals fall either way."""
+    centre = rng.uniform(0.95, 1.25)
+    altered = copy.deepcopy(streams)
+    for stream in altered:
+        mine = ours[stream["id"]]
+        for run in ("spread", "pack"):
+            figures = stream["nova"][run]
+            for key in (BEFORE, TOTAL):
+                none = rng.random() < 0.05
+                figures[key] = 0 if none else max(0, round(mine[key] / (centre * rng.uniform(0.9, 1.1))))
+            if mine["mean_intercell_distance"] is not None and figures["mean_intercell_distance"] is not None:
+                figures["mean_intercell_distance"] = mine["mean_intercell_distance"] + rng.uniform(-3.0, 3.0)
+    return altered
+
+
 def write(scratch, name, streams):
     path = os.path.join(scratch, name)
     with open(path, "w") as out:
@@ -159,6 +181,9 @@ def main():
             met, missed = at_the_edge(start, ours, key, goal)
             cases[f"just met {name}"] = met
             cases[f"one request short {name}"] = missed
+        rng = random.Random(17)
+        for draw in range(30):
+            cases[f"drawn {draw}"] = drawn(streams, ours, rng)
         for label, altered in cases.items():
             verdicts[label] = check(binary, write(scratch, "streams.jsonl", altered), altered, ours, label)
     if not any(not missed for missed in verdicts.values()):
@@ -166,6 +191,10 @@ def main():
     for goal in GOALS:
         if not any(goal in missed for missed in verdicts.values()):
             fail(f"no case missed '{goal}': that check was never seen to fail")
+    draws = [missed for label, missed in verdicts.items() if label.startswith("drawn ")]
+    for goal in GOALS:
+        if all(goal in missed for missed in draws) or not any(goal in missed for missed in draws):
+            fail(f"the random draws never put '{goal}' on both sides: widen them")
     for label, missed in verdicts.items():
         print(f"ok: {label}: " + ("every goal met" if not missed else "missed " + ", ".join(sorted(missed))))
 

@@ -17,11 +17,14 @@ std::string mib(std::uint64_t kib) {
   return std::to_string(kib) + " KiB";
 }
 
-std::string signed_mib(double kib) {
-  // Appended rather than "-" + mib(...): g++ 12 at -O3 warns (-Wrestrict) on that insert.
-  std::string text = kib < 0 ? "-" : "";
-  text += mib(static_cast<std::uint64_t>(kib < 0 ? -kib : kib));
-  return text;
+// "has 1024 MiB free (2048 MiB in use (...)<detail>)", or where what is in use is already past the
+// limit (floating guests overcommit a cell's memory; a RAM ratio may have been lowered since) "has
+// none free: 97280 MiB in use (...), 31744 MiB past <limit><detail>": no negative amounts.
+std::string memory_room_text(double room_kib, std::uint64_t in_use_kib, const std::string& word,
+                             const std::string& limit, const std::string& detail) {
+  const std::string in_use = mib(in_use_kib) + " in use (by guests, or reserved for the host)";
+  if (room_kib >= 0) return "has " + mib(static_cast<std::uint64_t>(room_kib)) + " " + word + " (" + in_use + detail + ")";
+  return "has none " + word + ": " + in_use + ", " + mib(static_cast<std::uint64_t>(-room_kib)) + " past " + limit + detail;
 }
 
 std::string format_ratio(double value) {
@@ -148,8 +151,9 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
         });
       }
       return misfit(with_reason, [&] {
-        return "needs " + mib(want_kib) + " of memory for a pinned cell, " + name_of(cell) + " has " +
-            signed_mib(free_memory) + " free (" + mib(cell.usage.memory_kib) + " in use (by guests, or reserved for the host))";
+        return "needs " + mib(want_kib) + " of memory for a pinned cell, " + name_of(cell) + " " +
+            memory_room_text(free_memory, cell.usage.memory_kib, "free",
+                             "its memory, which floating guests may overcommit and a pinned cell may not", "");
       });
     }
   }
@@ -199,11 +203,11 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
     if (host.ratio.enforced && host.ratio.ram < 1.0 &&
         static_cast<double>(cell.usage.memory_kib + want_kib) > static_cast<double>(cell.memory_kib) * host.ratio.ram) {
       return misfit(with_reason, [&] {
-        return "needs " + mib(want_kib) + " of memory for a pinned cell, " + name_of(cell) + " has " +
-            signed_mib(static_cast<double>(cell.memory_kib) * host.ratio.ram -
-            static_cast<double>(cell.usage.memory_kib)) +
-            " left (" + mib(cell.usage.memory_kib) + " in use (by guests, or reserved for the host), RAM ratio " +
-            format_ratio(host.ratio.ram) + ")";
+        return "needs " + mib(want_kib) + " of memory for a pinned cell, " + name_of(cell) + " " +
+            memory_room_text(static_cast<double>(cell.memory_kib) * host.ratio.ram -
+                                 static_cast<double>(cell.usage.memory_kib),
+                             cell.usage.memory_kib, "left", "its memory x RAM ratio",
+                             ", RAM ratio " + format_ratio(host.ratio.ram));
       });
     }
   }
@@ -233,9 +237,9 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
         });
       }
       return misfit(with_reason, [&] {
-        return "needs " + mib(want_kib) + " of memory, " + name_of(cell) + " has " +
-            signed_mib(memory_limit - static_cast<double>(cell.usage.memory_kib)) + " left (" +
-            mib(cell.usage.memory_kib) + " in use (by guests, or reserved for the host), RAM ratio " + format_ratio(host.ratio.ram) + ")";
+        return "needs " + mib(want_kib) + " of memory, " + name_of(cell) + " " +
+            memory_room_text(memory_limit - static_cast<double>(cell.usage.memory_kib), cell.usage.memory_kib,
+                             "left", "its memory x RAM ratio", ", RAM ratio " + format_ratio(host.ratio.ram));
       });
     }
   }

@@ -64,6 +64,47 @@ TEST(Fit, CountsExistingUsageAgainstTheRatios) {
   EXPECT_EQ(larger.placement->cells[0].host_cell, 1u);
 }
 
+// Floating guests may overcommit a cell's memory (RAM ratio 1.5 here); a pinned cell may not, and
+// the refusal says how far past the cell's memory its use already is rather than a negative free.
+TEST(Fit, MemoryRefusalsNameOvercommitWithoutNegativeAmounts) {
+  HostTopology host;
+  host.ratio = {16.0, 1.5};
+  host.cells.push_back(make_cell(0, 0, 8, 4096));
+  GuestTopology pinned = guest({{1, 512}});
+  pinned.cpu_policy = CpuPolicy::Dedicated;
+  pinned.cells[0].dedicated_cpus = pinned.cells[0].cpus;
+
+  host.cells[0].usage.memory_kib = 3072 * 1024;
+  auto within = fit_guest(host, guest({{1, 2048}}));  // shared: 6144 MiB at the ratio, fits
+  ASSERT_TRUE(within.placement.has_value());
+  GuestTopology large_pinned = guest({{1, 2048}});
+  large_pinned.cpu_policy = CpuPolicy::Dedicated;
+  large_pinned.cells[0].dedicated_cpus = large_pinned.cells[0].cpus;
+  auto short_by_some = fit_guest(host, large_pinned);
+  ASSERT_FALSE(short_by_some.placement.has_value());
+  ASSERT_EQ(short_by_some.rejections.size(), 1u);
+  EXPECT_NE(short_by_some.rejections[0].reason.find("has 1024 MiB free (3072 MiB in use"), std::string::npos)
+      << short_by_some.rejections[0].reason;
+
+  host.cells[0].usage.memory_kib = 5120 * 1024;  // 1024 MiB past the cell's memory
+  auto overcommitted = fit_guest(host, pinned);
+  ASSERT_FALSE(overcommitted.placement.has_value());
+  ASSERT_EQ(overcommitted.rejections.size(), 1u);
+  const std::string& why = overcommitted.rejections[0].reason;
+  EXPECT_NE(why.find("has none free: 5120 MiB in use"), std::string::npos) << why;
+  EXPECT_NE(why.find("1024 MiB past its memory"), std::string::npos) << why;
+  EXPECT_EQ(why.find('-'), std::string::npos) << why;
+
+  host.cells[0].usage.memory_kib = 7168 * 1024;  // 1024 MiB past memory x RAM ratio (6144 MiB)
+  auto past_ratio = fit_guest(host, guest({{1, 512}}));
+  ASSERT_FALSE(past_ratio.placement.has_value());
+  ASSERT_EQ(past_ratio.rejections.size(), 1u);
+  const std::string& shared_why = past_ratio.rejections[0].reason;
+  EXPECT_NE(shared_why.find("has none left: 7168 MiB in use"), std::string::npos) << shared_why;
+  EXPECT_NE(shared_why.find("1024 MiB past its memory x RAM ratio, RAM ratio 1.5"), std::string::npos) << shared_why;
+  EXPECT_EQ(shared_why.find('-'), std::string::npos) << shared_why;
+}
+
 TEST(Fit, PackingOrderTriesTheFullestCellFirst) {
   HostTopology host;
   host.cells.push_back(make_cell(0, 0, 4, 4096));

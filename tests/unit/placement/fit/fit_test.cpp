@@ -64,45 +64,44 @@ TEST(Fit, CountsExistingUsageAgainstTheRatios) {
   EXPECT_EQ(larger.placement->cells[0].host_cell, 1u);
 }
 
+GuestTopology pinned_guest(std::uint32_t vcpus, std::uint64_t memory_mib) {
+  GuestTopology pinned = guest({{vcpus, memory_mib}});
+  pinned.cpu_policy = CpuPolicy::Dedicated;
+  pinned.cells[0].dedicated_cpus = pinned.cells[0].cpus;
+  return pinned;
+}
+
+// The one host cell's refusal reason for `wanted`; empty (and a test failure) when it fits.
+std::string sole_refusal(const HostTopology& host, const GuestTopology& wanted) {
+  FitResult result = fit_guest(host, wanted);
+  EXPECT_FALSE(result.placement.has_value());
+  EXPECT_EQ(result.rejections.size(), 1u);
+  return result.rejections.empty() ? std::string() : result.rejections[0].reason;
+}
+
 // Floating guests may overcommit a cell's memory (RAM ratio 1.5 here); a pinned cell may not, and
 // the refusal says how far past the cell's memory its use already is rather than a negative free.
 TEST(Fit, MemoryRefusalsNameOvercommitWithoutNegativeAmounts) {
   HostTopology host;
   host.ratio = {16.0, 1.5};
   host.cells.push_back(make_cell(0, 0, 8, 4096));
-  GuestTopology pinned = guest({{1, 512}});
-  pinned.cpu_policy = CpuPolicy::Dedicated;
-  pinned.cells[0].dedicated_cpus = pinned.cells[0].cpus;
 
   host.cells[0].usage.memory_kib = 3072 * 1024;
-  auto within = fit_guest(host, guest({{1, 2048}}));  // shared: 6144 MiB at the ratio, fits
-  ASSERT_TRUE(within.placement.has_value());
-  GuestTopology large_pinned = guest({{1, 2048}});
-  large_pinned.cpu_policy = CpuPolicy::Dedicated;
-  large_pinned.cells[0].dedicated_cpus = large_pinned.cells[0].cpus;
-  auto short_by_some = fit_guest(host, large_pinned);
-  ASSERT_FALSE(short_by_some.placement.has_value());
-  ASSERT_EQ(short_by_some.rejections.size(), 1u);
-  EXPECT_NE(short_by_some.rejections[0].reason.find("has 1024 MiB free (3072 MiB in use"), std::string::npos)
-      << short_by_some.rejections[0].reason;
+  ASSERT_TRUE(fit_guest(host, guest({{1, 2048}})).placement.has_value());  // shared: 6144 MiB at the ratio
+  const std::string short_by_some = sole_refusal(host, pinned_guest(1, 2048));
+  EXPECT_NE(short_by_some.find("has 1024 MiB free (3072 MiB in use"), std::string::npos) << short_by_some;
 
   host.cells[0].usage.memory_kib = 5120 * 1024;  // 1024 MiB past the cell's memory
-  auto overcommitted = fit_guest(host, pinned);
-  ASSERT_FALSE(overcommitted.placement.has_value());
-  ASSERT_EQ(overcommitted.rejections.size(), 1u);
-  const std::string& why = overcommitted.rejections[0].reason;
-  EXPECT_NE(why.find("has none free: 5120 MiB in use"), std::string::npos) << why;
-  EXPECT_NE(why.find("1024 MiB past its memory"), std::string::npos) << why;
-  EXPECT_EQ(why.find('-'), std::string::npos) << why;
+  const std::string overcommitted = sole_refusal(host, pinned_guest(1, 512));
+  EXPECT_NE(overcommitted.find("has none free: 5120 MiB in use"), std::string::npos) << overcommitted;
+  EXPECT_NE(overcommitted.find("1024 MiB past its memory"), std::string::npos) << overcommitted;
+  EXPECT_EQ(overcommitted.find('-'), std::string::npos) << overcommitted;
 
   host.cells[0].usage.memory_kib = 7168 * 1024;  // 1024 MiB past memory x RAM ratio (6144 MiB)
-  auto past_ratio = fit_guest(host, guest({{1, 512}}));
-  ASSERT_FALSE(past_ratio.placement.has_value());
-  ASSERT_EQ(past_ratio.rejections.size(), 1u);
-  const std::string& shared_why = past_ratio.rejections[0].reason;
-  EXPECT_NE(shared_why.find("has none left: 7168 MiB in use"), std::string::npos) << shared_why;
-  EXPECT_NE(shared_why.find("1024 MiB past its memory x RAM ratio, RAM ratio 1.5"), std::string::npos) << shared_why;
-  EXPECT_EQ(shared_why.find('-'), std::string::npos) << shared_why;
+  const std::string past_ratio = sole_refusal(host, guest({{1, 512}}));
+  EXPECT_NE(past_ratio.find("has none left: 7168 MiB in use"), std::string::npos) << past_ratio;
+  EXPECT_NE(past_ratio.find("1024 MiB past its memory x RAM ratio, RAM ratio 1.5"), std::string::npos) << past_ratio;
+  EXPECT_EQ(past_ratio.find('-'), std::string::npos) << past_ratio;
 }
 
 TEST(Fit, PackingOrderTriesTheFullestCellFirst) {

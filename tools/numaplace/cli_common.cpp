@@ -40,7 +40,8 @@ Result<SpecMap> parse_pairs(const std::vector<std::string>& pairs, const char* f
     auto eq = pair.find('=');
     if (eq == std::string::npos || eq == 0) {
       return make_error("InvalidArgument", std::string(flag) + " '" + pair +
-                                                          "' is not KEY=VALUE; for example " + flag + " hw:numa_nodes=2");
+                                                          "' is not KEY=VALUE; for example " + flag +
+                                                          (std::string(flag) == "--image-prop" ? " hw_numa_nodes=2" : " hw:numa_nodes=2"));
     }
     std::string key = pair.substr(0, eq);
     if (map.count(key) != 0) {

@@ -66,6 +66,23 @@ TEST(Cli, JsonErrorsAreJsonToo) {
   EXPECT_EQ(doc["error"]["name"], "InvalidNUMANodesNumber");
 }
 
+// The example a malformed pair's error gives is in the flag's own form: flavor keys hw:..., image
+// properties hw_...; the image example placed as given must take effect (two guest cells).
+TEST(Cli, AMalformedPairsExampleIsInTheFlagsOwnForm) {
+  for (const std::string flag : {"--spec", "--image-prop"}) {
+    CliRun bad = run("place " + kExample + kTestHost + " " + flag + " numa");
+    ASSERT_EQ(bad.exit_code, 1) << bad.err;
+    const std::string marker = "for example " + flag + " ";
+    const auto at = bad.err.find(marker);
+    ASSERT_NE(at, std::string::npos) << bad.err;
+    const std::string example = bad.err.substr(at + marker.size(), bad.err.find_first_of(" \n", at + marker.size()) - at - marker.size());
+    EXPECT_EQ(example.rfind(flag == "--spec" ? "hw:" : "hw_", 0), 0u) << example;
+    CliRun good = run("place " + kExample + kTestHost + " " + flag + " " + example + " --json");
+    ASSERT_EQ(good.exit_code, 0) << good.err;
+    EXPECT_EQ(nlohmann::json::parse(good.out)["placement"]["cells"].size(), 2u) << example;
+  }
+}
+
 // Each class of bad input: a named error, a non-zero exit, and no output at all.
 TEST(Cli, BadInputGetsANamedErrorAndNoPartialOutput) {
   const std::string dir = std::filesystem::temp_directory_path() / ("numaplace-cli-bad-" + std::to_string(getpid()));

@@ -206,6 +206,18 @@ std::vector<std::string> unread_numa_keys(const GuestRequest& request, std::size
       }
     }
   }
+  // A key in the other map's form (hw_numa_nodes as a flavor extra spec, hw:numa_nodes as an image
+  // property) is known, so no typo error, but Nova reads neither where it was given.
+  for (const auto* map : {&request.flavor_specs, &request.image_props}) {
+    const bool flavor = map == &request.flavor_specs;
+    const std::string_view other_form = flavor ? "hw_" : "hw:";
+    for (const auto& [key, value] : *map) {
+      if (key.compare(0, other_form.size(), other_form) != 0 || !is_known_key(key)) continue;
+      const std::string own_form = std::string(flavor ? "hw:" : "hw_") + key.substr(other_form.size());
+      unread.push_back(key + " is not read: " + (flavor ? "a flavor extra spec" : "an image property") +
+                       " is written " + own_form + "; Nova ignores it too");
+    }
+  }
   // A page size of 0 is no request to Nova: no huge pages, and no topology from it.
   for (const auto& [key, map] : {std::pair{"hw:mem_page_size", &request.flavor_specs},
                                  std::pair{"hw_mem_page_size", &request.image_props}}) {

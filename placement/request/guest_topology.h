@@ -63,7 +63,8 @@ Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& r
 // (`cells` 0: the request has no NUMA topology), each as a sentence saying why: N at or past
 // `cells`, or a map without its N = 0, which Nova reads as no map; and the other values Nova reads
 // as nothing: a page size of 0 (hw:mem_page_size, hw_mem_page_size) and a realtime mask without
-// hw:cpu_realtime on the flavor. Nova ignores them without a word; numaplace warns.
+// hw:cpu_realtime on the flavor; and a known key in the other map's form (hw_... among the flavor's
+// extra specs, hw:... among the image's properties). Nova ignores them without a word; numaplace warns.
 std::vector<std::string> unread_numa_keys(const GuestRequest& request, std::size_t cells);
 
 std::string to_string(CpuPolicy policy);

@@ -197,6 +197,25 @@ TEST(GuestTopology, CellMapKeysNovaDoesNotReadAreNamed) {
   EXPECT_EQ(unread_numa_keys(request(2, 2048, {{"hw:numa_cpus.99999999999999999999", "0"}}), 2).size(), 1u);
 }
 
+// A known key written in the other map's form is read by neither Nova nor numaplace: hw_numa_nodes
+// among a flavor's extra specs, hw:numa_nodes among an image's properties. Each is named with the
+// form its map takes; the same keys in their own maps are read and not named.
+TEST(GuestTopology, KeysInTheOtherMapsFormAreNamed) {
+  const GuestRequest crossed = request(4, 4096, {{"hw_numa_nodes", "2"}, {"hw:cpu_policy", "dedicated"}},
+                                       {{"hw:numa_nodes", "2"}, {"hw:cpu_thread_policy", "isolate"}, {"hw_cpu_policy", "dedicated"}});
+  auto derived = derive_guest_topology(crossed);
+  ASSERT_TRUE(derived.ok()) << derived.error().message;
+  ASSERT_TRUE(derived->has_value());
+  EXPECT_EQ((**derived).cells.size(), 1u) << "neither crossed hw_numa_nodes nor hw:numa_nodes is read";
+  auto unread = unread_numa_keys(crossed, 1);
+  ASSERT_EQ(unread.size(), 3u);
+  EXPECT_EQ(unread[0], "hw_numa_nodes is not read: a flavor extra spec is written hw:numa_nodes; Nova ignores it too");
+  EXPECT_EQ(unread[1].rfind("hw:cpu_thread_policy is not read: an image property is written hw_cpu_thread_policy", 0), 0u)
+      << unread[1];
+  EXPECT_EQ(unread[2].rfind("hw:numa_nodes is not read: an image property is written hw_numa_nodes", 0), 0u) << unread[2];
+  EXPECT_TRUE(unread_numa_keys(request(4, 4096, {{"hw:numa_nodes", "2"}}, {{"hw_cpu_policy", "dedicated"}}), 2).empty());
+}
+
 // Values Nova reads as nothing: a page size of 0 (derived as no request: no topology from it) and a
 // realtime mask without hw:cpu_realtime on the flavor. Each is named; a page size Nova reads, or a
 // mask with realtime on, is not.

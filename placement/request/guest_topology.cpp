@@ -188,8 +188,10 @@ std::vector<std::string> unread_numa_keys(const GuestRequest& request, std::size
   std::vector<std::string> unread;
   for (const auto* map : {&request.flavor_specs, &request.image_props}) {
     const bool flavor = map == &request.flavor_specs;
+    const std::string_view own_form = flavor ? "hw:" : "hw_";
+    const std::string_view other_form = flavor ? "hw_" : "hw:";
     for (const char* name : {"numa_cpus", "numa_mem"}) {
-      const std::string prefix = std::string(flavor ? "hw:" : "hw_") + name;
+      const std::string prefix = std::string(own_form) + name;
       const bool read_at_all = find(*map, prefix + ".0") != nullptr;
       for (const auto& [key, value] : *map) {
         if (!is_indexed_key(key, prefix)) continue;
@@ -205,17 +207,12 @@ std::vector<std::string> unread_numa_keys(const GuestRequest& request, std::size
         }
       }
     }
-  }
-  // A key in the other map's form (hw_numa_nodes as a flavor extra spec, hw:numa_nodes as an image
-  // property) is known, so no typo error, but Nova reads neither where it was given.
-  for (const auto* map : {&request.flavor_specs, &request.image_props}) {
-    const bool flavor = map == &request.flavor_specs;
-    const std::string_view other_form = flavor ? "hw_" : "hw:";
+    // A key in the other map's form (hw_numa_nodes as a flavor extra spec, hw:numa_nodes as an image
+    // property) is known, so no typo error, but Nova reads neither where it was given.
     for (const auto& [key, value] : *map) {
       if (key.compare(0, other_form.size(), other_form) != 0 || !is_known_key(key)) continue;
-      const std::string own_form = std::string(flavor ? "hw:" : "hw_") + key.substr(other_form.size());
       unread.push_back(key + " is not read: " + (flavor ? "a flavor extra spec" : "an image property") +
-                       " is written " + own_form + "; Nova ignores it too");
+                       " is written " + std::string(own_form) + key.substr(other_form.size()) + "; Nova ignores it too");
     }
   }
   // A page size of 0 is no request to Nova: no huge pages, and no topology from it.

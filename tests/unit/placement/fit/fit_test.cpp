@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <numeric>
 #include <random>
+#include <regex>
 
 namespace numaplace {
 namespace {
@@ -102,6 +103,51 @@ TEST(Fit, MemoryRefusalsNameOvercommitWithoutNegativeAmounts) {
   EXPECT_NE(past_ratio.find("has none left: 7168 MiB in use"), std::string::npos) << past_ratio;
   EXPECT_NE(past_ratio.find("1024 MiB past its memory x RAM ratio, RAM ratio 1.5"), std::string::npos) << past_ratio;
   EXPECT_EQ(past_ratio.find('-'), std::string::npos) << past_ratio;
+}
+
+// Invariant: a memory refusal states the cell's room as the cell's own figures give it, never a
+// negative amount: "has N MiB free" (N = memory - in use) for a pinned cell, "has N MiB left"
+// (N = memory x RAM ratio - in use), or "has none free/left: U MiB in use (...), P MiB past ..."
+// where U is what is in use and P = U - that limit. Random cells, use (often past the memory, as
+// floating guests may take it), ratios and guests; the figures are recomputed here from the inputs.
+TEST(FitProperty, MemoryRefusalsStateTheRoomFromTheCellsFigures) {
+  std::mt19937 rng(20261206);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  const std::regex negative("-[0-9]");
+  const std::regex room("has ([0-9]+) MiB (free|left) \\(([0-9]+) MiB in use");
+  const std::regex none("has none (free|left): ([0-9]+) MiB in use \\([^)]*\\), ([0-9]+) MiB past");
+  int with_room = 0, with_none = 0;
+  for (int round = 0; round < 4000; ++round) {
+    const std::int64_t memory_mib = 1024 * pick(1, 8);
+    const double ram_ratio = 0.5 * pick(1, 4);
+    const std::int64_t used_mib = pick(0, static_cast<int>(memory_mib * 5 / 2));
+    HostTopology host;
+    host.ratio = {16.0, ram_ratio};
+    host.cells.push_back(make_cell(0, 0, 8, static_cast<std::uint64_t>(memory_mib)));
+    host.cells[0].usage.memory_kib = static_cast<std::uint64_t>(used_mib) * 1024;
+    GuestTopology wanted = pick(0, 1) ? pinned_guest(1, static_cast<std::uint64_t>(pick(1, 16) * 512))
+                                      : guest({{1, static_cast<std::uint64_t>(pick(1, 16) * 512)}});
+    const FitResult result = fit_guest(host, wanted);
+    for (const CellRejection& rejection : result.rejections) {
+      const std::string& why = rejection.reason;
+      EXPECT_FALSE(std::regex_search(why, negative)) << why;
+      const std::int64_t limit_at_ratio = static_cast<std::int64_t>(static_cast<double>(memory_mib) * ram_ratio);
+      std::smatch m;
+      if (std::regex_search(why, m, room)) {
+        ++with_room;
+        EXPECT_EQ(std::stoll(m[3]), used_mib) << why;
+        EXPECT_EQ(std::stoll(m[1]), (m[2] == "free" ? memory_mib : limit_at_ratio) - used_mib) << why;
+      } else if (std::regex_search(why, m, none)) {
+        ++with_none;
+        EXPECT_EQ(std::stoll(m[2]), used_mib) << why;
+        EXPECT_EQ(std::stoll(m[3]), used_mib - (m[1] == "free" ? memory_mib : limit_at_ratio)) << why;
+        EXPECT_GT(std::stoll(m[3]), 0) << why;
+      }
+    }
+  }
+  // Both forms drawn often, or the check says little.
+  EXPECT_GT(with_room, 200);
+  EXPECT_GT(with_none, 200);
 }
 
 TEST(Fit, PackingOrderTriesTheFullestCellFirst) {

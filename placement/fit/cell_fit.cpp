@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "placement/fit/bounded_pinning.h"
 #include "placement/fit/pinning_check.h"
 #include "placement/model/fit_demands.h"
 #include "placement/model/count_words.h"
@@ -166,15 +167,16 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
   if (pinned) {
     const auto reserve_count = static_cast<std::uint32_t>(reserve);
     std::optional<PinningCheck> check;
-    if (!build_pinning) {
+    // Counts cannot see the operator's per-vCPU bounds: with them, the pinning itself decides.
+    if (!build_pinning && guest_cell.vcpu_bounds.empty()) {
       check = check_dedicated_pinning(cell, guest_cell.dedicated_cpus.size(), guest.thread_policy, reserve_count,
                                       exclusive, exclusive ? &floating_here : nullptr);
     }
     if (!check || check->verdict != PinningCheck::Verdict::Fits) {
       // The pinning itself: asked for, undecided by counts, or the reason of a misfit.
       std::string why;
-      auto pinning = pin_dedicated_cpus(cell, guest_cell.dedicated_cpus, guest.thread_policy, reserve_count, &why,
-                                        style, exclusive);
+      auto pinning = pin_dedicated_cpus_within(cell, guest_cell.dedicated_cpus, guest_cell.vcpu_bounds,
+                                               guest.thread_policy, reserve_count, &why, style, exclusive);
       if (!pinning) return misfit(with_reason, [&] { return std::move(why); });
       out.pinning = std::move(*pinning);
       if (exclusive) {
@@ -208,6 +210,19 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
                                  static_cast<double>(cell.usage.memory_kib),
                              cell.usage.memory_kib, "left", "its memory x RAM ratio",
                              ", RAM ratio " + format_ratio(host.ratio.ram));
+      });
+    }
+  }
+  // A shared vCPU the operator bounded must be able to float somewhere within its bound.
+  if (floating) {
+    const CpuSet& floats_on = exclusive ? floating_here : cell.shared_cpus;
+    for (const auto& [vcpu, bound] : guest_cell.vcpu_bounds) {
+      if (!guest_cell.cpus.contains(vcpu) || guest_cell.dedicated_cpus.contains(vcpu) || bound.intersects(floats_on)) {
+        continue;
+      }
+      return misfit(with_reason, [&] {
+        return "needs shared vCPU " + std::to_string(vcpu) + " to float within pCPUs " + to_cpu_list(bound) +
+            " (where the domain lets it run), " + name_of(cell) + " has none of them for shared guests";
       });
     }
   }

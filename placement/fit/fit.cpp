@@ -298,7 +298,7 @@ bool same_shape(const FitRun& run, std::size_t a, std::size_t b) {
   const GuestCell& x = run.guest.cells[a];
   const GuestCell& y = run.guest.cells[b];
   return x.cpus.size() == y.cpus.size() && x.dedicated_cpus.size() == y.dedicated_cpus.size() &&
-         x.memory_kib == y.memory_kib && x.pagesize == y.pagesize &&
+         x.memory_kib == y.memory_kib && x.pagesize == y.pagesize && x.vcpu_bounds.empty() && y.vcpu_bounds.empty() &&
          reserves_emulator_cpu(run.guest, x) == reserves_emulator_cpu(run.guest, y) &&
          same_limits(run.options, x, y);
 }

@@ -62,6 +62,20 @@ HostTopology host_on_nodes(const HostTopology& host, const CpuSet& nodes) {
   return kept;
 }
 
+GuestTopology with_vcpu_bounds(GuestTopology guest, const OperatorConstraints& constraints, const CpuSet& view_cpus) {
+  for (auto& cell : guest.cells) {
+    cell.vcpu_bounds.clear();
+    for (auto v : cell.cpus) {
+      auto pin = constraints.vcpupins.find(v);
+      const CpuSet* allowed = pin != constraints.vcpupins.end() ? &pin->second
+                              : constraints.vcpu_cpuset          ? &*constraints.vcpu_cpuset
+                                                                 : nullptr;
+      if (allowed != nullptr && !view_cpus.is_subset_of(*allowed)) cell.vcpu_bounds[v] = allowed->intersected(view_cpus);
+    }
+  }
+  return guest;
+}
+
 std::vector<HostCellLimit> host_cell_limits(const OperatorConstraints& constraints) {
   std::vector<HostCellLimit> limits;
   if (constraints.memory.nodeset) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ struct GuestCell {
   CpuSet dedicated_cpus;  // the subset that needs its own pCPU (all for dedicated, the mask for mixed)
   std::uint64_t memory_kib = 0;
   std::int64_t pagesize = kPageSizeNone;
+  // vCPU -> the pCPUs the operator lets it run on (its <vcpupin>, else <vcpu cpuset>), only where
+  // narrower than the host the fit sees; empty: no such bound. Nova's flavors never set it.
+  std::map<std::uint32_t, CpuSet> vcpu_bounds;
 
   CpuSet shared_cpus() const { return cpus.minus(dedicated_cpus); }
 };

@@ -609,13 +609,14 @@ Result<PlaceOutcome> place_with_topology(Placing& p, const GuestTopology& topolo
   FitOptions options = p.request.fit;
   options.explain = options.explain || p.request.explanation != nullptr;
   for (auto& limit : host_cell_limits(p.constraints)) options.host_cell_limits.push_back(std::move(limit));
+  const GuestTopology bounded = with_vcpu_bounds(topology, p.constraints, host_cpus_of(p.view));
   const auto fit_on = [&](const HostTopology& on) {
     if (*recorded) {
-      Replacement again = place_again(on, topology, **recorded, options);
+      Replacement again = place_again(on, bounded, **recorded, options);
       p.outcome.replacement = {again.kind, std::move(again.repinned), std::move(again.why), std::move(again.refreshed)};
       return hand_over_explanation(std::move(again.fit), p.request.explanation);
     }
-    return hand_over_explanation(fit_guest(on, topology, options), p.request.explanation);
+    return hand_over_explanation(fit_guest(on, bounded, options), p.request.explanation);
   };
   FitResult fit = fit_on(p.view);
   const bool exclusive = p.request.other_guests != nullptr && p.host.accounting == Accounting::Exclusive;

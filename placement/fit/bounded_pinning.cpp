@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "placement/fit/bounded_pinning.h"
+
+#include <algorithm>
+#include <limits>
+#include <utility>
+#include <vector>
+
+namespace numaplace {
+namespace {
+
+constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();
+
+// A maximum matching of items onto slots by augmenting paths (Kuhn), each item trying its slots in
+// the order given: slot_of[i] is item i's slot, kNone when no matching places it.
+class SlotMatching {
+ public:
+  SlotMatching(const std::vector<std::vector<std::size_t>>& allowed, std::size_t slots)
+      : allowed_(allowed), owner_(slots, kNone), slot_of_(allowed.size(), kNone) {
+    for (std::size_t item = 0; item < allowed_.size(); ++item) {
+      seen_.assign(slots, false);
+      place(item);
+    }
+  }
+  const std::vector<std::size_t>& slot_of() const { return slot_of_; }
+  std::size_t first_unplaced() const {
+    for (std::size_t item = 0; item < slot_of_.size(); ++item) {
+      if (slot_of_[item] == kNone) return item;
+    }
+    return kNone;
+  }
+
+ private:
+  bool place(std::size_t item) {
+    for (std::size_t slot : allowed_[item]) {
+      if (seen_[slot]) continue;
+      seen_[slot] = true;
+      if (owner_[slot] == kNone || place(owner_[slot])) {
+        owner_[slot] = item;
+        slot_of_[item] = slot;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  const std::vector<std::vector<std::size_t>>& allowed_;
+  std::vector<std::size_t> owner_;
+  std::vector<std::size_t> slot_of_;
+  std::vector<bool> seen_;
+};
+
+const CpuSet* bound_of(const std::map<std::uint32_t, CpuSet>& bounds, std::uint32_t vcpu) {
+  auto found = bounds.find(vcpu);
+  return found == bounds.end() ? nullptr : &found->second;
+}
+
+// The same pCPUs handed to the vCPUs again so that each lies in its vCPU's bound, each vCPU
+// keeping its own pCPU where it may; nullopt when no such handing exists.
+std::optional<CpuPinning> hand_out_again(const CpuPinning& plain, const std::map<std::uint32_t, CpuSet>& bounds) {
+  const std::size_t n = plain.pinning.size();
+  std::vector<std::vector<std::size_t>> allowed(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const CpuSet* bound = bound_of(bounds, plain.pinning[i].first);
+    if (bound == nullptr || bound->contains(plain.pinning[i].second)) allowed[i].push_back(i);
+    for (std::size_t j = 0; j < n; ++j) {
+      if (j != i && (bound == nullptr || bound->contains(plain.pinning[j].second))) allowed[i].push_back(j);
+    }
+  }
+  SlotMatching matching(allowed, n);
+  if (matching.first_unplaced() != kNone) return std::nullopt;
+  CpuPinning out = plain;
+  for (std::size_t i = 0; i < n; ++i) out.pinning[i].second = plain.pinning[matching.slot_of()[i]].second;
+  return out;
+}
+
+// Why bounded vCPU `vcpu` found no pCPU: its bound misses the cell, is pinned by guests, is free only
+// where the thread policy may not pin, or is wanted by other bounded vCPUs.
+std::string unplaced_reason(const HostCell& cell, std::uint32_t vcpu, const CpuSet& bound, const CpuSet& free,
+                            ThreadPolicy policy) {
+  const std::string cell_name = "host cell " + std::to_string(cell.id);
+  const std::string head = "needs dedicated vCPU " + std::to_string(vcpu) + " on one of pCPUs " + to_cpu_list(bound) +
+                           " (where the domain lets it run), ";
+  const CpuSet here = bound.intersected(cell.dedicated_cpus);
+  if (here.empty()) return head + cell_name + " has none of them to pin";
+  const CpuSet free_here = here.intersected(free);
+  if (free_here.empty()) return head + cell_name + " has them (" + to_cpu_list(here) + ") all pinned by guests";
+  if (policy == ThreadPolicy::Isolate) {
+    return head + cell_name + " has them free (" + to_cpu_list(free_here) +
+           ") only on cores that are not fully free or that other bounded vCPUs take, and thread policy isolate "
+           "gives each vCPU a fully free core";
+  }
+  if (policy == ThreadPolicy::Require) {
+    return head + cell_name + " has them free (" + to_cpu_list(free_here) +
+           ") only on cores with fewer than two free threads or taken by other bounded vCPUs, and thread policy "
+           "require pins on sibling threads";
+  }
+  return head + cell_name + " has them free (" + to_cpu_list(free_here) + ") but other bounded vCPUs need them";
+}
+
+}  // namespace
+
+std::optional<CpuPinning> pin_dedicated_cpus_within(const HostCell& cell, const CpuSet& vcpus,
+                                                    const std::map<std::uint32_t, CpuSet>& bounds,
+                                                    ThreadPolicy policy, std::uint32_t reserve, std::string* why,
+                                                    PinningStyle style, bool whole_core_emulator) {
+  auto plain = pin_dedicated_cpus(cell, vcpus, policy, reserve, why, style, whole_core_emulator);
+  if (!plain || bounds.empty()) return plain;
+  std::vector<std::uint32_t> bounded;
+  for (auto v : vcpus) {
+    if (bound_of(bounds, v) != nullptr) bounded.push_back(v);
+  }
+  if (bounded.empty()) return plain;
+  if (auto again = hand_out_again(*plain, bounds)) return again;
+
+  // The bounded vCPUs first, onto slots the thread policy allows: a fully free core each (isolate),
+  // else a pCPU on a core with enough free threads; the plain pinning's pCPUs tried first.
+  const std::vector<CpuSet> groups = sibling_groups(cell);
+  std::size_t threads_per_core = 1;
+  for (const auto& g : groups) threads_per_core = std::max(threads_per_core, g.size());
+  const CpuSet free = cell.dedicated_cpus.minus(cell.usage.pinned_cpus);
+  const bool isolate = policy == ThreadPolicy::Isolate;
+  const std::size_t least_free = isolate ? threads_per_core : policy == ThreadPolicy::Require ? 2 : 1;
+  CpuSet plain_cpus;
+  for (const auto& [v, p] : plain->pinning) plain_cpus.insert(p);
+  std::vector<CpuSet> slots;  // isolate: a core's free threads; otherwise one free pCPU
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const auto& g : groups) {
+      const CpuSet free_threads = g.intersected(free);
+      if (free_threads.size() < least_free) continue;
+      if (isolate) {
+        if (free_threads.intersects(plain_cpus) == (pass == 0)) slots.push_back(free_threads);
+        continue;
+      }
+      for (auto cpu : free_threads) {
+        if (plain_cpus.contains(cpu) == (pass == 0)) slots.push_back(CpuSet{cpu});
+      }
+    }
+  }
+  std::vector<std::vector<std::size_t>> allowed(bounded.size());
+  for (std::size_t i = 0; i < bounded.size(); ++i) {
+    const CpuSet& bound = *bound_of(bounds, bounded[i]);
+    for (std::size_t s = 0; s < slots.size(); ++s) {
+      if (slots[s].intersects(bound)) allowed[i].push_back(s);
+    }
+  }
+  SlotMatching matching(allowed, slots.size());
+  if (const std::size_t missing = matching.first_unplaced(); missing != kNone) {
+    if (why) *why = unplaced_reason(cell, bounded[missing], *bound_of(bounds, bounded[missing]), free, policy);
+    return std::nullopt;
+  }
+  CpuPinning out;
+  HostCell rest_cell = cell;  // the cell with the bounded vCPUs' pCPUs (isolate: their cores) taken
+  for (std::size_t i = 0; i < bounded.size(); ++i) {
+    const CpuSet& slot = slots[matching.slot_of()[i]];
+    const std::uint32_t pcpu = slot.intersected(*bound_of(bounds, bounded[i])).first();
+    out.pinning.emplace_back(bounded[i], pcpu);
+    rest_cell.usage.pinned_cpus.unite_with(isolate ? slot : CpuSet{pcpu});
+  }
+  const CpuSet rest = [&] {
+    CpuSet r = vcpus;
+    for (auto v : bounded) r.erase(v);
+    return r;
+  }();
+  const auto bounded_text = [&] {
+    CpuSet taken;
+    for (const auto& [v, p] : out.pinning) taken.insert(p);
+    return "with its bounded vCPUs on pCPUs " + to_cpu_list(taken) + ", ";
+  };
+  if (!rest.empty()) {
+    std::string rest_why;
+    auto rest_pinning = pin_dedicated_cpus(rest_cell, rest, policy, reserve, &rest_why, style, whole_core_emulator);
+    if (!rest_pinning) {
+      if (why) *why = bounded_text() + "the other vCPUs: " + rest_why;
+      return std::nullopt;
+    }
+    for (const auto& pair : rest_pinning->pinning) out.pinning.push_back(pair);
+    out.reserved = std::move(rest_pinning->reserved);
+  } else if (reserve > 0) {
+    // The emulator's pCPU on what is left (isolate: off the cores the vCPUs took, on a fully free
+    // core where whole_core_emulator asks for one).
+    const CpuSet left = rest_cell.dedicated_cpus.minus(rest_cell.usage.pinned_cpus);
+    for (const auto& g : groups) {
+      const CpuSet free_threads = g.intersected(left);
+      if (free_threads.empty()) continue;
+      if (isolate && whole_core_emulator && free_threads.size() < threads_per_core) continue;
+      out.reserved.insert(free_threads.first());
+      break;
+    }
+    if (out.reserved.empty()) {
+      if (why) *why = bounded_text() + "host cell " + std::to_string(cell.id) + " has no free pCPU left for the emulator";
+      return std::nullopt;
+    }
+  }
+  std::sort(out.pinning.begin(), out.pinning.end());
+  if (isolate) {
+    CpuSet used = out.reserved;
+    for (const auto& [v, p] : out.pinning) used.insert(p);
+    for (const auto& core : groups) {
+      if (core.intersects(used)) out.isolated.unite_with(core.minus(used).minus(cell.usage.pinned_cpus));
+    }
+  }
+  return out;
+}
+
+}  // namespace numaplace

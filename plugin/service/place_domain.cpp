@@ -240,6 +240,27 @@ Status read_request(Placing& p) {
                                            " KiB), which includes them; leave memory for the guest to boot with");
   }
   p.guest.memory_kib = p.summary.memory_kib - p.summary.memory_device_kib;
+  // With <cpu><numa> cells libvirt boots the guest with their sum, whatever <memory> says, and
+  // sets <memory> to that sum plus the devices: placing <memory>'s figure would shrink or grow it.
+  if (!p.bindings.cells.empty()) {
+    std::uint64_t cells_kib = 0;
+    for (const auto& cell : p.bindings.cells) {
+      if (__builtin_add_overflow(cells_kib, cell.memory_kib, &cells_kib)) {
+        return make_error("InvalidMemorySize", p.what + ": its <cpu><numa> cells' memory adds up past 2^64 KiB; give "
+                                                        "each cell the memory it really has");
+      }
+    }
+    if (cells_kib != p.guest.memory_kib) {
+      p.outcome.warnings.push_back(
+          "the domain's <memory> (" + std::to_string(p.summary.memory_kib) + " KiB" +
+          (p.summary.memory_device_kib > 0
+               ? ", of which its memory devices take " + std::to_string(p.summary.memory_device_kib) + " KiB"
+               : std::string()) +
+          ") disagrees with its <cpu><numa> cells (" + std::to_string(cells_kib) + " KiB in all); libvirt boots the "
+          "guest with the cells' memory, so numaplace places " + std::to_string(cells_kib) + " KiB");
+      p.guest.memory_kib = cells_kib;
+    }
+  }
   p.guest.flavor_specs = p.stored.flavor_specs;
   p.guest.image_props = p.stored.image_props;
 

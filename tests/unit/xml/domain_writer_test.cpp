@@ -56,6 +56,11 @@ Result<plugin::PlaceOutcome> place(const HostTopology& host, const std::string& 
   return plugin::place_domain(host, request);
 }
 
+// Whether some warning holds `text`.
+bool contains(const std::vector<std::string>& warnings, const std::string& text) {
+  return std::any_of(warnings.begin(), warnings.end(), [&](const std::string& w) { return w.find(text) != std::string::npos; });
+}
+
 struct ConnectionCloser {
   void operator()(virConnect* conn) const { virConnectClose(conn); }
 };
@@ -172,6 +177,34 @@ TEST(DomainWriter, GuestCellsHoldTheMemoryLessItsMemoryDevices) {
   auto from_cells = place(host, cells_only, {{"hw:numa_nodes", "2"}});
   ASSERT_TRUE(from_cells.ok()) << from_cells.error().message;
   for (const auto& cell : from_cells->placement->cells) EXPECT_EQ(cell.memory_kib, 1048576u);
+}
+
+// libvirt boots a guest with <cpu><numa> cells on their sum (and sets <memory> to it plus the
+// devices), whatever <memory> says: the placement keeps that sum, and a warning names the mismatch.
+TEST(DomainWriter, CellsThatDisagreeWithMemoryArePlacedAsLibvirtReadsThem) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  const auto domain = [](const std::string& memory, const std::string& devices) {
+    return "<domain type='kvm'><name>m</name><memory unit='GiB'>" + memory + "</memory><vcpu>2</vcpu>"
+           "<cpu><numa><cell id='0' cpus='0' memory='4' unit='GiB'/><cell id='1' cpus='1' memory='4' unit='GiB'/>"
+           "</numa></cpu><devices>" + devices + "</devices></domain>";
+  };
+  const std::string dimm = "<memory model='dimm'><target><size unit='GiB'>1</size><node>0</node></target></memory>";
+  struct Case {
+    std::string xml;
+    bool warned;
+  } cases[] = {{domain("4", ""), true}, {domain("16", ""), true}, {domain("8", ""), false},
+               {domain("9", dimm), false}, {domain("8", dimm), true}};
+  for (const auto& c : cases) {
+    for (const char* nodes : {"1", "2"}) {
+      auto placed = place(host, c.xml, {{"hw:numa_nodes", nodes}});
+      ASSERT_TRUE(placed.ok()) << c.xml << ": " << placed.error().message;
+      std::uint64_t placed_kib = 0;
+      for (const auto& cell : placed->placement->cells) placed_kib += cell.memory_kib;
+      EXPECT_EQ(placed_kib, 8u << 20) << c.xml;
+      EXPECT_EQ(contains(placed->warnings, "disagrees with its <cpu><numa> cells (8388608 KiB in all)"), c.warned)
+          << c.xml;
+    }
+  }
 }
 
 // Confining a guest without NUMA keys keeps the domain's own pins within the confinement and
@@ -299,9 +332,6 @@ TEST(DomainWriter, AFloatingGuestIsConfinedWithinTheOperatorsNodeset) {
 // removes, per-cell <page> elements the request's page size replaces.
 TEST(DomainWriter, OperatorElementsChangedBeyondThePlacementAreWarnedAbout) {
   HostTopology host = host_from("samples/libvirt/caps-2cell.xml");  // 1024 x 2 MiB pages per cell
-  auto contains = [](const std::vector<std::string>& warnings, const std::string& text) {
-    return std::any_of(warnings.begin(), warnings.end(), [&](const std::string& w) { return w.find(text) != std::string::npos; });
-  };
   auto moved = place(host, "<domain type='kvm'><name>io</name><memory unit='GiB'>2</memory><vcpu>4</vcpu>"
                            "<iothreads>1</iothreads><cputune><iothreadpin iothread='1' cpuset='30'/></cputune></domain>",
                      {{"hw:numa_nodes", "1"}});

@@ -88,6 +88,18 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
                                            std::to_string(kMaxGuestVcpus));
   }
   summary.vcpus = static_cast<std::uint32_t>(count);
+  // libvirt refuses more vCPUs online than the guest has; a guest placed by the maximum must
+  // not be defined with a current count libvirt will not take.
+  if (const auto current_text = attribute(vcpu, "current")) {
+    std::uint64_t current = 0;
+    auto [end, error] = std::from_chars(current_text->data(), current_text->data() + current_text->size(), current);
+    if (current_text->empty() || error != std::errc() || end != current_text->data() + current_text->size() ||
+        current > count) {
+      return make_error("InvalidDomain", what + ": <vcpu current='" + *current_text + "'> is not a whole number up "
+                                                "to the guest's " + count_text + " vCPUs; libvirt refuses it, so give "
+                                                "the number of vCPUs online at boot, at most <vcpu>'s");
+    }
+  }
 
   const xmlNode* memory = first_child(root, "memory");
   if (memory != nullptr) {

@@ -376,6 +376,13 @@ TEST(DomainWriter, BadDomainsAreNamed) {
       {"<domain type='test'><vcpu>2</vcpu><memory>1024</memory></domain>", "InvalidDomain"},
       {"<domain type='test'><name></name><vcpu>2</vcpu><memory>1024</memory></domain>", "InvalidDomain"},
       {"<domain type='test'><name>  </name><vcpu>2</vcpu><memory>1024</memory></domain>", ""},
+      // As libvirt's test driver: "maximum vCPU count must not be less than current vCPU count";
+      // "Expected non-negative integer value"; current='0' it takes as every vCPU online.
+      {"<domain type='test'><name>x</name><vcpu current='12'>8</vcpu><memory>1024</memory></domain>", "InvalidDomain"},
+      {"<domain type='test'><name>x</name><vcpu current='0'>8</vcpu><memory>1024</memory></domain>", ""},
+      {"<domain type='test'><name>x</name><vcpu current='two'>8</vcpu><memory>1024</memory></domain>", "InvalidDomain"},
+      {"<domain type='test'><name>x</name><vcpu current='2'>8</vcpu><memory>1024</memory></domain>", ""},
+      {"<domain type='test'><name>x</name><vcpu current='8'>8</vcpu><memory>1024</memory></domain>", ""},
   };
   for (const auto& c : cases) {
     auto outcome = place(host, c.xml, {{"hw:numa_nodes", "1"}});

@@ -390,9 +390,21 @@ Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& r
   } else {
     // 8. Both maps, each covering every node.
     if (cpu_map.empty() || mem_map.empty() || cpu_map.size() != count || mem_map.size() != count) {
+      // Name each map in the form it was given in (an absent one in the other's form), and what it covers.
+      const bool cpus_flavor = !flavor_cpus->empty() || (cpu_map.empty() && !flavor_mem->empty());
+      const bool mem_flavor = !flavor_mem->empty() || (mem_map.empty() && !flavor_cpus->empty());
+      const auto given = [](bool from_flavor, const char* name, std::size_t nodes) {
+        const std::string key = std::string(from_flavor ? "hw:" : "hw_") + name + ".N";
+        if (nodes == 0) return "no " + key;
+        return key + " for " + (nodes == 1 ? std::string("node 0") : "nodes 0-" + std::to_string(nodes - 1));
+      };
+      const bool past = cpu_map.size() > count || mem_map.size() > count;
       return make_error("ImageNUMATopologyIncomplete",
-                        "CPU and memory allocation must be provided for all NUMA nodes: give hw:numa_cpus.N and "
-                        "hw:numa_mem.N for every N from 0 to " + std::to_string(count - 1));
+                        "CPU and memory allocation must be provided for all NUMA nodes: the request gives " +
+                            given(cpus_flavor, "numa_cpus", cpu_map.size()) + " and " +
+                            given(mem_flavor, "numa_mem", mem_map.size()) + ", and the guest has " +
+                            count_of(count, "node") + "; give both maps for every N from 0 to " +
+                            std::to_string(count - 1) + (past ? " and no N past it" : ""));
     }
 
     // 9. Consistency of the explicit maps.

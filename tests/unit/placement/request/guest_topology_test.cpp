@@ -120,6 +120,20 @@ TEST(GuestTopology, EachInconsistencyHasItsOwnName) {
   EXPECT_EQ(error_name(request(4, 2048, with({{"hw:numa_cpus.0", "0-3"}}))), "ImageNUMATopologyIncomplete");
   EXPECT_EQ(error_name(request(4, 2048, {{"hw:numa_nodes", "2"}, {"hw:numa_cpus.0", "0-1"}, {"hw:numa_cpus.1", "2-3"}})),
             "ImageNUMATopologyIncomplete");
+  // The error says what each map covers, in the form it was given in.
+  auto past = derive_guest_topology(request(4, 2048, {{"hw:numa_nodes", "2"}, {"hw:numa_cpus.0", "0-1"},
+                                                      {"hw:numa_cpus.1", "2-3"}, {"hw:numa_mem.0", "1024"},
+                                                      {"hw:numa_mem.1", "1024"}, {"hw:numa_mem.2", "0"}}));
+  ASSERT_FALSE(past);
+  EXPECT_EQ(past.error().name, "ImageNUMATopologyIncomplete");
+  EXPECT_NE(past.error().message.find("gives hw:numa_cpus.N for nodes 0-1 and hw:numa_mem.N for nodes 0-2, and the "
+                                      "guest has 2 nodes; give both maps for every N from 0 to 1 and no N past it"),
+            std::string::npos) << past.error().message;
+  auto no_mem = derive_guest_topology(
+      request(4, 2048, {}, {{"hw_numa_nodes", "2"}, {"hw_numa_cpus.0", "0-1"}, {"hw_numa_cpus.1", "2-3"}}));
+  ASSERT_FALSE(no_mem);
+  EXPECT_NE(no_mem.error().message.find("gives hw_numa_cpus.N for nodes 0-1 and no hw_numa_mem.N"), std::string::npos)
+      << no_mem.error().message;
   EXPECT_EQ(error_name(request(4, 2048, with({{"hw:numa_cpus.0", "0-"}, {"hw:numa_cpus.1", "2-3"}}))), "Invalid");
   EXPECT_EQ(error_name(request(4, 2048, {{"hw:numa_nodes", "2"}, {"hw:numa_cpus.0", "0-1"}, {"hw:numa_cpus.1", "2-3"},
                                          {"hw:numa_mem.0", "1G"}, {"hw:numa_mem.1", "1024"}})),

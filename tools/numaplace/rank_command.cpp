@@ -426,13 +426,16 @@ Command register_rank(CLI::App& app) {
                    "RequestedToCapacityRatio (ratio, by --ratio-shape)")
       ->check(CLI::IsMember({"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"}));
   // The flags' names before rank shared place's; kept so that scripts keep working.
-  // Each excludes its new name: both given, one would win without a word.
-  rank->add_option("--shape", options->strategies.cells.ratio_shape, "the old name of --ratio-shape")
-      ->group("")
-      ->excludes(rank->get_option("--ratio-shape"));
-  rank->add_flag("--pack-cells", options->strategies.cells.nova_pack, "the old name of --pack")
-      ->group("")
-      ->excludes(rank->get_option("--pack"));
+  // Each excludes its new name: both given, one would win without a word. Checked once parsing is
+  // done rather than with CLI11's excludes(), which would list the hidden name as an empty
+  // "Excludes:" in the new name's help.
+  rank->add_option("--shape", options->strategies.cells.ratio_shape, "the old name of --ratio-shape")->group("");
+  rank->add_flag("--pack-cells", options->strategies.cells.nova_pack, "the old name of --pack")->group("");
+  rank->parse_complete_callback([rank] {
+    for (const auto& [old_name, new_name] : {std::pair{"--shape", "--ratio-shape"}, std::pair{"--pack-cells", "--pack"}}) {
+      if (rank->count(old_name) > 0 && rank->count(new_name) > 0) throw CLI::ExcludesError(old_name, new_name);
+    }
+  });
   rank->add_flag("--explain", options->explain, "say why each refused host was refused, per guest and host cell");
   rank->add_flag("--json", options->json, "print the ranking as JSON");
   rank->add_option("--top", options->top, "show only the best N hosts (0, the default: all)")

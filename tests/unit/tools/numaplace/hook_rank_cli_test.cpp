@@ -349,6 +349,21 @@ TEST_F(HookCli, RankUsesPlacesCellStrategyAndFlags) {
     EXPECT_EQ(doc["host_strategy"], c.host_strategy) << c.flags;
     EXPECT_EQ(host_cell(doc), c.host_cell) << c.flags;
   }
+  // An old name beside its new one is a usage error, and the help lists no empty "Excludes:".
+  for (const std::string flags : {" --strategy ratio --shape 0:0,100:10 --ratio-shape 0:0,100:10", " --pack-cells --pack"}) {
+    CliRun out = run(request + flags);
+    EXPECT_EQ(out.exit_code, 2) << flags << ": " << out.out;
+    // With --json a usage error is the JSON error on stdout.
+    const bool named = out.out.find("--pack-cells excludes --pack") != std::string::npos ||
+                       out.out.find("--shape excludes --ratio-shape") != std::string::npos;
+    EXPECT_TRUE(named) << flags << ": " << out.out;
+  }
+  CliRun help = run("rank --help");
+  EXPECT_EQ(help.exit_code, 0);
+  for (std::size_t at = help.out.find("Excludes:"); at != std::string::npos; at = help.out.find("Excludes:", at + 1)) {
+    const std::size_t line_end = help.out.find('\n', at);
+    EXPECT_NE(help.out.substr(at, line_end - at).find("--"), std::string::npos) << help.out.substr(at, line_end - at);
+  }
   // A shape with nothing scored by ratio, and --pack beside a scored strategy, are refused as by place.
   for (const std::string flags : {" --ratio-shape 0:0,100:10", " --pack --strategy spread"}) {
     CliRun out = run(request + flags);

@@ -4,6 +4,8 @@
 #include <libxml/parser.h>
 #include <libxml/xmlsave.h>
 
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -38,14 +40,14 @@ Result<Document> parse_document(std::string_view text, std::string_view what) {
                                          std::to_string(kMaxXmlBytes) + " bytes");
   }
   if (text.find("<!DOCTYPE") != std::string_view::npos || text.find("<!ENTITY") != std::string_view::npos) {
-    return make_error("XmlForbiddenConstruct", name + " declares a DOCTYPE or entities; libvirt XML needs neither, "
+    return make_error("XmlForbiddenConstruct", name + " declares a DOCTYPE or entities; libvirt's and hwloc's XML need neither, "
                                                       "and numaplace refuses them so that no entity is ever expanded");
   }
   // The DOCTYPE check above reads bytes, so the document must be read as UTF-8 whatever it
   // declares: a UTF-16 (or UTF-7, ...) document would hide its DOCTYPE from that check.
   if (text.find('\0') != std::string_view::npos) {
-    return make_error("XmlUnsupportedEncoding", name + " contains NUL bytes (UTF-16 or UTF-32?); libvirt XML is UTF-8, "
-                                                       "and numaplace reads nothing else");
+    return make_error("XmlUnsupportedEncoding", name + " contains NUL bytes (UTF-16 or UTF-32?); libvirt's and hwloc's XML "
+                                                       "is UTF-8, and numaplace reads nothing else");
   }
   std::unique_ptr<xmlParserCtxt, ParserContextDeleter> ctxt(xmlNewParserCtxt());
   if (!ctxt) return make_error("OutOfMemory", "cannot allocate an XML parser for " + name);
@@ -57,7 +59,7 @@ Result<Document> parse_document(std::string_view text, std::string_view what) {
     const xmlError* error = xmlCtxtGetLastError(ctxt.get());
     if (error != nullptr && error->message != nullptr && std::string_view(error->message).starts_with("Excessive depth")) {
       return make_error("XmlTooDeep", name + " nests elements deeper than libxml2's limit of 256 at line " +
-                                          std::to_string(error->line) + "; libvirt XML never nests that deep");
+                                          std::to_string(error->line) + "; libvirt's and hwloc's XML never nest that deep");
     }
     std::string where = error != nullptr ? " at line " + std::to_string(error->line) : "";
     // libxml2 2.9 names it XML_ERR_INVALID_CHAR with this text, later ones XML_ERR_INVALID_ENCODING.
@@ -65,7 +67,8 @@ Result<Document> parse_document(std::string_view text, std::string_view what) {
                              (error->message != nullptr && std::string_view(error->message).find("not proper UTF-8") !=
                                                                std::string_view::npos))) {
       return make_error("XmlUnsupportedEncoding", name + " is not UTF-8" + where + " (" + trim_message(error->message) +
-                                                      "); libvirt XML is UTF-8, and numaplace reads nothing else "
+                                                      "); libvirt's and hwloc's XML is UTF-8, and numaplace reads "
+                                                      "nothing else "
                                                       "whatever the document declares: convert it (iconv -t UTF-8)");
     }
     return make_error("XmlMalformed", name + " is not well-formed XML" + where + ": " +
@@ -177,7 +180,7 @@ Result<std::string> read_text_file(const std::string& path, std::string_view wha
     if (!ec && size > kMaxXmlBytes) return too_large(std::to_string(size));
   }
   std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error("CannotRead", "cannot open " + named);
+  if (!in) return make_error("CannotRead", "cannot open " + named + ": " + std::strerror(errno));
   // Read to the end rather than trusting a size: pipes, devices and /proc files report none.
   std::string text;
   char buffer[65536];

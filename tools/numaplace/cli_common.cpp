@@ -2,6 +2,8 @@
 #include "numaplace/cli_common.h"
 
 #include <cstdio>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -115,11 +117,21 @@ Result<StagedOutput> StagedOutput::stage(const std::string& path, std::string te
   const std::string temp = target + ".numaplace-tmp";
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      const int error = errno;  // fopen's, as the stream does not keep it
+      const auto directory = std::filesystem::path(target).parent_path();
+      std::error_code exists_error;
+      const std::string why = !directory.empty() && !std::filesystem::exists(directory, exists_error)
+                                  ? "its directory '" + directory.string() + "' does not exist"
+                                  : std::string(std::strerror(error));
+      return make_error("CannotWrite", "cannot write '" + path + "': " + why);
+    }
     out << text;
     out.flush();
     if (!out) {
+      const int error = errno;
       std::remove(temp.c_str());
-      return make_error("CannotWrite", "cannot write '" + path + "'");
+      return make_error("CannotWrite", "cannot write '" + path + "': " + std::strerror(error));
     }
   }
   staged.target_ = target;

@@ -250,6 +250,11 @@ TEST_F(XmlHardening, PipesAreReadToTheirEndAndDirectoriesAreNamed) {
   ASSERT_FALSE(directory.ok());
   EXPECT_EQ(directory.error().name, "CannotRead");
   EXPECT_NE(directory.error().message.find("it is a directory"), std::string::npos) << directory.error().message;
+  auto missing = xml::read_text_file((dir_ / "missing.xml").string(), "domain XML");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().name, "CannotRead");
+  EXPECT_NE(missing.error().message.find("missing.xml': No such file or directory"), std::string::npos)
+      << missing.error().message;
 
   const std::string fifo = (dir_ / "pipe.xml").string();
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);

@@ -114,6 +114,11 @@ int run_suite(const std::string& suite_name, const std::vector<std::string>& fil
     }
   }
   out << passed << " passed, " << failed << " failed, " << skipped << " skipped\n";
+  if (failed == 0 && passed == 0) {
+    // Nothing checked is not a pass: an empty file, or only vectors this build skips.
+    err << "numaplace-dev conformance: NoVectorsChecked: no vector of " << suite_name << " was checked ("
+        << skipped << " skipped); give a file with vectors of that suite, one JSON object a line\n";
+  }
   return failed == 0 && passed > 0 ? 0 : 1;
 }
 

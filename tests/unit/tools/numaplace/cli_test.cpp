@@ -370,10 +370,15 @@ TEST(Cli, ConformanceRunnerClosesWithTheCounts) {
   EXPECT_NE(unknown.err.find("unknown suite"), std::string::npos);
 }
 
-// A malformed line is bad input (exit 1) for both developer commands that read JSON lines, each
-// named by its own program on stderr.
+// A malformed line is bad input (exit 1) for the developer commands that read JSON lines, each
+// named by its own program on stderr; a vector file with nothing to check is named too.
 TEST(Cli, MalformedDeveloperFilesAreBadInputNamedByTheirCommand) {
   const std::string bad = (std::filesystem::temp_directory_path() / ("numaplace-bad-" + std::to_string(getpid()) + ".jsonl")).string();
+  std::ofstream(bad) << "\n";
+  CliRun empty = testing::run_dev("conformance nova-fit " + bad);
+  EXPECT_EQ(empty.exit_code, 1) << empty.err;
+  EXPECT_NE(empty.err.find("numaplace-dev conformance: NoVectorsChecked: no vector of nova-fit was checked"),
+            std::string::npos) << empty.err;
   std::ofstream(bad) << "{not json\n";
   CliRun vectors = testing::run_dev("conformance nova-fit " + bad);
   EXPECT_EQ(vectors.exit_code, 1) << vectors.err;

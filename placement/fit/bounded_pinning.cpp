@@ -98,63 +98,98 @@ std::string unplaced_reason(const HostCell& cell, std::uint32_t vcpu, const CpuS
   return head + cell_name + " has them free (" + to_cpu_list(free_here) + ") but other bounded vCPUs need them";
 }
 
+// Why the bounded emulator found no pCPU: its bound misses the cell, is pinned by guests, or is
+// free only where the vCPUs or the thread policy leave it none.
+std::string unplaced_emulator_reason(const HostCell& cell, const CpuSet& bound, const CpuSet& free, bool isolate) {
+  const std::string head = "needs the emulator's isolated pCPU on one of pCPUs " + to_cpu_list(bound) +
+                           " (where the domain lets the emulator run), host cell " + std::to_string(cell.id);
+  const CpuSet here = bound.intersected(cell.dedicated_cpus);
+  if (here.empty()) return head + " has none of them to pin";
+  const CpuSet free_here = here.intersected(free);
+  if (free_here.empty()) return head + " has them (" + to_cpu_list(here) + ") all pinned by guests";
+  return head + " has them free (" + to_cpu_list(free_here) + ") only where bounded vCPUs need them" +
+         (isolate ? ", or on cores that are not fully free" : "");
+}
+
 }  // namespace
 
 std::optional<CpuPinning> pin_dedicated_cpus_within(const HostCell& cell, const CpuSet& vcpus,
                                                     const std::map<std::uint32_t, CpuSet>& bounds,
-                                                    ThreadPolicy policy, std::uint32_t reserve, std::string* why,
-                                                    PinningStyle style, bool whole_core_emulator) {
+                                                    const CpuSet* emulator_bound, ThreadPolicy policy,
+                                                    std::uint32_t reserve, std::string* why, PinningStyle style,
+                                                    bool whole_core_emulator) {
   auto plain = pin_dedicated_cpus(cell, vcpus, policy, reserve, why, style, whole_core_emulator);
-  if (!plain || bounds.empty()) return plain;
+  if (!plain) return plain;
   std::vector<std::uint32_t> bounded;
   for (auto v : vcpus) {
     if (bound_of(bounds, v) != nullptr) bounded.push_back(v);
   }
-  if (bounded.empty()) return plain;
-  if (auto again = hand_out_again(*plain, bounds)) return again;
+  const bool emulator_bounded = reserve > 0 && emulator_bound != nullptr;
+  const bool emulator_kept = !emulator_bounded || plain->reserved.is_subset_of(*emulator_bound);
+  if (bounded.empty() && emulator_kept) return plain;
+  if (emulator_kept) {
+    if (auto again = hand_out_again(*plain, bounds)) return again;
+  }
 
-  // The bounded vCPUs first, onto slots the thread policy allows: a fully free core each (isolate),
-  // else a pCPU on a core with enough free threads; the plain pinning's pCPUs tried first.
+  // The bounded vCPUs (and a bounded emulator, the last item) first, each onto a slot: a core with
+  // a free thread (isolate) or a free pCPU, that its bound meets and the thread policy allows; the
+  // plain pinning's pCPUs tried first.
   const std::vector<CpuSet> groups = sibling_groups(cell);
   std::size_t threads_per_core = 1;
   for (const auto& g : groups) threads_per_core = std::max(threads_per_core, g.size());
   const CpuSet free = cell.dedicated_cpus.minus(cell.usage.pinned_cpus);
   const bool isolate = policy == ThreadPolicy::Isolate;
-  const std::size_t least_free = isolate ? threads_per_core : policy == ThreadPolicy::Require ? 2 : 1;
-  CpuSet plain_cpus;
+  const std::size_t vcpu_least_free = isolate ? threads_per_core : policy == ThreadPolicy::Require ? 2 : 1;
+  const std::size_t emulator_least_free = isolate && whole_core_emulator ? threads_per_core : 1;
+  CpuSet plain_cpus = plain->reserved;
   for (const auto& [v, p] : plain->pinning) plain_cpus.insert(p);
-  std::vector<CpuSet> slots;  // isolate: a core's free threads; otherwise one free pCPU
+  struct Slot {
+    CpuSet cpus;             // isolate: the core's free threads; otherwise one free pCPU
+    std::size_t core_free;  // free threads of its core
+  };
+  std::vector<Slot> slots;
   for (int pass = 0; pass < 2; ++pass) {
     for (const auto& g : groups) {
       const CpuSet free_threads = g.intersected(free);
-      if (free_threads.size() < least_free) continue;
+      if (free_threads.empty()) continue;
       if (isolate) {
-        if (free_threads.intersects(plain_cpus) == (pass == 0)) slots.push_back(free_threads);
+        if (free_threads.intersects(plain_cpus) == (pass == 0)) slots.push_back({free_threads, free_threads.size()});
         continue;
       }
       for (auto cpu : free_threads) {
-        if (plain_cpus.contains(cpu) == (pass == 0)) slots.push_back(CpuSet{cpu});
+        if (plain_cpus.contains(cpu) == (pass == 0)) slots.push_back({CpuSet{cpu}, free_threads.size()});
       }
     }
   }
-  std::vector<std::vector<std::size_t>> allowed(bounded.size());
-  for (std::size_t i = 0; i < bounded.size(); ++i) {
-    const CpuSet& bound = *bound_of(bounds, bounded[i]);
+  const std::size_t items = bounded.size() + (emulator_bounded ? 1 : 0);
+  const auto item_bound = [&](std::size_t item) -> const CpuSet& {
+    return item < bounded.size() ? *bound_of(bounds, bounded[item]) : *emulator_bound;
+  };
+  std::vector<std::vector<std::size_t>> allowed(items);
+  for (std::size_t item = 0; item < items; ++item) {
+    const std::size_t least_free = item < bounded.size() ? vcpu_least_free : emulator_least_free;
     for (std::size_t s = 0; s < slots.size(); ++s) {
-      if (slots[s].intersects(bound)) allowed[i].push_back(s);
+      if (slots[s].core_free >= least_free && slots[s].cpus.intersects(item_bound(item))) allowed[item].push_back(s);
     }
   }
   SlotMatching matching(allowed, slots.size());
   if (const std::size_t missing = matching.first_unplaced(); missing != kNone) {
-    if (why) *why = unplaced_reason(cell, bounded[missing], *bound_of(bounds, bounded[missing]), free, policy);
+    if (why) {
+      *why = missing < bounded.size() ? unplaced_reason(cell, bounded[missing], item_bound(missing), free, policy)
+                                      : unplaced_emulator_reason(cell, *emulator_bound, free, isolate);
+    }
     return std::nullopt;
   }
   CpuPinning out;
-  HostCell rest_cell = cell;  // the cell with the bounded vCPUs' pCPUs (isolate: their cores) taken
-  for (std::size_t i = 0; i < bounded.size(); ++i) {
-    const CpuSet& slot = slots[matching.slot_of()[i]];
-    const std::uint32_t pcpu = slot.intersected(*bound_of(bounds, bounded[i])).first();
-    out.pinning.emplace_back(bounded[i], pcpu);
+  HostCell rest_cell = cell;  // the cell with the matched pCPUs (isolate: their cores) taken
+  for (std::size_t item = 0; item < items; ++item) {
+    const CpuSet& slot = slots[matching.slot_of()[item]].cpus;
+    const std::uint32_t pcpu = slot.intersected(item_bound(item)).first();
+    if (item < bounded.size()) {
+      out.pinning.emplace_back(bounded[item], pcpu);
+    } else {
+      out.reserved.insert(pcpu);
+    }
     rest_cell.usage.pinned_cpus.unite_with(isolate ? slot : CpuSet{pcpu});
   }
   const CpuSet rest = [&] {
@@ -162,21 +197,23 @@ std::optional<CpuPinning> pin_dedicated_cpus_within(const HostCell& cell, const 
     for (auto v : bounded) r.erase(v);
     return r;
   }();
-  const auto bounded_text = [&] {
-    CpuSet taken;
+  const std::uint32_t rest_reserve = emulator_bounded ? 0 : reserve;
+  const auto matched_text = [&] {
+    CpuSet taken = out.reserved;
     for (const auto& [v, p] : out.pinning) taken.insert(p);
-    return "with its bounded vCPUs on pCPUs " + to_cpu_list(taken) + ", ";
+    return "with its bounded threads on pCPUs " + to_cpu_list(taken) + ", ";
   };
   if (!rest.empty()) {
     std::string rest_why;
-    auto rest_pinning = pin_dedicated_cpus(rest_cell, rest, policy, reserve, &rest_why, style, whole_core_emulator);
+    auto rest_pinning =
+        pin_dedicated_cpus(rest_cell, rest, policy, rest_reserve, &rest_why, style, whole_core_emulator);
     if (!rest_pinning) {
-      if (why) *why = bounded_text() + "the other vCPUs: " + rest_why;
+      if (why) *why = matched_text() + "the other vCPUs: " + rest_why;
       return std::nullopt;
     }
     for (const auto& pair : rest_pinning->pinning) out.pinning.push_back(pair);
-    out.reserved = std::move(rest_pinning->reserved);
-  } else if (reserve > 0) {
+    if (rest_reserve > 0) out.reserved = std::move(rest_pinning->reserved);
+  } else if (rest_reserve > 0) {
     // The emulator's pCPU on what is left (isolate: off the cores the vCPUs took, on a fully free
     // core where whole_core_emulator asks for one).
     const CpuSet left = rest_cell.dedicated_cpus.minus(rest_cell.usage.pinned_cpus);
@@ -188,7 +225,7 @@ std::optional<CpuPinning> pin_dedicated_cpus_within(const HostCell& cell, const 
       break;
     }
     if (out.reserved.empty()) {
-      if (why) *why = bounded_text() + "host cell " + std::to_string(cell.id) + " has no free pCPU left for the emulator";
+      if (why) *why = matched_text() + "host cell " + std::to_string(cell.id) + " has no free pCPU left for the emulator";
       return std::nullopt;
     }
   }

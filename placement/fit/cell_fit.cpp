@@ -168,14 +168,15 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
     const auto reserve_count = static_cast<std::uint32_t>(reserve);
     std::optional<PinningCheck> check;
     // Counts cannot see the operator's per-vCPU bounds: with them, the pinning itself decides.
-    if (!build_pinning && guest_cell.vcpu_bounds.empty()) {
+    const CpuSet* emulator_bound = reserve_count > 0 && guest.emulator_bound ? &*guest.emulator_bound : nullptr;
+    if (!build_pinning && guest_cell.vcpu_bounds.empty() && emulator_bound == nullptr) {
       check = check_dedicated_pinning(cell, guest_cell.dedicated_cpus.size(), guest.thread_policy, reserve_count,
                                       exclusive, exclusive ? &floating_here : nullptr);
     }
     if (!check || check->verdict != PinningCheck::Verdict::Fits) {
       // The pinning itself: asked for, undecided by counts, or the reason of a misfit.
       std::string why;
-      auto pinning = pin_dedicated_cpus_within(cell, guest_cell.dedicated_cpus, guest_cell.vcpu_bounds,
+      auto pinning = pin_dedicated_cpus_within(cell, guest_cell.dedicated_cpus, guest_cell.vcpu_bounds, emulator_bound,
                                                guest.thread_policy, reserve_count, &why, style, exclusive);
       if (!pinning) return misfit(with_reason, [&] { return std::move(why); });
       out.pinning = std::move(*pinning);

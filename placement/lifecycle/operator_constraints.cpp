@@ -62,7 +62,7 @@ HostTopology host_on_nodes(const HostTopology& host, const CpuSet& nodes) {
   return kept;
 }
 
-GuestTopology with_vcpu_bounds(GuestTopology guest, const OperatorConstraints& constraints, const CpuSet& view_cpus) {
+GuestTopology with_thread_bounds(GuestTopology guest, const OperatorConstraints& constraints, const CpuSet& view_cpus) {
   for (auto& cell : guest.cells) {
     cell.vcpu_bounds.clear();
     for (auto v : cell.cpus) {
@@ -73,6 +73,9 @@ GuestTopology with_vcpu_bounds(GuestTopology guest, const OperatorConstraints& c
       if (allowed != nullptr && !view_cpus.is_subset_of(*allowed)) cell.vcpu_bounds[v] = allowed->intersected(view_cpus);
     }
   }
+  guest.emulator_bound.reset();
+  const auto& emulator = constraints.emulatorpin ? constraints.emulatorpin : constraints.vcpu_cpuset;
+  if (emulator && !view_cpus.is_subset_of(*emulator)) guest.emulator_bound = emulator->intersected(view_cpus);
   return guest;
 }
 

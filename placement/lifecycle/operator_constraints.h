@@ -3,8 +3,9 @@
 // <vcpu cpuset> and each <vcpupin> (the pCPUs vCPUs may use), <emulatorpin>, and the
 // memory binding of <numatune> (its mode and nodeset, and per guest cell its <memnode>).
 // The placement honours each (host_within narrows the host to the CPUs the vCPUs may use,
-// with_vcpu_bounds hands each vCPU's own narrower bound to the fit, host_cell_limits keeps guest cells on the nodesets, check_pins verifies every pin is
-// kept) or names the element that conflicts. xml/operator_constraints.h reads them.
+// with_thread_bounds hands each thread's own narrower bound to the fit, host_cell_limits keeps
+// guest cells on the nodesets, check_pins verifies every pin is kept) or names the element that
+// conflicts. xml/operator_constraints.h reads them.
 #pragma once
 
 #include <cstdint>
@@ -49,9 +50,11 @@ HostTopology host_within(const HostTopology& host, const CpuSet& cpus);
 HostTopology host_on_nodes(const HostTopology& host, const CpuSet& nodes);
 
 // `guest` with each vCPU's bound as libvirt reads it (its <vcpupin>, else <vcpu cpuset>) set on its
-// cell (GuestCell::vcpu_bounds), within `view_cpus` (the CPUs of the host the fit sees), for every
-// vCPU whose bound is narrower than that: the fit then pins and floats those vCPUs within them.
-GuestTopology with_vcpu_bounds(GuestTopology guest, const OperatorConstraints& constraints, const CpuSet& view_cpus);
+// cell (GuestCell::vcpu_bounds), and the emulator's (<emulatorpin>, else <vcpu cpuset>) as
+// GuestTopology::emulator_bound, within `view_cpus` (the CPUs of the host the fit sees), for each
+// bound narrower than that: the fit then pins and floats those vCPUs, and reserves an isolated
+// emulator pCPU, within them.
+GuestTopology with_thread_bounds(GuestTopology guest, const OperatorConstraints& constraints, const CpuSet& view_cpus);
 
 // The host cells guest cells may take: the <numatune><memory> nodeset for every guest cell, each
 // <memnode>'s for its own.

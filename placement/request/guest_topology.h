@@ -51,6 +51,9 @@ struct GuestTopology {
   CpuPolicy cpu_policy = CpuPolicy::Unset;
   ThreadPolicy thread_policy = ThreadPolicy::Unset;
   EmulatorThreadsPolicy emulator_threads_policy = EmulatorThreadsPolicy::Unset;
+  // The pCPUs the operator lets the emulator threads run on (<emulatorpin>, else <vcpu cpuset>),
+  // where narrower than the host the fit sees: the isolated emulator pCPU is reserved within it.
+  std::optional<CpuSet> emulator_bound;
   PciNumaPolicy pci_numa_policy = PciNumaPolicy::Unset;
   CpuSet realtime_cpus;                 // hw:cpu_realtime: vCPUs with a realtime scheduler
   bool locked_memory = false;           // hw:locked_memory

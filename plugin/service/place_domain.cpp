@@ -630,7 +630,7 @@ Result<PlaceOutcome> place_with_topology(Placing& p, const GuestTopology& topolo
   FitOptions options = p.request.fit;
   options.explain = options.explain || p.request.explanation != nullptr;
   for (auto& limit : host_cell_limits(p.constraints)) options.host_cell_limits.push_back(std::move(limit));
-  const GuestTopology bounded = with_vcpu_bounds(topology, p.constraints, host_cpus_of(p.view));
+  const GuestTopology bounded = with_thread_bounds(topology, p.constraints, host_cpus_of(p.view));
   const auto fit_on = [&](const HostTopology& on) {
     if (*recorded) {
       Replacement again = place_again(on, bounded, **recorded, options);

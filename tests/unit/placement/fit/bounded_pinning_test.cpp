@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Pinning dedicated vCPUs the operator bounded (<vcpupin>): hand-worked cells, then random cells
-// whose answers are checked by code of its own (every vCPU within its bound, on a free pCPU of
-// the cell, no pCPU twice, the thread policy kept) and, for the thread policies that allow any
-// free pCPU, against an exhaustive search for a pinning that keeps every bound.
+// Pinning dedicated vCPUs the operator bounded (<vcpupin>, and <emulatorpin> for the isolated
+// emulator pCPU): hand-worked cells, then random cells whose answers are checked by code of its
+// own (every vCPU and the emulator within its bound, on a free pCPU of the cell, no pCPU twice, the
+// thread policy kept) and, for the thread policies that allow any free pCPU, against an exhaustive
+// search for a pinning that keeps every bound.
 #include "placement/fit/bounded_pinning.h"
 #include "support/topology_builders.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -31,7 +34,7 @@ HostCell smt_cell(std::uint32_t cores) {
 TEST(BoundedPinning, WithoutBoundsItIsThePlainPinning) {
   HostCell cell = smt_cell(4);
   auto plain = pin_dedicated_cpus(cell, CpuSet{0, 1, 2}, ThreadPolicy::Prefer, 1, nullptr);
-  auto within = pin_dedicated_cpus_within(cell, CpuSet{0, 1, 2}, Bounds{{7, CpuSet{3}}}, ThreadPolicy::Prefer, 1, nullptr);
+  auto within = pin_dedicated_cpus_within(cell, CpuSet{0, 1, 2}, Bounds{{7, CpuSet{3}}}, nullptr, ThreadPolicy::Prefer, 1, nullptr);
   ASSERT_TRUE(plain && within);
   EXPECT_EQ(within->pinning, plain->pinning);
   EXPECT_EQ(within->reserved, plain->reserved);
@@ -39,21 +42,21 @@ TEST(BoundedPinning, WithoutBoundsItIsThePlainPinning) {
 
 TEST(BoundedPinning, ThePlainPCpusAreHandedOutAgainWhenTheyHoldTheBound) {
   HostCell cell = smt_cell(4);  // plain: {0:0, 1:4, 2:1}
-  auto pin = pin_dedicated_cpus_within(cell, CpuSet{0, 1, 2}, Bounds{{0, CpuSet{4}}}, ThreadPolicy::Prefer, 0, nullptr);
+  auto pin = pin_dedicated_cpus_within(cell, CpuSet{0, 1, 2}, Bounds{{0, CpuSet{4}}}, nullptr, ThreadPolicy::Prefer, 0, nullptr);
   ASSERT_TRUE(pin.has_value());
   EXPECT_EQ(pin->pinning, (Pins{{0, 4}, {1, 0}, {2, 1}}));
 }
 
 TEST(BoundedPinning, ABoundOutsideThePlainChoiceIsTakenFirst) {
   HostCell cell = smt_cell(4);  // cores {0,4} {1,5} {2,6} {3,7}; plain: {0:0, 1:4}
-  auto pin = pin_dedicated_cpus_within(cell, CpuSet{0, 1}, Bounds{{0, CpuSet{3}}}, ThreadPolicy::Prefer, 0, nullptr);
+  auto pin = pin_dedicated_cpus_within(cell, CpuSet{0, 1}, Bounds{{0, CpuSet{3}}}, nullptr, ThreadPolicy::Prefer, 0, nullptr);
   ASSERT_TRUE(pin.has_value());
   EXPECT_EQ(pin->pinning, (Pins{{0, 3}, {1, 0}}));
 }
 
 TEST(BoundedPinning, IsolateGivesTheBoundedVCpuAWholeCore) {
   HostCell cell = smt_cell(3);  // cores {0,3} {1,4} {2,5}
-  auto pin = pin_dedicated_cpus_within(cell, CpuSet{0, 1}, Bounds{{1, CpuSet{5}}}, ThreadPolicy::Isolate, 0, nullptr);
+  auto pin = pin_dedicated_cpus_within(cell, CpuSet{0, 1}, Bounds{{1, CpuSet{5}}}, nullptr, ThreadPolicy::Isolate, 0, nullptr);
   ASSERT_TRUE(pin.has_value());
   EXPECT_EQ(pin->pinning, (Pins{{0, 0}, {1, 5}}));
   EXPECT_EQ(pin->isolated, (CpuSet{2, 3}));
@@ -62,10 +65,24 @@ TEST(BoundedPinning, IsolateGivesTheBoundedVCpuAWholeCore) {
 TEST(BoundedPinning, TheEmulatorPCpuComesFromWhatTheBoundedVCpusLeave) {
   HostCell cell = testing::flat_cell(0, CpuSet::range(0, 3), 1 << 20);
   auto pin = pin_dedicated_cpus_within(cell, CpuSet{0, 1}, Bounds{{0, CpuSet{2}}, {1, CpuSet{3}}},
-                                       ThreadPolicy::Prefer, 1, nullptr);
+                                       nullptr, ThreadPolicy::Prefer, 1, nullptr);
   ASSERT_TRUE(pin.has_value());
   EXPECT_EQ(pin->pinning, (Pins{{0, 2}, {1, 3}}));
   EXPECT_EQ(pin->reserved, (CpuSet{0}));
+}
+
+TEST(BoundedPinning, TheIsolatedEmulatorPCpuIsReservedWithinItsBound) {
+  HostCell cell = smt_cell(3);  // cores {0,3} {1,4} {2,5}; plain isolate: vCPU 0 on 0, emulator on 1
+  const CpuSet bound{5};
+  auto pin = pin_dedicated_cpus_within(cell, CpuSet{0}, Bounds{}, &bound, ThreadPolicy::Isolate, 1, nullptr);
+  ASSERT_TRUE(pin.has_value());
+  EXPECT_EQ(pin->pinning, (Pins{{0, 0}}));
+  EXPECT_EQ(pin->reserved, (CpuSet{5}));
+  EXPECT_EQ(pin->isolated, (CpuSet{2, 3}));
+  const CpuSet held{9};
+  std::string why;
+  EXPECT_FALSE(pin_dedicated_cpus_within(cell, CpuSet{0}, Bounds{}, &held, ThreadPolicy::Isolate, 1, &why));
+  EXPECT_NE(why.find("needs the emulator's isolated pCPU on one of pCPUs 9"), std::string::npos) << why;
 }
 
 TEST(BoundedPinning, RefusalsNameTheVCpuAndWhyItsBoundIsOutOfReach) {
@@ -73,7 +90,7 @@ TEST(BoundedPinning, RefusalsNameTheVCpuAndWhyItsBoundIsOutOfReach) {
   cell.usage.pinned_cpus = CpuSet{1};
   auto refusal = [&](const Bounds& bounds) {
     std::string why;
-    EXPECT_FALSE(pin_dedicated_cpus_within(cell, CpuSet{0, 1}, bounds, ThreadPolicy::Prefer, 0, &why).has_value());
+    EXPECT_FALSE(pin_dedicated_cpus_within(cell, CpuSet{0, 1}, bounds, nullptr, ThreadPolicy::Prefer, 0, &why).has_value());
     return why;
   };
   EXPECT_NE(refusal({{1, CpuSet{9}}}).find("dedicated vCPU 1 on one of pCPUs 9"), std::string::npos);
@@ -88,6 +105,7 @@ struct Drawn {
   HostCell cell;
   CpuSet vcpus;
   Bounds bounds;
+  std::optional<CpuSet> emulator_bound;  // with reserve 1 only
   ThreadPolicy policy = ThreadPolicy::Prefer;
   std::uint32_t reserve = 0;
 };
@@ -122,13 +140,22 @@ Drawn draw(std::mt19937& rng) {
   d.policy = policy == 0 ? ThreadPolicy::Unset : policy == 1 ? ThreadPolicy::Prefer
            : policy == 2 ? ThreadPolicy::Isolate : ThreadPolicy::Require;
   d.reserve = static_cast<std::uint32_t>(pick(0, 1));
+  if (d.reserve > 0 && pick(0, 1) == 0) {
+    CpuSet bound;
+    for (int n = pick(1, 2); n > 0; --n) bound.insert(static_cast<std::uint32_t>(pick(0, static_cast<int>(d.cell.cpus.size()))));
+    d.emulator_bound = bound;
+  }
   return d;
 }
 
 // Whether some distinct free pCPUs hold every vCPU within its bound, with `reserve` more free
 // pCPUs left over: every injective choice tried.
 bool exists_by_search(const Drawn& d, const std::vector<std::uint32_t>& free, std::size_t v, std::set<std::uint32_t>& used) {
-  if (v == d.vcpus.size()) return free.size() >= used.size() + d.reserve;
+  if (v == d.vcpus.size()) {
+    if (!d.emulator_bound) return free.size() >= used.size() + d.reserve;
+    return std::any_of(free.begin(), free.end(),
+                       [&](std::uint32_t cpu) { return used.count(cpu) == 0 && d.emulator_bound->contains(cpu); });
+  }
   const auto vcpu = static_cast<std::uint32_t>(v);
   const auto bound = d.bounds.find(vcpu);
   for (std::uint32_t cpu : free) {
@@ -143,11 +170,12 @@ bool exists_by_search(const Drawn& d, const std::vector<std::uint32_t>& free, st
 
 TEST(BoundedPinningProperty, PinsKeepEveryBoundAndPolicyAndMissNothingWherePolicyAllowsAnyPCpu) {
   std::mt19937 rng(20261206);
-  int fitted = 0, refused = 0, searched = 0, bounded_fits = 0;
+  int fitted = 0, refused = 0, searched = 0, bounded_fits = 0, emulator_bounded_fits = 0;
   for (int round = 0; round < 6000; ++round) {
     const Drawn d = draw(rng);
     std::string why;
-    const auto pin = pin_dedicated_cpus_within(d.cell, d.vcpus, d.bounds, d.policy, d.reserve, &why,
+    const auto pin = pin_dedicated_cpus_within(d.cell, d.vcpus, d.bounds, d.emulator_bound ? &*d.emulator_bound : nullptr,
+                                               d.policy, d.reserve, &why,
                                                round % 2 ? PinningStyle::Compact : PinningStyle::NovaOrder);
     std::vector<std::uint32_t> free;
     for (auto cpu : d.cell.dedicated_cpus) {
@@ -190,6 +218,10 @@ TEST(BoundedPinningProperty, PinsKeepEveryBoundAndPolicyAndMissNothingWherePolic
         }
       }
       EXPECT_EQ(pin->reserved.size(), d.reserve) << "round " << round;
+      if (d.emulator_bound) {
+        ++emulator_bounded_fits;
+        EXPECT_TRUE(pin->reserved.is_subset_of(*d.emulator_bound)) << "the emulator outside its bound, round " << round;
+      }
       for (auto cpu : pin->reserved) {
         EXPECT_TRUE(d.cell.dedicated_cpus.contains(cpu) && !d.cell.usage.pinned_cpus.contains(cpu)) << "round " << round;
         EXPECT_EQ(taken.count(cpu), 0u) << "the emulator pCPU is a vCPU's, round " << round;
@@ -212,6 +244,7 @@ TEST(BoundedPinningProperty, PinsKeepEveryBoundAndPolicyAndMissNothingWherePolic
   EXPECT_GT(bounded_fits, 1000);
   EXPECT_GT(refused, 1000);
   EXPECT_GT(searched, 2500);
+  EXPECT_GT(emulator_bounded_fits, 200);
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // An operator's per-vCPU pins (<vcpupin>) steer the placement instead of only being checked after
 // it: a dedicated vCPU gets a free pCPU of its own pin, a guest cell goes to the host cell that holds
-// its vCPUs' pins, a shared vCPU floats where its pin lets it, and a pin no host cell can keep is
-// refused by name. On caps-2cell.xml: host cell 0 holds pCPUs 0-7,16-23, host cell 1 8-15,24-31.
+// its vCPUs' pins, a shared vCPU floats where its pin lets it, an isolated emulator pCPU is reserved
+// within <emulatorpin>, and a pin no host cell can keep is refused by name. On caps-2cell.xml: host cell 0 holds pCPUs 0-7,16-23, host cell 1 8-15,24-31.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -74,6 +74,18 @@ TEST_F(OperatorPins, ASharedVCpuFloatsWhereItsPinLetsIt) {
   ASSERT_TRUE(placed) << placed.error().message;
   EXPECT_EQ(pins_of(placed->domain_xml).at("0"), "12") << placed->domain_xml;
   EXPECT_EQ(memory_nodeset_of(placed->domain_xml), "1") << placed->domain_xml;
+}
+
+TEST_F(OperatorPins, TheIsolatedEmulatorPCpuIsReservedWithinTheEmulatorPin) {
+  auto placed = testing::place_with_specs(host, domain_with("<emulatorpin cpuset='5,13'/>"),
+                                          {{"hw:cpu_policy", "dedicated"}, {"hw:emulator_threads_policy", "isolate"}});
+  ASSERT_TRUE(placed) << placed.error().message;
+  auto doc = parse_xml(placed->domain_xml);
+  xmlNode* emulator = path(xmlDocGetRootElement(doc.get()), {"cputune", "emulatorpin"});
+  ASSERT_NE(emulator, nullptr) << placed->domain_xml;
+  const std::string reserved = attr(emulator, "cpuset").value_or("");
+  EXPECT_TRUE(reserved == "5" || reserved == "13") << placed->domain_xml;
+  for (const auto& [vcpu, cpuset] : pins_of(placed->domain_xml)) EXPECT_NE(cpuset, reserved) << placed->domain_xml;
 }
 
 TEST_F(OperatorPins, PinsNoOneHostCellCanKeepAreRefusedByName) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Hosts and guests built by hand for unit tests, so that each test file states only what differs:
-// a flat cell (one thread a core, every CPU both shared and dedicated, no page pools) and guest
-// cells given as {vCPUs, memory}, numbered on from vCPU 0. Plain values; nothing here decides.
+// a flat cell (one thread a core, every CPU both shared and dedicated, no page pools), a cell of
+// two-thread cores, and guest cells given as {vCPUs, memory}, numbered on from vCPU 0. Plain
+// values; nothing here decides.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +28,17 @@ inline HostCell flat_cell(std::uint32_t id, const CpuSet& cpus, std::uint64_t me
   cell.dedicated_cpus = cpus;
   for (auto cpu : cpus) cell.siblings.push_back(CpuSet{cpu});
   cell.memory_kib = memory_kib;
+  return cell;
+}
+
+// Cell 0 of `cores` cores with two threads each (core i = {i, i + cores}), 1 GiB, no usage.
+inline HostCell smt_cell(std::uint32_t cores) {
+  HostCell cell;
+  cell.cpus = CpuSet::range(0, 2 * cores - 1);
+  cell.shared_cpus = cell.cpus;
+  cell.dedicated_cpus = cell.cpus;
+  for (std::uint32_t i = 0; i < cores; ++i) cell.siblings.push_back(CpuSet{i, i + cores});
+  cell.memory_kib = 1 << 20;
   return cell;
 }
 

@@ -10,16 +10,7 @@ namespace {
 
 using Pins = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
 
-// A cell of `cores` cores with two threads each: core i = {i, i + cores}.
-HostCell smt_cell(std::uint32_t cores) {
-  HostCell cell;
-  cell.cpus = CpuSet::range(0, 2 * cores - 1);
-  cell.shared_cpus = cell.cpus;
-  cell.dedicated_cpus = cell.cpus;
-  for (std::uint32_t i = 0; i < cores; ++i) cell.siblings.push_back(CpuSet{i, i + cores});
-  cell.memory_kib = 1 << 20;
-  return cell;
-}
+using testing::smt_cell;  // core i = {i, i + cores}
 
 HostCell flat_cell(std::uint32_t cpus) { return testing::flat_cell(0, CpuSet::range(0, cpus - 1), 0); }
 

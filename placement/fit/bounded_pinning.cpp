@@ -79,7 +79,8 @@ std::optional<CpuPinning> hand_out_again(const CpuPinning& plain, const std::map
 std::string unplaced_reason(const HostCell& cell, std::uint32_t vcpu, const CpuSet& bound, const CpuSet& free,
                             ThreadPolicy policy) {
   const std::string cell_name = "host cell " + std::to_string(cell.id);
-  const std::string head = "needs dedicated vCPU " + std::to_string(vcpu) + " on one of pCPUs " + to_cpu_list(bound) +
+  const std::string head = "needs dedicated vCPU " + std::to_string(vcpu) + " on one of pCPUs " +
+                           (bound.empty() ? "(none on this host)" : to_cpu_list(bound)) +
                            " (where the domain lets it run), ";
   const CpuSet here = bound.intersected(cell.dedicated_cpus);
   if (here.empty()) return head + cell_name + " has none of them to pin";
@@ -101,7 +102,8 @@ std::string unplaced_reason(const HostCell& cell, std::uint32_t vcpu, const CpuS
 // Why the bounded emulator found no pCPU: its bound misses the cell, is pinned by guests, or is
 // free only where the vCPUs or the thread policy leave it none.
 std::string unplaced_emulator_reason(const HostCell& cell, const CpuSet& bound, const CpuSet& free, bool isolate) {
-  const std::string head = "needs the emulator's isolated pCPU on one of pCPUs " + to_cpu_list(bound) +
+  const std::string head = "needs the emulator's isolated pCPU on one of pCPUs " +
+                           (bound.empty() ? "(none on this host)" : to_cpu_list(bound)) +
                            " (where the domain lets the emulator run), host cell " + std::to_string(cell.id);
   const CpuSet here = bound.intersected(cell.dedicated_cpus);
   if (here.empty()) return head + " has none of them to pin";
@@ -238,6 +240,38 @@ std::optional<CpuPinning> pin_dedicated_cpus_within(const HostCell& cell, const 
     }
   }
   return out;
+}
+
+std::optional<CpuPinning> pin_dedicated_cpus_near_emulator(const HostCell& cell, const CpuSet& vcpus,
+                                                           const std::map<std::uint32_t, CpuSet>& bounds,
+                                                           const CpuSet& emulator_vcpus, const CpuSet& emulator_bound,
+                                                           ThreadPolicy policy, std::string* why, PinningStyle style,
+                                                           bool whole_core_emulator) {
+  auto plain = pin_dedicated_cpus_within(cell, vcpus, bounds, nullptr, policy, 0, why, style, whole_core_emulator);
+  if (!plain) return plain;
+  const auto emulator_reached = [&](const CpuPinning& pinning) {
+    return std::any_of(pinning.pinning.begin(), pinning.pinning.end(), [&](const auto& pair) {
+      return emulator_vcpus.contains(pair.first) && emulator_bound.contains(pair.second);
+    });
+  };
+  if (emulator_reached(*plain)) return plain;
+  for (auto v : emulator_vcpus) {
+    if (!vcpus.contains(v)) continue;
+    std::map<std::uint32_t, CpuSet> narrowed = bounds;
+    const CpuSet* own = bound_of(bounds, v);
+    narrowed[v] = own != nullptr ? own->intersected(emulator_bound) : emulator_bound;
+    if (narrowed[v].empty()) continue;
+    if (auto near = pin_dedicated_cpus_within(cell, vcpus, narrowed, nullptr, policy, 0, nullptr, style,
+                                              whole_core_emulator)) {
+      return near;
+    }
+  }
+  if (why) {
+    *why = "needs one of vCPUs " + to_cpu_list(emulator_vcpus.intersected(vcpus)) + " on one of pCPUs " +
+           to_cpu_list(emulator_bound) + " (where the domain lets the emulator run, which runs on the guest's own "
+           "pCPUs), host cell " + std::to_string(cell.id) + " can pin none of them there";
+  }
+  return std::nullopt;
 }
 
 }  // namespace numaplace

@@ -33,4 +33,16 @@ std::optional<CpuPinning> pin_dedicated_cpus_within(const HostCell& cell, const 
                                                     PinningStyle style = PinningStyle::NovaOrder,
                                                     bool whole_core_emulator = false);
 
+// pin_dedicated_cpus_within (no emulator pCPU reserved) for a guest whose emulator threads run on
+// the pCPUs of `emulator_vcpus` (a dedicated guest without isolate: its non-realtime vCPUs), of
+// which at least one must then lie in `emulator_bound`: the plain answer when it does, else each
+// of those vCPUs tried in turn with its bound narrowed to the emulator's. Exact where
+// pin_dedicated_cpus_within is.
+std::optional<CpuPinning> pin_dedicated_cpus_near_emulator(const HostCell& cell, const CpuSet& vcpus,
+                                                           const std::map<std::uint32_t, CpuSet>& bounds,
+                                                           const CpuSet& emulator_vcpus, const CpuSet& emulator_bound,
+                                                           ThreadPolicy policy, std::string* why,
+                                                           PinningStyle style = PinningStyle::NovaOrder,
+                                                           bool whole_core_emulator = false);
+
 }  // namespace numaplace

@@ -169,15 +169,27 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
     std::optional<PinningCheck> check;
     // Counts cannot see the operator's per-vCPU bounds: with them, the pinning itself decides.
     const CpuSet* emulator_bound = reserve_count > 0 && guest.emulator_bound ? &*guest.emulator_bound : nullptr;
-    if (!build_pinning && guest_cell.vcpu_bounds.empty() && emulator_bound == nullptr) {
+    // A dedicated guest of one cell without isolate runs its emulator on its (non-realtime) vCPUs'
+    // pCPUs: one of them must lie in the emulator's bound. (Over several cells any cell may hold
+    // it; check_pins decides there.)
+    const CpuSet emulator_vcpus = guest.emulator_bound && reserve_count == 0 && guest.cells.size() == 1 &&
+                                          guest.cpu_policy == CpuPolicy::Dedicated
+                                      ? guest_cell.dedicated_cpus.minus(guest.realtime_cpus)
+                                      : CpuSet{};
+    if (!build_pinning && guest_cell.vcpu_bounds.empty() && emulator_bound == nullptr && emulator_vcpus.empty()) {
       check = check_dedicated_pinning(cell, guest_cell.dedicated_cpus.size(), guest.thread_policy, reserve_count,
                                       exclusive, exclusive ? &floating_here : nullptr);
     }
     if (!check || check->verdict != PinningCheck::Verdict::Fits) {
       // The pinning itself: asked for, undecided by counts, or the reason of a misfit.
       std::string why;
-      auto pinning = pin_dedicated_cpus_within(cell, guest_cell.dedicated_cpus, guest_cell.vcpu_bounds, emulator_bound,
-                                               guest.thread_policy, reserve_count, &why, style, exclusive);
+      auto pinning = emulator_vcpus.empty()
+                         ? pin_dedicated_cpus_within(cell, guest_cell.dedicated_cpus, guest_cell.vcpu_bounds,
+                                                     emulator_bound, guest.thread_policy, reserve_count, &why, style,
+                                                     exclusive)
+                         : pin_dedicated_cpus_near_emulator(cell, guest_cell.dedicated_cpus, guest_cell.vcpu_bounds,
+                                                            emulator_vcpus, *guest.emulator_bound, guest.thread_policy,
+                                                            &why, style, exclusive);
       if (!pinning) return misfit(with_reason, [&] { return std::move(why); });
       out.pinning = std::move(*pinning);
       if (exclusive) {

@@ -156,11 +156,14 @@ CpuSet host_cpus_of(const HostTopology& host) {
 }
 
 std::string within_text(const OperatorConstraints& constraints) {
-  if (constraints.vcpu_cpuset || !constraints.vcpupins.empty()) {
-    return " (within the domain's own " + std::string(constraints.vcpu_cpuset ? "<vcpu cpuset>" : "<vcpupin>") +
-           " pins)";
-  }
-  return "";
+  std::string elements;
+  const auto add = [&](bool present, const char* element) {
+    if (present) elements += (elements.empty() ? "" : ", ") + std::string(element);
+  };
+  add(constraints.vcpu_cpuset.has_value(), "<vcpu cpuset>");
+  add(!constraints.vcpupins.empty(), "<vcpupin>");
+  add(constraints.emulatorpin.has_value(), "<emulatorpin>");
+  return elements.empty() ? "" : " (within the domain's own pins: " + elements + ")";
 }
 
 // Everything one placement reads once and its steps share.
@@ -746,9 +749,15 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
   p.tuning = std::move(*tuning);
 
   if (auto nodesets = check_nodesets(p, guest_cells); !nodesets) return nodesets.error();
-  // The host as this guest may use it: within the pCPUs the operator's pins allow.
+  // The host as this guest may use it: within the pCPUs the operator's pins allow, the vCPUs' and,
+  // where it reserves a pCPU of its own (isolate), the emulator's; each thread's own bound is
+  // then kept by the fit (with_thread_bounds).
   const CpuSet all = host_cpus_of(host);
-  const CpuSet usable = usable_cpus(p.constraints, p.summary.vcpus, all);
+  CpuSet usable = usable_cpus(p.constraints, p.summary.vcpus, all);
+  if (topology->has_value() && (**topology).emulator_threads_policy == EmulatorThreadsPolicy::Isolate) {
+    const auto& emulator = p.constraints.emulatorpin ? p.constraints.emulatorpin : p.constraints.vcpu_cpuset;
+    usable = usable.united(emulator ? emulator->intersected(all) : all);
+  }
   p.view = usable == all ? host : host_within(host, usable);
   if (auto devices = check_device_memory(p.view, p.bindings, p.summary.name); !devices) return devices.error();
   return topology->has_value() ? place_with_topology(p, **topology) : place_without_topology(p);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Pinning dedicated vCPUs the operator bounded (<vcpupin>, and <emulatorpin> for the isolated
-// emulator pCPU): hand-worked cells, then random cells whose answers are checked by code of its
+// emulator pCPU or for the vCPUs the emulator runs on): hand-worked cells, then random cells whose answers are checked by code of its
 // own (every vCPU and the emulator within its bound, on a free pCPU of the cell, no pCPU twice, the
 // thread policy kept) and, for the thread policies that allow any free pCPU, against an exhaustive
 // search for a pinning that keeps every bound.
@@ -96,7 +96,8 @@ struct Drawn {
   HostCell cell;
   CpuSet vcpus;
   Bounds bounds;
-  std::optional<CpuSet> emulator_bound;  // with reserve 1 only
+  std::optional<CpuSet> emulator_bound;  // reserve 1: the reserved pCPU's; reserve 0: one of emulator_vcpus'
+  CpuSet emulator_vcpus;                 // reserve 0: the vCPUs the emulator runs on
   ThreadPolicy policy = ThreadPolicy::Prefer;
   std::uint32_t reserve = 0;
 };
@@ -131,29 +132,41 @@ Drawn draw(std::mt19937& rng) {
   d.policy = policy == 0 ? ThreadPolicy::Unset : policy == 1 ? ThreadPolicy::Prefer
            : policy == 2 ? ThreadPolicy::Isolate : ThreadPolicy::Require;
   d.reserve = static_cast<std::uint32_t>(pick(0, 1));
-  if (d.reserve > 0 && pick(0, 1) == 0) {
+  if (pick(0, 1) == 0) {
     CpuSet bound;
     for (int n = pick(1, 2); n > 0; --n) bound.insert(static_cast<std::uint32_t>(pick(0, static_cast<int>(d.cell.cpus.size()))));
     d.emulator_bound = bound;
+    for (auto v : d.vcpus) {
+      if (d.reserve == 0 && (d.emulator_vcpus.empty() || pick(0, 1) == 0)) d.emulator_vcpus.insert(v);
+    }
   }
   return d;
 }
 
 // Whether some distinct free pCPUs hold every vCPU within its bound, with `reserve` more free
-// pCPUs left over: every injective choice tried.
-bool exists_by_search(const Drawn& d, const std::vector<std::uint32_t>& free, std::size_t v, std::set<std::uint32_t>& used) {
+// pCPUs left over (within the emulator's bound when it has one), or without a reserve and with an
+// emulator bound, one of emulator_vcpus on a pCPU of it: every injective choice tried.
+bool exists_by_search(const Drawn& d, const std::vector<std::uint32_t>& free, std::size_t v,
+                      std::vector<std::uint32_t>& chosen) {
+  const auto used = [&](std::uint32_t cpu) { return std::find(chosen.begin(), chosen.end(), cpu) != chosen.end(); };
   if (v == d.vcpus.size()) {
-    if (!d.emulator_bound) return free.size() >= used.size() + d.reserve;
-    return std::any_of(free.begin(), free.end(),
-                       [&](std::uint32_t cpu) { return used.count(cpu) == 0 && d.emulator_bound->contains(cpu); });
+    if (!d.emulator_bound) return free.size() >= chosen.size() + d.reserve;
+    if (d.reserve > 0) {
+      return std::any_of(free.begin(), free.end(),
+                         [&](std::uint32_t cpu) { return !used(cpu) && d.emulator_bound->contains(cpu); });
+    }
+    for (std::size_t i = 0; i < chosen.size(); ++i) {
+      if (d.emulator_vcpus.contains(static_cast<std::uint32_t>(i)) && d.emulator_bound->contains(chosen[i])) return true;
+    }
+    return false;
   }
   const auto vcpu = static_cast<std::uint32_t>(v);
   const auto bound = d.bounds.find(vcpu);
   for (std::uint32_t cpu : free) {
-    if (used.count(cpu) != 0 || (bound != d.bounds.end() && !bound->second.contains(cpu))) continue;
-    used.insert(cpu);
-    const bool found = exists_by_search(d, free, v + 1, used);
-    used.erase(cpu);
+    if (used(cpu) || (bound != d.bounds.end() && !bound->second.contains(cpu))) continue;
+    chosen.push_back(cpu);
+    const bool found = exists_by_search(d, free, v + 1, chosen);
+    chosen.pop_back();
     if (found) return true;
   }
   return false;
@@ -161,13 +174,18 @@ bool exists_by_search(const Drawn& d, const std::vector<std::uint32_t>& free, st
 
 TEST(BoundedPinningProperty, PinsKeepEveryBoundAndPolicyAndMissNothingWherePolicyAllowsAnyPCpu) {
   std::mt19937 rng(20261206);
-  int fitted = 0, refused = 0, searched = 0, bounded_fits = 0, emulator_bounded_fits = 0;
+  int fitted = 0, refused = 0, searched = 0, bounded_fits = 0, emulator_bounded_fits = 0, emulator_near_fits = 0;
   for (int round = 0; round < 6000; ++round) {
     const Drawn d = draw(rng);
     std::string why;
-    const auto pin = pin_dedicated_cpus_within(d.cell, d.vcpus, d.bounds, d.emulator_bound ? &*d.emulator_bound : nullptr,
-                                               d.policy, d.reserve, &why,
-                                               round % 2 ? PinningStyle::Compact : PinningStyle::NovaOrder);
+    const PinningStyle style = round % 2 ? PinningStyle::Compact : PinningStyle::NovaOrder;
+    const bool near_emulator = d.emulator_bound && d.reserve == 0;
+    const auto pin = near_emulator
+                         ? pin_dedicated_cpus_near_emulator(d.cell, d.vcpus, d.bounds, d.emulator_vcpus,
+                                                            *d.emulator_bound, d.policy, &why, style)
+                         : pin_dedicated_cpus_within(d.cell, d.vcpus, d.bounds,
+                                                     d.emulator_bound ? &*d.emulator_bound : nullptr, d.policy,
+                                                     d.reserve, &why, style);
     std::vector<std::uint32_t> free;
     for (auto cpu : d.cell.dedicated_cpus) {
       if (!d.cell.usage.pinned_cpus.contains(cpu)) free.push_back(cpu);
@@ -209,9 +227,16 @@ TEST(BoundedPinningProperty, PinsKeepEveryBoundAndPolicyAndMissNothingWherePolic
         }
       }
       EXPECT_EQ(pin->reserved.size(), d.reserve) << "round " << round;
-      if (d.emulator_bound) {
+      if (d.emulator_bound && d.reserve > 0) {
         ++emulator_bounded_fits;
         EXPECT_TRUE(pin->reserved.is_subset_of(*d.emulator_bound)) << "the emulator outside its bound, round " << round;
+      }
+      if (near_emulator) {
+        ++emulator_near_fits;
+        const bool reached = std::any_of(pin->pinning.begin(), pin->pinning.end(), [&](const auto& pair) {
+          return d.emulator_vcpus.contains(pair.first) && d.emulator_bound->contains(pair.second);
+        });
+        EXPECT_TRUE(reached) << "no emulator vCPU within the emulator's bound, round " << round;
       }
       for (auto cpu : pin->reserved) {
         EXPECT_TRUE(d.cell.dedicated_cpus.contains(cpu) && !d.cell.usage.pinned_cpus.contains(cpu)) << "round " << round;
@@ -226,8 +251,8 @@ TEST(BoundedPinningProperty, PinsKeepEveryBoundAndPolicyAndMissNothingWherePolic
     }
     if (d.policy == ThreadPolicy::Unset || d.policy == ThreadPolicy::Prefer) {
       ++searched;
-      std::set<std::uint32_t> used;
-      EXPECT_EQ(pin.has_value(), exists_by_search(d, free, 0, used)) << "round " << round << ": " << why;
+      std::vector<std::uint32_t> chosen;
+      EXPECT_EQ(pin.has_value(), exists_by_search(d, free, 0, chosen)) << "round " << round << ": " << why;
     }
     if (::testing::Test::HasFailure()) break;
   }
@@ -236,6 +261,7 @@ TEST(BoundedPinningProperty, PinsKeepEveryBoundAndPolicyAndMissNothingWherePolic
   EXPECT_GT(refused, 1000);
   EXPECT_GT(searched, 2500);
   EXPECT_GT(emulator_bounded_fits, 200);
+  EXPECT_GT(emulator_near_fits, 200);
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 // An operator's per-vCPU pins (<vcpupin>) steer the placement instead of only being checked after
 // it: a dedicated vCPU gets a free pCPU of its own pin, a guest cell goes to the host cell that holds
 // its vCPUs' pins, a shared vCPU floats where its pin lets it, an isolated emulator pCPU is reserved
-// within <emulatorpin>, and a pin no host cell can keep is refused by name. On caps-2cell.xml: host cell 0 holds pCPUs 0-7,16-23, host cell 1 8-15,24-31.
+// within <emulatorpin> (and beyond the vCPUs' pins), a dedicated guest's emulator runs on a vCPU
+// within it, and a pin no host cell can keep is refused by name. On caps-2cell.xml: host cell 0 holds pCPUs 0-7,16-23, host cell 1 8-15,24-31.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -86,6 +87,31 @@ TEST_F(OperatorPins, TheIsolatedEmulatorPCpuIsReservedWithinTheEmulatorPin) {
   const std::string reserved = attr(emulator, "cpuset").value_or("");
   EXPECT_TRUE(reserved == "5" || reserved == "13") << placed->domain_xml;
   for (const auto& [vcpu, cpuset] : pins_of(placed->domain_xml)) EXPECT_NE(cpuset, reserved) << placed->domain_xml;
+}
+
+TEST_F(OperatorPins, AnIsolatedEmulatorMayTakeAPCpuBeyondTheVCpusPins) {
+  // Every vCPU pinned and the emulator bound nowhere, or elsewhere: its pCPU lies outside the pins.
+  for (const std::string& emulator : {std::string(), std::string("<emulatorpin cpuset='5'/>")}) {
+    auto placed = testing::place_with_specs(
+        host, domain_with("<vcpupin vcpu='0' cpuset='2,3'/><vcpupin vcpu='1' cpuset='2,3'/>" + emulator),
+        {{"hw:cpu_policy", "dedicated"}, {"hw:emulator_threads_policy", "isolate"}});
+    ASSERT_TRUE(placed) << emulator << ": " << placed.error().message;
+    auto doc = parse_xml(placed->domain_xml);
+    xmlNode* pin = path(xmlDocGetRootElement(doc.get()), {"cputune", "emulatorpin"});
+    ASSERT_NE(pin, nullptr) << placed->domain_xml;
+    const std::string reserved = attr(pin, "cpuset").value_or("");
+    EXPECT_TRUE(emulator.empty() ? reserved != "2" && reserved != "3" : reserved == "5") << placed->domain_xml;
+  }
+}
+
+TEST_F(OperatorPins, ADedicatedGuestsEmulatorRunsOnAVCpuWithinTheEmulatorPin) {
+  // Without isolate the emulator runs on the guest's own pCPUs: one vCPU goes where it may run.
+  auto placed = testing::place_with_specs(host, domain_with("<emulatorpin cpuset='12'/>"),
+                                          {{"hw:cpu_policy", "dedicated"}, {"hw:numa_nodes", "1"}});
+  ASSERT_TRUE(placed) << placed.error().message;
+  const auto pins = pins_of(placed->domain_xml);
+  EXPECT_TRUE(pins.at("0") == "12" || pins.at("1") == "12") << placed->domain_xml;
+  EXPECT_EQ(memory_nodeset_of(placed->domain_xml), "1") << placed->domain_xml;
 }
 
 TEST_F(OperatorPins, PinsNoOneHostCellCanKeepAreRefusedByName) {

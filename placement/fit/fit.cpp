@@ -50,9 +50,13 @@ CpuSet emulator_cpus(const Placement& placement, const CpuSet& realtime_vcpus) {
     }
     return emulator;
   }
+  // An isolated emulator runs on its reserved pCPU alone, as Nova pins it, mixed guests' too.
+  if (reserved) {
+    for (const auto& cell : placement.cells) emulator = emulator.united(cell.cpuset_reserved);
+    return emulator;
+  }
   for (const auto& cell : placement.cells) {
     if (cell.guest_cpus.size() > cell.pinning.size()) emulator = emulator.united(cell.host_cpus);
-    emulator = emulator.united(cell.cpuset_reserved);
     for (const auto& [vcpu, pcpu] : cell.pinning) pinned.insert(pcpu);
   }
   return emulator.empty() ? pinned : emulator;

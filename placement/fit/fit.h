@@ -71,8 +71,9 @@ struct Placement {
   CpuSet held_cpus() const;  // over all cells
 };
 
-// Where the guest's emulator threads run: the pCPUs reserved for them, and where its floating
-// vCPUs float; a guest with neither runs them on its pinned pCPUs. With realtime vCPUs and no
+// Where the guest's emulator threads run: the pCPUs reserved for them alone (isolate, as Nova pins
+// them, a mixed guest's too), else where its floating vCPUs float; a guest with neither runs them
+// on its pinned pCPUs. With realtime vCPUs and no
 // reserved pCPU, only the pCPUs of the other vCPUs (their pins, where they float): empty when
 // every vCPU is realtime (hw:emulator_threads_policy=share; the caller chooses the host's).
 CpuSet emulator_cpus(const Placement& placement, const CpuSet& realtime_vcpus = {});

@@ -177,6 +177,23 @@ TEST(DomainTuning, IsolatedEmulatorThreadsKeepTheirReservedPcpuUnderRealtime) {
   EXPECT_EQ(xml::attribute(xml::first_child(cputune, "vcpusched"), "vcpus"), "0-7");
 }
 
+// Nova pins an isolated emulator to its reserved pCPU alone (_get_emulatorpin_cpuset), a mixed
+// guest's too: not also where the mixed guest's shared vCPUs float.
+TEST(DomainTuning, AMixedGuestsIsolatedEmulatorRunsOnItsReservedPcpuAlone) {
+  HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
+  auto outcome = place(host, example(),
+                       {{"hw:cpu_policy", "mixed"}, {"hw:cpu_dedicated_mask", "0-3"},
+                        {"hw:emulator_threads_policy", "isolate"}});
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  ASSERT_TRUE(outcome->placement.has_value());
+  const CpuSet reserved = outcome->placement->cells[0].cpuset_reserved;
+  ASSERT_EQ(reserved.size(), 1u);
+  auto doc = parsed(outcome->domain_xml);
+  const xmlNode* cputune = xml::first_child(xmlDocGetRootElement(doc.get()), "cputune");
+  EXPECT_EQ(cpuset_of(xml::first_child(cputune, "emulatorpin")), reserved) << outcome->domain_xml;
+  expect_libvirt_accepts(outcome->domain_xml);
+}
+
 TEST(DomainTuning, TheOperatorsVcpuschedOfOtherVcpusStays) {
   HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
   std::string domain = example();

@@ -229,7 +229,9 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
   // A shared vCPU the operator bounded must be able to float somewhere within its bound.
   if (floating) {
     const CpuSet& floats_on = exclusive ? floating_here : cell.shared_cpus;
-    for (const auto& [vcpu, bound] : guest_cell.vcpu_bounds) {
+    for (const auto& entry : guest_cell.vcpu_bounds) {
+      const std::uint32_t vcpu = entry.first;  // named, not bound: clang 14 cannot capture bindings
+      const CpuSet& bound = entry.second;
       if (!guest_cell.cpus.contains(vcpu) || guest_cell.dedicated_cpus.contains(vcpu) || bound.intersects(floats_on)) {
         continue;
       }

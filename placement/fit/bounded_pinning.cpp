@@ -74,43 +74,51 @@ std::optional<CpuPinning> hand_out_again(const CpuPinning& plain, const std::map
   return out;
 }
 
+// "<head>host cell N has none of them to pin" or "... has them (X) all pinned by guests" when no
+// pCPU of `bound` is free in the cell at all; otherwise "<head>host cell N has them free (X)", to
+// which the caller adds why those were out of reach.
+std::string bound_reason(const HostCell& cell, const std::string& head, const CpuSet& bound, const CpuSet& free,
+                         bool* some_free) {
+  const std::string cell_name = "host cell " + std::to_string(cell.id);
+  const CpuSet here = bound.intersected(cell.dedicated_cpus);
+  const CpuSet free_here = here.intersected(free);
+  *some_free = !free_here.empty();
+  if (here.empty()) return head + cell_name + " has none of them to pin";
+  if (free_here.empty()) return head + cell_name + " has them (" + to_cpu_list(here) + ") all pinned by guests";
+  return head + cell_name + " has them free (" + to_cpu_list(free_here) + ")";
+}
+
+std::string pcpus_text(const CpuSet& bound) { return bound.empty() ? "(none on this host)" : to_cpu_list(bound); }
+
 // Why bounded vCPU `vcpu` found no pCPU: its bound misses the cell, is pinned by guests, is free only
 // where the thread policy may not pin, or is wanted by other bounded vCPUs.
 std::string unplaced_reason(const HostCell& cell, std::uint32_t vcpu, const CpuSet& bound, const CpuSet& free,
                             ThreadPolicy policy) {
-  const std::string cell_name = "host cell " + std::to_string(cell.id);
-  const std::string head = "needs dedicated vCPU " + std::to_string(vcpu) + " on one of pCPUs " +
-                           (bound.empty() ? "(none on this host)" : to_cpu_list(bound)) +
-                           " (where the domain lets it run), ";
-  const CpuSet here = bound.intersected(cell.dedicated_cpus);
-  if (here.empty()) return head + cell_name + " has none of them to pin";
-  const CpuSet free_here = here.intersected(free);
-  if (free_here.empty()) return head + cell_name + " has them (" + to_cpu_list(here) + ") all pinned by guests";
+  bool some_free = false;
+  const std::string reason = bound_reason(cell, "needs dedicated vCPU " + std::to_string(vcpu) + " on one of pCPUs " +
+                                                    pcpus_text(bound) + " (where the domain lets it run), ",
+                                          bound, free, &some_free);
+  if (!some_free) return reason;
   if (policy == ThreadPolicy::Isolate) {
-    return head + cell_name + " has them free (" + to_cpu_list(free_here) +
-           ") only on cores that are not fully free or that other bounded vCPUs take, and thread policy isolate "
-           "gives each vCPU a fully free core";
+    return reason + " only on cores that are not fully free or that other bounded vCPUs take, and thread policy "
+                    "isolate gives each vCPU a fully free core";
   }
   if (policy == ThreadPolicy::Require) {
-    return head + cell_name + " has them free (" + to_cpu_list(free_here) +
-           ") only on cores with fewer than two free threads or taken by other bounded vCPUs, and thread policy "
-           "require pins on sibling threads";
+    return reason + " only on cores with fewer than two free threads or taken by other bounded vCPUs, and thread "
+                    "policy require pins on sibling threads";
   }
-  return head + cell_name + " has them free (" + to_cpu_list(free_here) + ") but other bounded vCPUs need them";
+  return reason + " but other bounded vCPUs need them";
 }
 
 // Why the bounded emulator found no pCPU: its bound misses the cell, is pinned by guests, or is
 // free only where the vCPUs or the thread policy leave it none.
 std::string unplaced_emulator_reason(const HostCell& cell, const CpuSet& bound, const CpuSet& free, bool isolate) {
-  const std::string head = "needs the emulator's isolated pCPU on one of pCPUs " +
-                           (bound.empty() ? "(none on this host)" : to_cpu_list(bound)) +
-                           " (where the domain lets the emulator run), host cell " + std::to_string(cell.id);
-  const CpuSet here = bound.intersected(cell.dedicated_cpus);
-  if (here.empty()) return head + " has none of them to pin";
-  const CpuSet free_here = here.intersected(free);
-  if (free_here.empty()) return head + " has them (" + to_cpu_list(here) + ") all pinned by guests";
-  return head + " has them free (" + to_cpu_list(free_here) + ") only where bounded vCPUs need them" +
-         (isolate ? ", or on cores that are not fully free" : "");
+  bool some_free = false;
+  const std::string reason = bound_reason(cell, "needs the emulator's isolated pCPU on one of pCPUs " +
+                                                    pcpus_text(bound) + " (where the domain lets the emulator run), ",
+                                          bound, free, &some_free);
+  if (!some_free) return reason;
+  return reason + " only where bounded vCPUs need them" + (isolate ? ", or on cores that are not fully free" : "");
 }
 
 }  // namespace

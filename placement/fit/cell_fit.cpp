@@ -167,7 +167,6 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
   if (pinned) {
     const auto reserve_count = static_cast<std::uint32_t>(reserve);
     std::optional<PinningCheck> check;
-    // Counts cannot see the operator's per-vCPU bounds: with them, the pinning itself decides.
     const CpuSet* emulator_bound = reserve_count > 0 && guest.emulator_bound ? &*guest.emulator_bound : nullptr;
     // A dedicated guest of one cell without isolate runs its emulator on its (non-realtime) vCPUs'
     // pCPUs: one of them must lie in the emulator's bound. (Over several cells any cell may hold
@@ -176,6 +175,7 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
                                           guest.cpu_policy == CpuPolicy::Dedicated
                                       ? guest_cell.dedicated_cpus.minus(guest.realtime_cpus)
                                       : CpuSet{};
+    // Counts cannot see the operator's bounds: with them, the pinning itself decides.
     if (!build_pinning && guest_cell.vcpu_bounds.empty() && emulator_bound == nullptr && emulator_vcpus.empty()) {
       check = check_dedicated_pinning(cell, guest_cell.dedicated_cpus.size(), guest.thread_policy, reserve_count,
                                       exclusive, exclusive ? &floating_here : nullptr);

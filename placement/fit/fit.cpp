@@ -39,7 +39,12 @@ CpuSet emulator_cpus(const Placement& placement, const CpuSet& realtime_vcpus) {
   CpuSet pinned;
   const bool reserved = std::any_of(placement.cells.begin(), placement.cells.end(),
                                     [](const CellPlacement& cell) { return !cell.cpuset_reserved.empty(); });
-  if (!realtime_vcpus.empty() && !reserved) {
+  // An isolated emulator runs on its reserved pCPU alone, as Nova pins it, mixed guests' too.
+  if (reserved) {
+    for (const auto& cell : placement.cells) emulator = emulator.united(cell.cpuset_reserved);
+    return emulator;
+  }
+  if (!realtime_vcpus.empty()) {
     for (const auto& cell : placement.cells) {
       CpuSet pinned_vcpus;
       for (const auto& [vcpu, pcpu] : cell.pinning) {
@@ -48,11 +53,6 @@ CpuSet emulator_cpus(const Placement& placement, const CpuSet& realtime_vcpus) {
       }
       if (!cell.guest_cpus.minus(pinned_vcpus).minus(realtime_vcpus).empty()) emulator = emulator.united(cell.host_cpus);
     }
-    return emulator;
-  }
-  // An isolated emulator runs on its reserved pCPU alone, as Nova pins it, mixed guests' too.
-  if (reserved) {
-    for (const auto& cell : placement.cells) emulator = emulator.united(cell.cpuset_reserved);
     return emulator;
   }
   for (const auto& cell : placement.cells) {

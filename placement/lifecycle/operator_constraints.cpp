@@ -10,6 +10,17 @@ bool OperatorConstraints::empty() const {
          !memory.nodeset && memnodes.empty();
 }
 
+const CpuSet* vcpu_bound(const OperatorConstraints& constraints, std::uint32_t vcpu) {
+  auto pin = constraints.vcpupins.find(vcpu);
+  if (pin != constraints.vcpupins.end()) return &pin->second;
+  return constraints.vcpu_cpuset ? &*constraints.vcpu_cpuset : nullptr;
+}
+
+const CpuSet* emulator_bound(const OperatorConstraints& constraints) {
+  if (constraints.emulatorpin) return &*constraints.emulatorpin;
+  return constraints.vcpu_cpuset ? &*constraints.vcpu_cpuset : nullptr;
+}
+
 CpuSet usable_cpus(const OperatorConstraints& constraints, std::uint32_t vcpus, const CpuSet& host_cpus) {
   const CpuSet fallback = constraints.vcpu_cpuset ? *constraints.vcpu_cpuset : host_cpus;
   CpuSet out;
@@ -66,16 +77,13 @@ GuestTopology with_thread_bounds(GuestTopology guest, const OperatorConstraints&
   for (auto& cell : guest.cells) {
     cell.vcpu_bounds.clear();
     for (auto v : cell.cpus) {
-      auto pin = constraints.vcpupins.find(v);
-      const CpuSet* allowed = pin != constraints.vcpupins.end() ? &pin->second
-                              : constraints.vcpu_cpuset          ? &*constraints.vcpu_cpuset
-                                                                 : nullptr;
+      const CpuSet* allowed = vcpu_bound(constraints, v);
       if (allowed != nullptr && !view_cpus.is_subset_of(*allowed)) cell.vcpu_bounds[v] = allowed->intersected(view_cpus);
     }
   }
   guest.emulator_bound.reset();
-  const auto& emulator = constraints.emulatorpin ? constraints.emulatorpin : constraints.vcpu_cpuset;
-  if (emulator && !view_cpus.is_subset_of(*emulator)) guest.emulator_bound = emulator->intersected(view_cpus);
+  const CpuSet* emulator = emulator_bound(constraints);
+  if (emulator != nullptr && !view_cpus.is_subset_of(*emulator)) guest.emulator_bound = emulator->intersected(view_cpus);
   return guest;
 }
 
@@ -101,13 +109,9 @@ Status check_pins(const OperatorConstraints& constraints, const Placement& place
   };
   for (const auto& cell : placement.cells) {
     for (std::uint32_t v : cell.guest_cpus) {
-      // Where the operator lets vCPU v run, as libvirt reads it: its <vcpupin>, else <vcpu cpuset>.
-      auto pin = constraints.vcpupins.find(v);
-      const CpuSet* allowed = pin != constraints.vcpupins.end() ? &pin->second
-                              : constraints.vcpu_cpuset          ? &*constraints.vcpu_cpuset
-                                                                 : nullptr;
+      const CpuSet* allowed = vcpu_bound(constraints, v);
       if (allowed == nullptr) continue;
-      const std::string element = pin != constraints.vcpupins.end()
+      const std::string element = constraints.vcpupins.count(v) != 0
                                       ? "<vcpupin vcpu='" + std::to_string(v) + "' cpuset='" + to_cpu_list(*allowed) + "'>"
                                       : "<vcpu cpuset='" + to_cpu_list(*allowed) + "'> (for vCPU " + std::to_string(v) +
                                             ", which has no <vcpupin>)";
@@ -124,8 +128,7 @@ Status check_pins(const OperatorConstraints& constraints, const Placement& place
       }
     }
   }
-  // The emulator's bound as libvirt reads it: <emulatorpin>, else <vcpu cpuset>.
-  if (const auto& bound = constraints.emulatorpin ? constraints.emulatorpin : constraints.vcpu_cpuset) {
+  if (const CpuSet* bound = emulator_bound(constraints)) {
     const std::string element = constraints.emulatorpin
                                     ? "<emulatorpin cpuset='" + to_cpu_list(*bound) + "'>"
                                     : "<vcpu cpuset='" + to_cpu_list(*bound) + "'> (for the emulator, which has no <emulatorpin>)";

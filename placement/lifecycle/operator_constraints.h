@@ -38,6 +38,12 @@ struct OperatorConstraints {
   bool empty() const;
 };
 
+// Where libvirt lets vCPU `vcpu` run: its <vcpupin>, else <vcpu cpuset>; null: anywhere.
+const CpuSet* vcpu_bound(const OperatorConstraints& constraints, std::uint32_t vcpu);
+
+// Where libvirt lets the emulator threads run: <emulatorpin>, else <vcpu cpuset>; null: anywhere.
+const CpuSet* emulator_bound(const OperatorConstraints& constraints);
+
 // Every pCPU some vCPU of the guest may use: its pin, else <vcpu cpuset>, else `host_cpus`.
 CpuSet usable_cpus(const OperatorConstraints& constraints, std::uint32_t vcpus, const CpuSet& host_cpus);
 

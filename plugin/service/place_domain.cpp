@@ -755,8 +755,8 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
   const CpuSet all = host_cpus_of(host);
   CpuSet usable = usable_cpus(p.constraints, p.summary.vcpus, all);
   if (topology->has_value() && (**topology).emulator_threads_policy == EmulatorThreadsPolicy::Isolate) {
-    const auto& emulator = p.constraints.emulatorpin ? p.constraints.emulatorpin : p.constraints.vcpu_cpuset;
-    usable = usable.united(emulator ? emulator->intersected(all) : all);
+    const CpuSet* emulator = emulator_bound(p.constraints);
+    usable = usable.united(emulator != nullptr ? emulator->intersected(all) : all);
   }
   p.view = usable == all ? host : host_within(host, usable);
   if (auto devices = check_device_memory(p.view, p.bindings, p.summary.name); !devices) return devices.error();

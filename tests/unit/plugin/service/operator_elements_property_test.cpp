@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // "Never silently drops or widens what an operator wrote", as a property: random domains carrying
-// an operator's <cpu><numa> cell settings (memAccess, discard), <memnode>s, a <page> per cell, an
-// <iothreadpin>, and elements numaplace has no business with (<clock>, <features>, <on_poweroff>,
+// an operator's <cpu><numa> cell settings (memAccess, discard) and memory (sometimes against a
+// <memory> that disagrees), <memnode>s, a <page> per cell, an <iothreadpin>, and elements numaplace has no business with (<clock>, <features>, <on_poweroff>,
 // <devices>), placed with random flavor specs. For every placement that succeeds, each of the
 // operator's items is in the output as written, or one of the outcome's warnings names it; the
-// other elements come out equal. A refusal is allowed (it writes nothing). The check reads the
+// other elements come out equal; the guest boots with the memory libvirt read from the input. A refusal is allowed (it writes nothing). The check reads the
 // output with libxml2 and its own walk; it does not call numaplace's readers.
 #include <gtest/gtest.h>
 
@@ -42,6 +42,31 @@ std::string canonical(const xmlNode* node) {
     }
   }
   return out + "</" + name_of(node) + ">";
+}
+
+// The guest's memory in KiB as libvirt boots it: its <cpu><numa> cells' sum when it has cells,
+// else <memory> (units KiB, MiB or GiB, as these domains and numaplace's output write them).
+// An element's text, its libxml2 copy freed.
+std::string content_of(xmlNode* node) {
+  xmlChar* text = xmlNodeGetContent(node);
+  std::string out = text == nullptr ? "" : reinterpret_cast<const char*>(text);
+  xmlFree(text);
+  return out;
+}
+
+long long boot_memory_kib(xmlNode* root) {
+  const auto kib = [](const std::optional<std::string>& value, const std::optional<std::string>& unit) {
+    const long long factor = unit == "GiB" ? 1 << 20 : unit == "MiB" ? 1 << 10 : 1;
+    return std::stoll(value.value_or("0")) * factor;
+  };
+  const std::vector<xmlNode*> cells = children(path(root, {"cpu", "numa"}), "cell");
+  if (cells.empty()) {
+    xmlNode* memory = child(root, "memory");
+    return kib(content_of(memory), attr(memory, "unit"));
+  }
+  long long sum = 0;
+  for (xmlNode* cell : cells) sum += kib(attr(cell, "memory"), attr(cell, "unit"));
+  return sum;
 }
 
 bool warned(const std::vector<std::string>& warnings, const std::vector<std::string>& words) {
@@ -104,7 +129,9 @@ Drawn draw(std::mt19937& rng) {
     d.iothreadpin = std::to_string(pick(0, 31));
     cputune = "<cputune><iothreadpin iothread='1' cpuset='" + *d.iothreadpin + "'/></cputune>";
   }
-  d.xml = "<domain type='kvm'><name>drawn</name><memory unit='MiB'>" + std::to_string(memory_mib) +
+  // Now and then a <memory> that disagrees with the cells (libvirt boots on the cells' sum).
+  const int written_memory_mib = d.cells > 0 && pick(0, 3) == 0 ? memory_mib * pick(1, 3) / 2 : memory_mib;
+  d.xml = "<domain type='kvm'><name>drawn</name><memory unit='MiB'>" + std::to_string(written_memory_mib) +
           "</memory><vcpu>" + std::to_string(vcpus) + "</vcpu>" + (d.iothreadpin ? "<iothreads>1</iothreads>" : "") +
           backing + cputune + numatune +
           "<os><type arch='x86_64'>hvm</type><boot dev='hd'/></os><features><acpi/><apic/></features>" + cpu +
@@ -205,6 +232,13 @@ TEST(OperatorElementsProperty, EveryOperatorItemIsKeptOrAWarningNamesIt) {
         }
         ++said;
       }
+    }
+    // The guest boots with the memory it had: libvirt's reading of the input and of the output agree,
+    // and a <memory> the cells contradict is said.
+    EXPECT_EQ(boot_memory_kib(out_root), boot_memory_kib(in_root)) << context;
+    if (boot_memory_kib(in_root) != 1024LL * std::stoll(content_of(child(in_root, "memory")))) {
+      EXPECT_TRUE(warned(warnings, {"<memory>", "disagrees with its <cpu><numa> cells"})) << context;
+      ++said;
     }
     // <iothreadpin>: its cpuset as written, or a warning naming it.
     if (d.iothreadpin) {

@@ -48,7 +48,7 @@ Result<MemoryTune> read_tune(const xmlNode* node, const std::string& what) {
 }
 
 Result<std::uint64_t> size_of(const xmlNode* node, const std::string& what) {
-  return memory_to_kib(text_of(node), attribute(node, "unit").value_or("KiB"), what);
+  return domain_memory_to_kib(text_of(node), attribute(node, "unit").value_or("KiB"), what);
 }
 
 Status read_threads(const xmlNode* root, const std::string& what, DomainThreads& out) {
@@ -125,7 +125,7 @@ Status read_memory(const xmlNode* root, const std::string& what, DomainBindings&
   out.hugepages = hugepages != nullptr;
   bool default_given = false;
   for (const xmlNode* page : child_elements(hugepages, "page")) {
-    auto size = memory_to_kib(attribute(page, "size").value_or(""), attribute(page, "unit").value_or("KiB"),
+    auto size = domain_memory_to_kib(attribute(page, "size").value_or(""), attribute(page, "unit").value_or("KiB"),
                               what + " <hugepages><page size>");
     if (!size) return size.error();
     auto nodeset = cpu_list_attribute(page, "nodeset", what + " <hugepages><page nodeset>");
@@ -148,7 +148,7 @@ Status read_memory(const xmlNode* root, const std::string& what, DomainBindings&
     auto id = given ? parse_index(given) : std::optional<std::uint32_t>(position);
     ++position;
     if (!id) return invalid(what, "<cpu><numa><cell id='" + given.value_or("") + "'> is not a number");
-    auto kib = memory_to_kib(attribute(cell, "memory").value_or(""), attribute(cell, "unit").value_or("KiB"),
+    auto kib = domain_memory_to_kib(attribute(cell, "memory").value_or(""), attribute(cell, "unit").value_or("KiB"),
                              what + " <cpu><numa><cell memory>");
     if (!kib) return kib.error();
     out.cells.push_back({*id, *kib});

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <limits>
 
+#include "placement/model/c_whole_number.h"
 #include "placement/model/memory_size.h"
 #include "xml/xml_document.h"
 
@@ -77,39 +78,34 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
   if (vcpu == nullptr) {
     return make_error("InvalidDomain", what + " has no <vcpu> element; say how many vCPUs the guest has");
   }
-  std::string count_text = text_of(vcpu);
-  while (!count_text.empty() && (count_text.back() == ' ' || count_text.back() == '\n')) count_text.pop_back();
-  while (!count_text.empty() && (count_text.front() == ' ' || count_text.front() == '\n')) count_text.erase(0, 1);
-  std::uint64_t count = 0;
-  auto [ptr, ec] = std::from_chars(count_text.data(), count_text.data() + count_text.size(), count);
-  if (count_text.empty() || ec != std::errc() || ptr != count_text.data() + count_text.size() || count == 0 ||
-      count > kMaxGuestVcpus) {
+  const std::string count_text = text_of(vcpu);
+  const std::optional<std::uint64_t> count = c_whole_number(count_text);
+  if (!count || *count == 0 || *count > kMaxGuestVcpus) {
     return make_error("InvalidDomain", what + ": <vcpu> is '" + count_text + "'; give a whole number from 1 to " +
-                                           std::to_string(kMaxGuestVcpus));
+                                           std::to_string(kMaxGuestVcpus) + " (libvirt takes nothing after it, "
+                                           "not even a blank)");
   }
-  summary.vcpus = static_cast<std::uint32_t>(count);
+  summary.vcpus = static_cast<std::uint32_t>(*count);
   // libvirt refuses more vCPUs online than the guest has; a guest placed by the maximum must
   // not be defined with a current count libvirt will not take.
   if (const auto current_text = attribute(vcpu, "current")) {
-    std::uint64_t current = 0;
-    auto [end, error] = std::from_chars(current_text->data(), current_text->data() + current_text->size(), current);
-    if (current_text->empty() || error != std::errc() || end != current_text->data() + current_text->size() ||
-        current > count) {
+    const std::optional<std::uint64_t> current = c_whole_number(*current_text);
+    if (!current || *current > *count) {
       return make_error("InvalidDomain", what + ": <vcpu current='" + *current_text + "'> is not a whole number up "
-                                                "to the guest's " + count_text + " vCPUs; libvirt refuses it, so give "
-                                                "the number of vCPUs online at boot, at most <vcpu>'s");
+                                                "to the guest's " + std::to_string(*count) + " vCPUs; libvirt refuses "
+                                                "it, so give the number of vCPUs online at boot, at most <vcpu>'s");
     }
   }
 
   const xmlNode* memory = first_child(root, "memory");
   if (memory != nullptr) {
-    auto kib = memory_to_kib(text_of(memory), attribute(memory, "unit").value_or("KiB"), what + " <memory>");
+    auto kib = domain_memory_to_kib(text_of(memory), attribute(memory, "unit").value_or("KiB"), what + " <memory>");
     if (!kib) return kib.error();
     summary.memory_kib = *kib;
   } else {
     // libvirt takes a guest's memory from its NUMA cells when <memory> is left out.
     for (const xmlNode* cell : child_elements(first_child(first_child(root, "cpu"), "numa"), "cell")) {
-      auto kib = memory_to_kib(attribute(cell, "memory").value_or(""), attribute(cell, "unit").value_or("KiB"),
+      auto kib = domain_memory_to_kib(attribute(cell, "memory").value_or(""), attribute(cell, "unit").value_or("KiB"),
                                what + " <cpu><numa><cell memory>");
       if (!kib) return kib.error();
       if (auto added = add_kib(summary.memory_kib, *kib, what + ": the <cpu><numa> cells"); !added) return added.error();
@@ -123,7 +119,7 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
   for (const xmlNode* device : child_elements(first_child(root, "devices"), "memory")) {
     const xmlNode* size = first_child(first_child(device, "target"), "size");
     if (size == nullptr) continue;
-    auto kib = memory_to_kib(text_of(size), attribute(size, "unit").value_or("KiB"), what + " <memory><target><size>");
+    auto kib = domain_memory_to_kib(text_of(size), attribute(size, "unit").value_or("KiB"), what + " <memory><target><size>");
     if (!kib) return kib.error();
     if (auto added = add_kib(summary.memory_device_kib, *kib, what + ": its memory devices"); !added) return added.error();
   }
@@ -131,7 +127,7 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
   if (const xmlNode* hugepages = first_child(first_child(root, "memoryBacking"), "hugepages")) {
     summary.hugepage_kib = 2048;  // libvirt leaves the size to the host's default; x86's is 2 MiB
     for (const xmlNode* page : child_elements(hugepages, "page")) {
-      auto size = memory_to_kib(attribute(page, "size").value_or(""), attribute(page, "unit").value_or("KiB"),
+      auto size = domain_memory_to_kib(attribute(page, "size").value_or(""), attribute(page, "unit").value_or("KiB"),
                                 what + " <hugepages><page size>");
       if (!size) return size.error();
       DomainSummary::HugePage spec{*size, std::nullopt};

@@ -4,7 +4,10 @@
 #include "placement/model/ascii_case.h"
 
 #include <charconv>
+#include <limits>
 #include <string>
+
+#include "placement/model/c_whole_number.h"
 
 namespace numaplace {
 namespace {
@@ -40,40 +43,64 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-}  // namespace
+// How a size's number is read and its KiB rounded: a host source's way or a domain's.
+enum class SizeReading { HostSource, Domain };
 
-Result<std::uint64_t> memory_to_kib(std::string_view value, std::string_view unit, std::string_view what) {
+Result<std::uint64_t> size_to_kib(std::string_view value, std::string_view unit, std::string_view what,
+                                  SizeReading reading) {
   const std::string field(what);
-  value = trim(value);
-  unit = trim(unit);
+  const bool domain = reading == SizeReading::Domain;
+  if (!domain) {
+    value = trim(value);
+    unit = trim(unit);
+  }
   if (unit.empty()) unit = "KiB";
   const std::uint64_t unit_bytes = bytes_per_unit(unit);
   if (unit_bytes == 0) {
     return make_error("InvalidMemorySize", field + ": unknown unit '" + std::string(unit) +
                                                "'; use b, KiB, MiB, GiB, TiB (or KB, MB, GB, TB for powers of 1000)");
   }
-  if (!value.empty() && value.front() == '-') {
+  const std::string_view digits = domain ? without_c_number_lead(value) : value;
+  if (!digits.empty() && digits.front() == '-') {
     return make_error("InvalidMemorySize", field + ": '" + std::string(value) + "' is negative; a size must be 0 or more");
   }
   std::uint64_t number = 0;
-  auto [ptr, ec] = std::from_chars(value.data(), value.data() + value.size(), number);
-  if (value.empty() || ec == std::errc::invalid_argument || ptr != value.data() + value.size()) {
-    return make_error("InvalidMemorySize", field + ": '" + std::string(value) + "' is not a whole number");
+  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+  if (digits.empty() || ec == std::errc::invalid_argument || ptr != digits.data() + digits.size()) {
+    return make_error("InvalidMemorySize", field + ": '" + std::string(value) + "' is not a whole number" +
+                                               (domain ? " (libvirt takes nothing after the digits, not even a blank)" : ""));
   }
   if (ec == std::errc::result_out_of_range) {
     return make_error("InvalidMemorySize", field + ": '" + std::string(value) + "' does not fit in 64 bits");
   }
-  unsigned __int128 bytes = static_cast<unsigned __int128>(number) * unit_bytes;
-  if (bytes % kKi != 0) {
-    return make_error("InvalidMemorySize", field + ": " + std::string(value) + " " + std::string(unit) +
-                                               " is not a whole number of KiB");
+  const unsigned __int128 bytes = static_cast<unsigned __int128>(number) * unit_bytes;
+  const std::string shown = std::string(value) + " " + std::string(unit);
+  if (domain) {
+    // libvirt takes a domain's size up to 2^63 - 1 bytes and rounds it up to whole KiB.
+    if (bytes > static_cast<unsigned __int128>(std::numeric_limits<std::int64_t>::max())) {
+      return make_error("InvalidMemorySize", field + ": " + shown + " is too large to be a memory size (libvirt takes "
+                                                 "at most 2^63 - 1 bytes)");
+    }
+    return static_cast<std::uint64_t>((bytes + kKi - 1) / kKi);
   }
-  unsigned __int128 kib = bytes / kKi;
+  if (bytes % kKi != 0) {
+    return make_error("InvalidMemorySize", field + ": " + shown + " is not a whole number of KiB");
+  }
+  const unsigned __int128 kib = bytes / kKi;
   if (kib > static_cast<unsigned __int128>(UINT64_MAX / kKi)) {
-    return make_error("InvalidMemorySize", field + ": " + std::string(value) + " " + std::string(unit) +
-                                               " is too large to be a memory size");
+    return make_error("InvalidMemorySize", field + ": " + shown + " is too large to be a memory size");
   }
   return static_cast<std::uint64_t>(kib);
+}
+
+}  // namespace
+
+Result<std::uint64_t> memory_to_kib(std::string_view value, std::string_view unit, std::string_view what) {
+  return size_to_kib(value, unit, what, SizeReading::HostSource);
+}
+
+Result<std::uint64_t> domain_memory_to_kib(std::string_view value, std::string_view unit, std::string_view what) {
+  return size_to_kib(value, unit, what, SizeReading::Domain);
 }
 
 }  // namespace numaplace

@@ -178,7 +178,8 @@ TEST(Numbers, DomainSizesThatLieAreRefused) {
     EXPECT_EQ(place(domain_with(std::string("<vcpu>") + count + "</vcpu>", memory)), "InvalidDomain") << count;
   }
   for (const char* mem : {"<memory unit='MiB'>-1024</memory>", "<memory unit='KiB'>18446744073709551616</memory>",
-                          "<memory unit='EiB'>16</memory>", "<memory unit='b'>1000</memory>",
+                          "<memory unit='EiB'>16</memory>", "<memory unit='EiB'>8</memory>",
+                          "<memory unit='MiB'>1024 </memory>",
                           "<memory unit='parsecs'>1</memory>"}) {
     EXPECT_EQ(place(domain_with(vcpu, mem)), "InvalidMemorySize") << mem;
   }

@@ -52,5 +52,30 @@ TEST(MemorySize, RefusesWhatCannotBeASize) {
   }
 }
 
+// A domain's size as libvirt reads it (virDomainParseMemory): blanks before the number and a '+'
+// taken, nothing after it; rounded up to whole KiB; at most 2^63 - 1 bytes. Checked against
+// libvirt's test driver by DomainMemoryProperty (libvirt_numbers_property_test.cpp).
+TEST(MemorySize, ReadsADomainsSizeAsLibvirtDoes) {
+  EXPECT_EQ(*domain_memory_to_kib("+512", "MiB", "m"), 512u * 1024);
+  EXPECT_EQ(*domain_memory_to_kib(" \t\n512", "KiB", "m"), 512u);
+  EXPECT_EQ(*domain_memory_to_kib("1000", "b", "m"), 1u);
+  EXPECT_EQ(*domain_memory_to_kib("1025", "b", "m"), 2u);
+  EXPECT_EQ(*domain_memory_to_kib("1", "GB", "m"), 976563u);
+  EXPECT_EQ(*domain_memory_to_kib("0", "KiB", "m"), 0u);
+  EXPECT_EQ(*domain_memory_to_kib("8191", "PiB", "m"), 8191ull << 40);
+  for (auto [value, unit] : std::initializer_list<std::pair<const char*, const char*>>{
+           {"512 ", "KiB"}, {"512\n", "KiB"}, {"++1", "KiB"}, {"+-1", "KiB"}, {" -1", "KiB"}, {"", "KiB"}, {" ", "KiB"},
+           {"1", " MiB"}, {"8192", "PiB"}, {"9223372036854775808", "b"}, {"18446744073709551616", "b"}}) {
+    auto kib = domain_memory_to_kib(value, unit, "memory");
+    EXPECT_FALSE(kib.ok()) << "'" << value << "' '" << unit << "'";
+    if (!kib.ok()) {
+      EXPECT_EQ(kib.error().name, "InvalidMemorySize");
+    }
+  }
+  // A host source's size keeps its own reading: blanks around it let be, whole KiB only.
+  EXPECT_EQ(*memory_to_kib(" 512 ", "KiB", "m"), 512u);
+  EXPECT_FALSE(memory_to_kib("1000", "b", "m").ok());
+}
+
 }  // namespace
 }  // namespace numaplace

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// A domain's numbers as libvirt reads them, as properties: random domains whose vCPU count, <vcpu
+// current> or <memory> (size and unit) are written in ways libvirt may or may not take (blanks,
+// signs, leading zeros, hex, words, figures past 32 or 64 bits, sizes that are not whole KiB,
+// nothing) are defined on libvirt's own test driver and placed by numaplace on that driver's host.
+// numaplace refuses, with a named error, exactly the domains libvirt's parser refuses (and finds
+// some too large for the host), and libvirt reads what it writes for the others with the same
+// vCPUs online and the same memory as the input. libvirt is the oracle; nothing of numaplace
+// computes the expectation.
+#include <gtest/gtest.h>
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+
+#include "support/placed_domains.h"
+#include "xml/capabilities_reader.h"
+
+namespace numaplace {
+namespace {
+
+struct ConnectionCloser {
+  void operator()(virConnect* conn) const { virConnectClose(conn); }
+};
+struct DomainCloser {
+  void operator()(virDomain* domain) const {
+    virDomainUndefine(domain);
+    virDomainFree(domain);
+  }
+};
+using Connection = std::unique_ptr<virConnect, ConnectionCloser>;
+using DefinedDomain = std::unique_ptr<virDomain, DomainCloser>;
+
+// The vCPUs libvirt has online in the defined configuration, or nothing when it refuses the XML.
+std::optional<int> online_vcpus_as_libvirt_reads(virConnect* conn, const std::string& xml) {
+  DefinedDomain domain(virDomainDefineXML(conn, xml.c_str()));
+  if (!domain) return std::nullopt;
+  const int online = virDomainGetVcpusFlags(domain.get(), VIR_DOMAIN_AFFECT_CONFIG);
+  EXPECT_GE(online, 0) << xml;
+  return online;
+}
+
+// `n` as one of the ways to write it that libvirt may or may not read as n (blanks before or
+// after, a sign, leading zeros), now and then a word; with `huge`, now and then a negative figure
+// or one past 32 bits. (Not for the vCPU count: libvirt reads a negative count as a huge one, and
+// its test driver allocates what the count asks for before it checks it, and aborts.)
+std::string written_variously(std::mt19937& rng, const std::string& n, bool huge) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  switch (pick(0, 14)) {
+    case 0: return huge ? "-" + n : n;
+    case 1: return "+" + n;
+    case 2: return " " + n;
+    case 3: return n + " ";
+    case 4: return "0" + n;
+    case 5: return "0x" + n;
+    case 6: return "";
+    case 7: return std::vector<std::string>{"two", "1e1", "3.0", "NaN"}[pick(0, 3)];
+    case 8:
+      if (!huge) return n;
+      return std::vector<std::string>{"4294967295", "4294967296", "18446744073709551617"}[pick(0, 2)];
+    case 9: return std::vector<std::string>{"\t", "\n", "\n  "}[pick(0, 2)] + n;
+    case 10: return n + std::vector<std::string>{"\t", "\n", "\n  "}[pick(0, 2)];
+    default: return n;
+  }
+}
+
+std::string xml_escaped(const std::string& text) {
+  std::string out;
+  for (char c : text) out += c == '\t' ? "&#9;" : c == '\n' ? "&#10;" : std::string(1, c);
+  return out;
+}
+
+TEST(VcpuCountProperty, NumaplaceTakesTheVcpuCountsLibvirtTakes) {
+  virSetErrorFunc(nullptr, [](void*, virErrorPtr) {});
+  Connection conn(virConnectOpen("test:///default"));
+  ASSERT_NE(conn, nullptr);
+  char* caps = virConnectGetCapabilities(conn.get());
+  ASSERT_NE(caps, nullptr);
+  auto host = xml::read_capabilities(caps);
+  free(caps);
+  ASSERT_TRUE(host.ok());
+
+  std::mt19937 rng(20261207);
+  int accepted = 0, refused = 0, fewer_online = 0, count_written_otherwise = 0;
+  for (int round = 0; round < 1500; ++round) {
+    const int vcpus = std::uniform_int_distribution<int>(1, 12)(rng);
+    const std::string count = std::uniform_int_distribution<int>(0, 2)(rng) == 0 ? written_variously(rng, std::to_string(vcpus), false)
+                                                                                 : std::to_string(vcpus);
+    std::string current;
+    if (std::uniform_int_distribution<int>(0, 4)(rng) != 0) {
+      const std::string n = std::to_string(std::uniform_int_distribution<int>(0, vcpus + 3)(rng));
+      current = " current='" + xml_escaped(written_variously(rng, n, true)) + "'";
+    }
+    const std::string xml = "<domain type='test'><name>current-" + std::to_string(round) +
+                            "</name><memory unit='MiB'>512</memory><vcpu" + current + ">" + count +
+                            "</vcpu><os><type>hvm</type></os></domain>";
+    const std::optional<int> libvirt_online = online_vcpus_as_libvirt_reads(conn.get(), xml);
+    auto outcome = testing::place_with_specs(*host, xml, {});
+    if (!libvirt_online) {
+      ASSERT_FALSE(outcome.ok()) << "libvirt refuses this domain, numaplace placed it:\n" << xml;
+      EXPECT_EQ(outcome.error().name, "InvalidDomain") << outcome.error().message << "\n" << xml;
+      ++refused;
+      continue;
+    }
+    ASSERT_TRUE(outcome.ok()) << "libvirt takes this domain, numaplace refused it: " << outcome.error().name << ": "
+                              << outcome.error().message << "\n" << xml;
+    const std::optional<int> placed_online = online_vcpus_as_libvirt_reads(conn.get(), outcome->domain_xml);
+    ASSERT_TRUE(placed_online) << "libvirt refuses what numaplace wrote:\n" << outcome->domain_xml;
+    EXPECT_EQ(*placed_online, *libvirt_online) << xml << "\nbecame\n" << outcome->domain_xml;
+    ++accepted;
+    if (*libvirt_online < vcpus) ++fewer_online;
+    if (count != std::to_string(vcpus)) ++count_written_otherwise;
+    if (::testing::Test::HasFailure()) break;
+  }
+  // About 650 taken (300 with fewer vCPUs online than the guest has, 70 whose count is written
+  // otherwise than plainly) and 850 refused.
+  EXPECT_GT(accepted, 400);
+  EXPECT_GT(refused, 500);
+  EXPECT_GT(fewer_online, 200);
+  EXPECT_GT(count_written_otherwise, 40);
+}
+
+}  // namespace
+}  // namespace numaplace
+
+namespace numaplace {
+namespace {
+
+// The guest's memory in KiB as libvirt reads it, or nothing when it refuses the XML.
+std::optional<unsigned long> memory_as_libvirt_reads(virConnect* conn, const std::string& xml) {
+  DefinedDomain domain(virDomainDefineXML(conn, xml.c_str()));
+  if (!domain) return std::nullopt;
+  return virDomainGetMaxMemory(domain.get());
+}
+
+TEST(DomainMemoryProperty, NumaplaceTakesTheSizesLibvirtTakes) {
+  virSetErrorFunc(nullptr, [](void*, virErrorPtr) {});
+  Connection conn(virConnectOpen("test:///default"));
+  ASSERT_NE(conn, nullptr);
+  char* caps = virConnectGetCapabilities(conn.get());
+  ASSERT_NE(caps, nullptr);
+  auto host = xml::read_capabilities(caps);
+  free(caps);
+  ASSERT_TRUE(host.ok());
+  std::uint64_t host_kib = 0;
+  for (const auto& cell : host->cells) host_kib += cell.memory_kib;
+
+  // Units as written (case as libvirt takes it, and a few it does not), each with the largest
+  // number drawn in it: mostly a guest that fits, now and then one that does not.
+  const std::vector<std::pair<std::string, std::uint64_t>> units{
+      {"", 3000000},     {"b", 3000000000}, {"bytes", 3000000000}, {"KiB", 3000000}, {"k", 3000000},
+      {"KB", 3000000},   {"MiB", 3000},     {"M", 3000},           {"MB", 3000},     {"mib", 3000},
+      {"GiB", 3},        {"G", 3},          {"GB", 3},             {"TiB", 1},       {"Kib", 100000},
+      {" MiB", 3000},    {"x", 10}};
+  std::mt19937 rng(20261207);
+  auto pick = [&](std::uint64_t lo, std::uint64_t hi) { return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng); };
+  int taken = 0, refused = 0, too_large = 0, not_whole_kib = 0;
+  for (int round = 0; round < 1500; ++round) {
+    const auto& [unit, most] = units[pick(0, units.size() - 1)];
+    const std::string value = written_variously(rng, std::to_string(pick(0, most)), true);
+    const std::string xml = "<domain type='test'><name>memory-" + std::to_string(round) + "</name><memory" +
+                            (unit.empty() ? std::string() : " unit='" + unit + "'") + ">" + value +
+                            "</memory><vcpu>2</vcpu><os><type>hvm</type></os></domain>";
+    const std::optional<unsigned long> libvirt_kib = memory_as_libvirt_reads(conn.get(), xml);
+    auto outcome = testing::place_with_specs(*host, xml, {});
+    if (!libvirt_kib) {
+      ASSERT_FALSE(outcome.ok()) << "libvirt refuses this domain, numaplace placed it:\n" << xml;
+      EXPECT_TRUE(outcome.error().name == "InvalidMemorySize" || outcome.error().name == "InvalidDomain")
+          << outcome.error().name << ": " << outcome.error().message << "\n" << xml;
+      ++refused;
+      continue;
+    }
+    if (*libvirt_kib > host_kib) {
+      // Larger than the whole host: numaplace may refuse it only as a guest that does not fit.
+      ASSERT_FALSE(outcome.ok()) << xml;
+      EXPECT_EQ(outcome.error().name, "NoFit") << outcome.error().message << "\n" << xml;
+      ++too_large;
+      continue;
+    }
+    if (!outcome.ok() && outcome.error().name == "NoFit") continue;  // the test host's cells are small
+    ASSERT_TRUE(outcome.ok()) << "libvirt takes this domain, numaplace refused it: " << outcome.error().name << ": "
+                              << outcome.error().message << "\n" << xml;
+    const std::optional<unsigned long> placed_kib = memory_as_libvirt_reads(conn.get(), outcome->domain_xml);
+    ASSERT_TRUE(placed_kib) << "libvirt refuses what numaplace wrote:\n" << outcome->domain_xml;
+    EXPECT_EQ(*placed_kib, *libvirt_kib) << xml << "\nbecame\n" << outcome->domain_xml;
+    ++taken;
+    if (value.find_first_of("0123456789") != std::string::npos && (unit == "b" || unit == "bytes" || unit == "KB" ||
+                                                                  unit == "MB" || unit == "GB")) {
+      ++not_whole_kib;  // mostly: sizes in powers of 1000 or bytes are seldom whole KiB
+    }
+    if (::testing::Test::HasFailure()) break;
+  }
+  EXPECT_GT(taken, 300);
+  EXPECT_GT(refused, 400);
+  EXPECT_GT(too_large, 20);
+  EXPECT_GT(not_whole_kib, 60);
+}
+
+}  // namespace
+}  // namespace numaplace

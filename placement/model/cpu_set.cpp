@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <iterator>
+#include <queue>
 #include <utility>
 
 namespace numaplace {
@@ -336,6 +337,39 @@ Result<std::uint32_t> parse_cpu_id(std::string_view text, std::string_view item,
   return static_cast<std::uint32_t>(value);
 }
 
+// An item of a cpulist and its place in the list.
+struct ListedRange {
+  std::uint32_t first = 0;
+  std::uint32_t last = 0;
+  std::size_t order = 0;
+};
+struct ListedId {
+  std::uint32_t id = 0;
+  std::size_t order = 0;
+};
+
+// The excluded ids that stay out: libvirt applies a list's items in order, so "^3,0-7" holds 3
+// (a later item includes it again) and "0-7,^3" does not. One sweep over the ids, keeping the
+// ranges that cover the current one by their place in the list; sorts both lists.
+std::vector<std::uint32_t> excluded_for_good(std::vector<ListedRange>& included, std::vector<ListedId>& excluded) {
+  std::vector<std::uint32_t> removed;
+  if (excluded.empty()) return removed;
+  std::sort(included.begin(), included.end(), [](const ListedRange& a, const ListedRange& b) { return a.first < b.first; });
+  std::sort(excluded.begin(), excluded.end(), [](const ListedId& a, const ListedId& b) { return a.id < b.id; });
+  std::priority_queue<std::pair<std::size_t, std::uint32_t>> covering;  // (place in the list, last id) of ranges begun
+  std::size_t next = 0;
+  for (const auto& [id, order] : excluded) {
+    for (; next < included.size() && included[next].first <= id; ++next) {
+      covering.emplace(included[next].order, included[next].last);
+    }
+    // The latest range still covering `id` is on top once those ended before it are gone; an
+    // ended range below the top never matters, since the top outranks it.
+    while (!covering.empty() && covering.top().second < id) covering.pop();
+    if (covering.empty() || covering.top().first < order) removed.push_back(id);
+  }
+  return removed;
+}
+
 // Sorts ranges and merges overlapping or adjacent ones.
 void merge_ranges(std::vector<std::pair<std::uint32_t, std::uint32_t>>& ranges) {
   std::sort(ranges.begin(), ranges.end());
@@ -357,12 +391,14 @@ Result<CpuSet> parse_cpu_list(std::string_view text, std::string_view what) {
     return make_error("InvalidCpuList", std::string(what) + " is empty; give at least one CPU id");
   }
   // Ranges are collected first and merged once (sort, then one pass), so a list of a million
-  // items costs n log n, not a set union per item.
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> included;
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> excluded;
-  for (std::string_view raw : split_items(text)) {
-    std::string_view item = trim(raw);
+  // items costs n log n, not a set union per item. Exclusions keep their place in the list.
+  std::vector<ListedRange> included;
+  std::vector<ListedId> excluded;
+  const std::vector<std::string_view> items = split_items(text);
+  for (std::size_t at = 0; at < items.size(); ++at) {
+    std::string_view item = trim(items[at]);
     if (item.empty()) {
+      if (at > 0 && at + 1 == items.size()) break;  // libvirt takes a comma after the last item: "0-3,"
       return make_error("InvalidCpuList", std::string(what) + ": empty item in '" + shortened(text) +
                                               "'; write ids and ranges like 0-3,^2,8");
     }
@@ -371,6 +407,15 @@ Result<CpuSet> parse_cpu_list(std::string_view text, std::string_view what) {
     std::size_t dash = item.find('-');
     std::uint32_t first = 0;
     std::uint32_t last = 0;
+    if (exclude && (item.empty() || item.front() < '0' || item.front() > '9')) {
+      return make_error("InvalidCpuList", std::string(what) + ": '" + shortened(items[at]) +
+                                              "' is not an exclusion; write '^' right before one CPU id, like ^2");
+    }
+    if (exclude && dash != std::string_view::npos) {
+      return make_error("InvalidCpuList", std::string(what) + ": '" + shortened(trim(items[at])) +
+                                              "' excludes a range, which libvirt refuses; exclude one id at a time, "
+                                              "like ^2,^3");
+    }
     if (dash == std::string_view::npos) {
       auto id = parse_cpu_id(item, item, what);
       if (!id) return id.error();
@@ -378,7 +423,10 @@ Result<CpuSet> parse_cpu_list(std::string_view text, std::string_view what) {
     } else {
       auto lo = parse_cpu_id(item.substr(0, dash), item, what);
       if (!lo) return lo.error();
-      auto hi = parse_cpu_id(item.substr(dash + 1), item, what);
+      // libvirt reads the range's end as C's strtol: a '+' may come before it.
+      std::string_view end = trim(item.substr(dash + 1));
+      if (end.size() > 1 && end.front() == '+' && end[1] >= '0' && end[1] <= '9') end.remove_prefix(1);
+      auto hi = parse_cpu_id(end, item, what);
       if (!hi) return hi.error();
       if (*lo > *hi) {
         return make_error("InvalidCpuList", std::string(what) + ": range '" + shortened(item) +
@@ -387,14 +435,21 @@ Result<CpuSet> parse_cpu_list(std::string_view text, std::string_view what) {
       first = *lo;
       last = *hi;
     }
-    (exclude ? excluded : included).emplace_back(first, last);
+    if (exclude) {
+      excluded.push_back({first, at});
+    } else {
+      included.push_back({first, last, at});
+    }
   }
-  merge_ranges(included);
-  merge_ranges(excluded);
+  const std::vector<std::uint32_t> removed = excluded_for_good(included, excluded);
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> ranges;
+  ranges.reserve(included.size());
+  for (const auto& range : included) ranges.emplace_back(range.first, range.last);
+  merge_ranges(ranges);
   // Every id is at most kMaxCpuId here, so the set is at most 1,024 words.
   CpuSet out;
-  for (const auto& [first, last] : included) out.unite_with(CpuSet::range(first, last));
-  for (const auto& [first, last] : excluded) out.subtract(CpuSet::range(first, last));
+  for (const auto& [first, last] : ranges) out.unite_with(CpuSet::range(first, last));
+  for (std::uint32_t id : removed) out.erase(id);
   return out;
 }
 

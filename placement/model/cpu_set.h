@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 // A set of CPU ids (host pCPUs or guest vCPUs) and libvirt's cpulist syntax.
-// parse_cpu_list accepts "0-3,^2,8" (ranges, single ids, ^exclusions applied after
-// all inclusions, blanks around items) and refuses junk, reversed ranges and ids
-// above kMaxCpuId with a named error, so "0-4294967295" never allocates.
+// parse_cpu_list reads a list as libvirt does: "0-3,^2,8" (ranges, single ids, ^exclusions of
+// single ids, items applied in order so that "^2,0-3" holds 2, blanks around items, a comma
+// after the last item, a '+' before a range's end). It refuses junk, excluded ranges, reversed ranges and ids above
+// kMaxCpuId with a named error, so "0-4294967295" never allocates.
 // to_cpu_list prints the canonical, shortest form ("0-1,4").
 // A CpuSet holds any uint32 id and iterates in ascending order. Ids up to kMaxCpuId are bits
 // (64 per word; the first 256 ids without a heap allocation); an id above it, which no reader

@@ -11,11 +11,14 @@
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <random>
+#include <set>
 #include <string>
 
+#include "placement/model/cpu_set.h"
 #include "support/placed_domains.h"
 #include "xml/capabilities_reader.h"
 
@@ -197,6 +200,140 @@ TEST(DomainMemoryProperty, NumaplaceTakesTheSizesLibvirtTakes) {
   EXPECT_GT(refused, 400);
   EXPECT_GT(too_large, 20);
   EXPECT_GT(not_whole_kib, 60);
+}
+
+}  // namespace
+}  // namespace numaplace
+namespace numaplace {
+namespace {
+
+// The ids of a cpulist as libvirt writes one back ("0-3,5"): this test's own reading.
+std::set<std::uint32_t> ids_of(const std::string& text) {
+  std::set<std::uint32_t> ids;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find(',', at);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(at, end - at);
+    const std::size_t dash = item.find('-');
+    const auto first = static_cast<std::uint32_t>(std::stoul(item.substr(0, dash)));
+    const auto last = dash == std::string::npos ? first : static_cast<std::uint32_t>(std::stoul(item.substr(dash + 1)));
+    for (std::uint32_t id = first; id <= last; ++id) ids.insert(id);
+    at = end + 1;
+  }
+  return ids;
+}
+
+// The CPUs of <vcpu cpuset> as libvirt reads them (from its own XML of the defined domain), or
+// nothing when it refuses the domain.
+std::optional<std::set<std::uint32_t>> vcpu_cpuset_as_libvirt_reads(virConnect* conn, const std::string& xml) {
+  DefinedDomain domain(virDomainDefineXML(conn, xml.c_str()));
+  if (!domain) return std::nullopt;
+  char* written = virDomainGetXMLDesc(domain.get(), VIR_DOMAIN_XML_INACTIVE);
+  const std::string text = written != nullptr ? written : "";
+  free(written);
+  const std::string attribute = "cpuset='";
+  const std::size_t vcpu = text.find("<vcpu ");
+  const std::size_t at = text.find(attribute, vcpu);
+  EXPECT_NE(vcpu, std::string::npos) << text;
+  if (vcpu == std::string::npos || at == std::string::npos || at > text.find('>', vcpu)) return std::set<std::uint32_t>{};
+  const std::size_t from = at + attribute.size();
+  return ids_of(text.substr(from, text.find('\'', from) - from));
+}
+
+// A cpulist of ids up to `top`: items (ids, ranges, exclusions) joined by commas and blanks as
+// libvirt takes them, and in one list of three something it may not take (a stray sign, an
+// empty item, a backwards or excluded range, another separator, junk at the end).
+std::string drawn_cpu_list(std::mt19937& rng, int top) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  static const std::vector<std::string> blanks{"", "", "", " ", "\t"};
+  static const std::vector<std::string> odd_joins{",,", ";", " ", "^", "-", "- -"};
+  static const std::vector<std::string> odd_items{"+1", "^ 1", "^1-2", "3-1", "1-+2", "1- +2", "1-+ 2", "x", ""};
+  const bool odd = pick(0, 2) == 0;
+  const int items = pick(1, 5);
+  const int odd_at = pick(0, items);
+  std::string text = blanks[pick(0, blanks.size() - 1)];
+  for (int i = 0; i < items; ++i) {
+    if (odd && i == odd_at && pick(0, 1) == 0) {
+      text += odd_items[pick(0, odd_items.size() - 1)];
+    } else {
+      const int first = pick(0, top);
+      switch (pick(0, 3)) {
+        case 0: text += "^" + std::to_string(first); break;
+        case 1: text += std::to_string(first) + blanks[pick(0, 4)] + "-" + blanks[pick(0, 4)] + std::to_string(pick(first, top)); break;
+        default: text += std::to_string(first);
+      }
+    }
+    if (i + 1 < items) {
+      text += odd && i == odd_at ? odd_joins[pick(0, odd_joins.size() - 1)]
+                                 : blanks[pick(0, 4)] + "," + blanks[pick(0, 4)];
+    }
+  }
+  if (pick(0, 5) == 0) text += std::vector<std::string>{",", ", ", " ", "\t", ",,", "x"}[pick(0, 5)];
+  return text;
+}
+
+// parse_cpu_list reads each list as libvirt does, and place takes exactly the <vcpu cpuset>s
+// libvirt takes (the lists name only CPUs the test host has), confining the guest within them.
+TEST(CpuListProperty, ListsAreReadAsLibvirtReadsThem) {
+  virSetErrorFunc(nullptr, [](void*, virErrorPtr) {});
+  Connection conn(virConnectOpen("test:///default"));
+  ASSERT_NE(conn, nullptr);
+  char* caps = virConnectGetCapabilities(conn.get());
+  ASSERT_NE(caps, nullptr);
+  auto host = xml::read_capabilities(caps);
+  free(caps);
+  ASSERT_TRUE(host.ok());
+  std::uint32_t top = 0;
+  for (const auto& cell : host->cells) top = std::max(top, cell.cpus.last());
+
+  std::mt19937 rng(20261207);
+  int read = 0, refused = 0, empty = 0, reincluded = 0;
+  for (int round = 0; round < 2000; ++round) {
+    const std::string text = drawn_cpu_list(rng, static_cast<int>(std::min<std::uint32_t>(top, 7)));
+    const std::string xml = "<domain type='test'><name>cpus-" + std::to_string(round) +
+                            "</name><memory unit='MiB'>512</memory><vcpu cpuset='" + text +
+                            "'>2</vcpu><os><type>hvm</type></os></domain>";
+    const auto libvirt_cpus = vcpu_cpuset_as_libvirt_reads(conn.get(), xml);
+    const Result<CpuSet> ours = parse_cpu_list(text, "cpuset");
+    auto outcome = testing::place_with_specs(*host, xml, {});
+    if (!libvirt_cpus) {
+      // libvirt refuses the list, or a list that leaves no CPU; place refuses both.
+      EXPECT_TRUE(!ours.ok() || ours->empty()) << "'" << text << "' read as " << to_cpu_list(*ours);
+      ASSERT_FALSE(outcome.ok()) << "libvirt refuses this domain, numaplace placed it:\n" << xml;
+      EXPECT_EQ(outcome.error().name, ours.ok() ? "InvalidDomain" : "InvalidCpuList") << outcome.error().message << "\n" << xml;
+      ++refused;
+      if (ours.ok()) ++empty;
+      continue;
+    }
+    ASSERT_TRUE(ours.ok()) << "'" << text << "': " << ours.error().message;
+    const std::set<std::uint32_t> read_ids(ours->begin(), ours->end());
+    EXPECT_EQ(read_ids, *libvirt_cpus) << "'" << text << "'";
+    ASSERT_TRUE(outcome.ok()) << "libvirt takes this domain, numaplace refused it: " << outcome.error().name << ": "
+                              << outcome.error().message << "\n" << xml;
+    const auto placed_cpus = vcpu_cpuset_as_libvirt_reads(conn.get(), outcome->domain_xml);
+    ASSERT_TRUE(placed_cpus) << "libvirt refuses what numaplace wrote:\n" << outcome->domain_xml;
+    EXPECT_FALSE(placed_cpus->empty()) << outcome->domain_xml;
+    EXPECT_TRUE(std::includes(libvirt_cpus->begin(), libvirt_cpus->end(), placed_cpus->begin(), placed_cpus->end()))
+        << "'" << text << "' widened\n" << outcome->domain_xml;
+    ++read;
+    // An id the list excludes and libvirt still holds: a later item listed it again.
+    for (std::size_t caret = text.find('^'); caret != std::string::npos; caret = text.find('^', caret + 1)) {
+      const std::size_t digits = text.find_first_not_of("0123456789", caret + 1);
+      const std::string id = text.substr(caret + 1, digits == std::string::npos ? std::string::npos : digits - caret - 1);
+      if (!id.empty() && libvirt_cpus->count(static_cast<std::uint32_t>(std::stoul(id))) != 0) {
+        ++reincluded;
+        break;
+      }
+    }
+    if (::testing::Test::HasFailure()) break;
+  }
+  // About 1,450 read (180 of them with an id excluded and listed again) and 550 refused (130 of
+  // them lists that leave no CPU).
+  EXPECT_GT(read, 1000);
+  EXPECT_GT(refused, 350);
+  EXPECT_GT(empty, 80);
+  EXPECT_GT(reincluded, 100);
 }
 
 }  // namespace

@@ -171,23 +171,29 @@ TEST(CpuSetProperty, RangesAgreeWithTheModel) {
   }
 }
 
-// Exclusions over random inclusions, parsed, against the model's own reading of the list.
+// Exclusions among random inclusions, parsed, against the model's own reading of the list: the
+// items in order, as libvirt applies them (an exclusion is one id, and a later item may list it
+// again). libvirt_numbers_property_test.cpp holds the parser to libvirt itself on small lists.
 TEST(CpuSetProperty, ParsedListsAgreeWithTheModel) {
   std::mt19937 rng(11);
   for (int round = 0; round < 500; ++round) {
     std::string text;
-    Model in, out;
+    Model want;
     const int items = 1 + static_cast<int>(rng() % 6);
     for (int k = 0; k < items; ++k) {
-      const bool exclude = k > 0 && rng() % 3 == 0;
+      const bool exclude = rng() % 3 == 0;
       const std::uint32_t a = static_cast<std::uint32_t>(rng() % (rng() % 2 ? 300 : kMaxCpuId + 1));
-      const std::uint32_t b = std::min<std::uint32_t>(kMaxCpuId, a + static_cast<std::uint32_t>(rng() % 130));
+      const std::uint32_t b = exclude ? a : std::min<std::uint32_t>(kMaxCpuId, a + static_cast<std::uint32_t>(rng() % 130));
       if (!text.empty()) text += ",";
       text += (exclude ? "^" : "") + std::to_string(a) + (b > a ? "-" + std::to_string(b) : "");
-      for (std::uint32_t id = a; id <= b; ++id) (exclude ? out : in).insert(id);
+      for (std::uint32_t id = a; id <= b; ++id) {
+        if (exclude) {
+          want.erase(id);
+        } else {
+          want.insert(id);
+        }
+      }
     }
-    Model want;
-    std::set_difference(in.begin(), in.end(), out.begin(), out.end(), std::inserter(want, want.end()));
     auto parsed = parse_cpu_list(text);
     ASSERT_TRUE(parsed.ok()) << text;
     expect_same(*parsed, want, text);

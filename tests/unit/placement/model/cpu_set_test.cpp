@@ -12,10 +12,24 @@ TEST(CpuSet, ParsesRangesSinglesAndExclusions) {
   EXPECT_EQ(set->ids(), (std::vector<std::uint32_t>{0, 1, 3, 8}));
 }
 
-TEST(CpuSet, ExclusionsApplyAfterAllInclusions) {
-  auto set = parse_cpu_list("^1,0-2");
-  ASSERT_TRUE(set.ok());
-  EXPECT_EQ(to_cpu_list(*set), "0,2");
+// As libvirt's virBitmapParse: items apply in order, so an id excluded and listed again is held;
+// an exclusion is one id; a comma may end the list; a range's end may carry a '+'.
+TEST(CpuSet, ItemsApplyInListOrderAsLibvirtDoes) {
+  for (auto [text, want] : std::initializer_list<std::pair<const char*, const char*>>{
+           {"^1,0-2", "0-2"}, {"0-2,^1", "0,2"}, {"0-2,^1,1", "0-2"}, {"0-3,^1,^2,2", "0,2-3"}, {"^1", ""},
+           {"0-2,", "0-2"}, {"0-2 , ", "0-2"}, {"0-+2", "0-2"}, {"0- +2", "0-2"}}) {
+    auto set = parse_cpu_list(text);
+    ASSERT_TRUE(set.ok()) << text << ": " << set.error().message;
+    EXPECT_EQ(to_cpu_list(*set), want) << text;
+  }
+  for (const char* text : {"^1-2", "0-3,^1-2", "^ 1", "+1", "0-+ 2", "0,,1", ",0", "0,^", "0-2,,"}) {
+    auto set = parse_cpu_list(text);
+    EXPECT_FALSE(set.ok()) << text << " read as " << to_cpu_list(*set);
+    if (!set.ok()) {
+      EXPECT_EQ(set.error().name, "InvalidCpuList") << text;
+    }
+  }
+  EXPECT_NE(parse_cpu_list("^1-2").error().message.find("excludes a range"), std::string::npos);
 }
 
 TEST(CpuSet, AcceptsBlanksAroundItems) {

@@ -2,8 +2,8 @@
 #include "xml/domain_bindings.h"
 
 #include <algorithm>
-#include <charconv>
 
+#include "placement/model/c_whole_number.h"
 #include "placement/model/count_words.h"
 #include "placement/model/memory_size.h"
 #include "xml/xml_document.h"
@@ -11,12 +11,12 @@
 namespace numaplace::xml {
 namespace {
 
+// An index attribute (a vCPU, a guest cell) as libvirt reads one (c_whole_number.h).
 std::optional<std::uint32_t> parse_index(const std::optional<std::string>& text) {
-  if (!text || text->empty()) return std::nullopt;
-  std::uint32_t value = 0;
-  auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
-  if (ec != std::errc() || ptr != text->data() + text->size() || value > kMaxCpuId) return std::nullopt;
-  return value;
+  if (!text) return std::nullopt;
+  const std::optional<std::uint64_t> value = c_whole_number(*text);
+  if (!value || *value > kMaxCpuId) return std::nullopt;
+  return static_cast<std::uint32_t>(*value);
 }
 
 Error invalid(const std::string& what, const std::string& sentence) { return make_error("InvalidDomain", what + ": " + sentence); }

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// A domain's numbers as libvirt reads them, as properties: random domains whose vCPU count, <vcpu
-// current> or <memory> (size and unit) are written in ways libvirt may or may not take (blanks,
-// signs, leading zeros, hex, words, figures past 32 or 64 bits, sizes that are not whole KiB,
-// nothing) are defined on libvirt's own test driver and placed by numaplace on that driver's host.
-// numaplace refuses, with a named error, exactly the domains libvirt's parser refuses (and finds
-// some too large for the host), and libvirt reads what it writes for the others with the same
-// vCPUs online and the same memory as the input. libvirt is the oracle; nothing of numaplace
-// computes the expectation.
+// A domain's numbers and lists as libvirt reads them, as properties: random domains whose vCPU
+// count, <vcpu current>, <memory> (size and unit), indexes (<vcpupin vcpu>, <cell id>, <memnode
+// cellid>) or <vcpu cpuset> are written in ways libvirt may or may not take (blanks, signs, leading
+// zeros, hex, words, figures past 32 or 64 bits, sizes that are not whole KiB, empty or odd list
+// items, exclusions before and after inclusions) are defined on libvirt's own test driver and
+// placed by numaplace on that driver's host. numaplace refuses, with a named error, exactly the
+// domains libvirt's parser refuses (and finds some too large for the host), and libvirt reads
+// what it writes for the others as it read the input (vCPUs online, memory, CPUs within the
+// operator's). libvirt is the oracle; nothing of numaplace computes the expectation.
 #include <gtest/gtest.h>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
@@ -126,11 +127,6 @@ TEST(VcpuCountProperty, NumaplaceTakesTheVcpuCountsLibvirtTakes) {
   EXPECT_GT(count_written_otherwise, 40);
 }
 
-}  // namespace
-}  // namespace numaplace
-
-namespace numaplace {
-namespace {
 
 // The guest's memory in KiB as libvirt reads it, or nothing when it refuses the XML.
 std::optional<unsigned long> memory_as_libvirt_reads(virConnect* conn, const std::string& xml) {
@@ -202,10 +198,6 @@ TEST(DomainMemoryProperty, NumaplaceTakesTheSizesLibvirtTakes) {
   EXPECT_GT(not_whole_kib, 60);
 }
 
-}  // namespace
-}  // namespace numaplace
-namespace numaplace {
-namespace {
 
 // The ids of a cpulist as libvirt writes one back ("0-3,5"): this test's own reading.
 std::set<std::uint32_t> ids_of(const std::string& text) {
@@ -334,6 +326,58 @@ TEST(CpuListProperty, ListsAreReadAsLibvirtReadsThem) {
   EXPECT_GT(refused, 350);
   EXPECT_GT(empty, 80);
   EXPECT_GT(reincluded, 100);
+}
+
+
+// Whether libvirt's parser takes the domain at all.
+bool libvirt_takes(virConnect* conn, const std::string& xml) { return DefinedDomain(virDomainDefineXML(conn, xml.c_str())) != nullptr; }
+
+// The indexes in a domain (a <vcpupin>'s vCPU, a <cpu><numa> cell's id, a <memnode>'s cell) are
+// read as libvirt reads them: place takes exactly the domains libvirt takes.
+TEST(DomainIndexProperty, NumaplaceTakesTheIndexesLibvirtTakes) {
+  virSetErrorFunc(nullptr, [](void*, virErrorPtr) {});
+  Connection conn(virConnectOpen("test:///default"));
+  ASSERT_NE(conn, nullptr);
+  char* caps = virConnectGetCapabilities(conn.get());
+  ASSERT_NE(caps, nullptr);
+  auto host = xml::read_capabilities(caps);
+  free(caps);
+  ASSERT_TRUE(host.ok());
+
+  std::mt19937 rng(20261207);
+  int taken = 0, refused = 0;
+  for (int round = 0; round < 1500; ++round) {
+    // Two vCPUs in two guest cells of 256 MiB; one index written some other way.
+    std::string index[4] = {"0", "1", "0", "1"};  // vcpupin vcpu, cell 0 id, cell 1 id, memnode cellid
+    const int odd = std::uniform_int_distribution<int>(0, 3)(rng);
+    // Not past 32 bits for the vCPU: libvirt ignores a <vcpupin> of a vCPU the guest lacks (it
+    // logs a warning), where numaplace refuses it as the operator's mistake (numbers_test.cpp).
+    index[odd] = written_variously(rng, index[odd], odd != 0);
+    const std::string xml = "<domain type='test'><name>index-" + std::to_string(round) +
+                            "</name><memory unit='MiB'>512</memory><vcpu>2</vcpu><cputune><vcpupin vcpu='" +
+                            xml_escaped(index[0]) + "' cpuset='1'/></cputune><numatune><memnode cellid='" +
+                            xml_escaped(index[3]) + "' mode='strict' nodeset='1'/></numatune><os><type>hvm</type></os>"
+                            "<cpu><numa><cell id='" + xml_escaped(index[1]) + "' cpus='0' memory='262144'/><cell id='" +
+                            xml_escaped(index[2]) + "' cpus='1' memory='262144'/></numa></cpu></domain>";
+    const bool libvirt = libvirt_takes(conn.get(), xml);
+    auto outcome = testing::place_with_specs(*host, xml, {{"hw:numa_nodes", "2"}});
+    if (!libvirt) {
+      ASSERT_FALSE(outcome.ok()) << "libvirt refuses this domain, numaplace placed it:\n" << xml;
+      EXPECT_EQ(outcome.error().name.rfind("Invalid", 0), 0u) << outcome.error().name << ": " << outcome.error().message
+                                                               << "\n" << xml;
+      ++refused;
+      continue;
+    }
+    ASSERT_TRUE(outcome.ok()) << "libvirt takes this domain, numaplace refused it: " << outcome.error().name << ": "
+                              << outcome.error().message << "\n" << xml;
+    EXPECT_TRUE(libvirt_takes(conn.get(), outcome->domain_xml)) << "libvirt refuses what numaplace wrote:\n"
+                                                                << outcome->domain_xml;
+    ++taken;
+    if (::testing::Test::HasFailure()) break;
+  }
+  // About 840 taken and 660 refused.
+  EXPECT_GT(taken, 500);
+  EXPECT_GT(refused, 400);
 }
 
 }  // namespace

@@ -191,7 +191,13 @@ std::optional<CpuPinning> pin_dedicated_cpus(const HostCell& cell, const CpuSet&
   };
   auto name = [&] { return "host cell " + std::to_string(cell.id); };
   auto asked = [&] { return count_of(wanted, "dedicated vCPU") + (reserve ? " + 1 emulator pCPU" : ""); };
-  if (wanted == 0) return fail([] { return std::string("has no dedicated vCPUs to pin in a cell that needs pinning"); });
+  // Only a mixed guest's cell can have none: hw:cpu_dedicated_mask left it only shared vCPUs.
+  if (wanted == 0) {
+    return fail([] {
+      return std::string("has no dedicated vCPU, and Nova pins a mixed guest's cells only where each has one; "
+                         "no host takes this request, so give every guest cell a vCPU of hw:cpu_dedicated_mask");
+    });
+  }
   if (style == PinningStyle::Compact && cell.cache_domains.size() > 1) {
     if (auto within = pin_in_fewest_cache_domains(cell, vcpus, policy, reserve, whole_core_emulator)) return within;
   }
@@ -276,7 +282,10 @@ std::optional<CpuPinning> pin_dedicated_cpus(const HostCell& cell, const CpuSet&
 
   const bool require = policy == ThreadPolicy::Require;
   if (require && threads_per_core <= 1) {
-    return fail([&] { return "thread policy require needs an SMT host, " + name() + " has one thread per core"; });
+    return fail([&] {
+      return "thread policy require needs SMT cores (two or more threads each), " + name() +
+             " has one thread per core among the pCPUs the guest may use";
+    });
   }
   // Whole cores first, then cores with fewer free threads (never lone threads under require).
   bool pinned = false;

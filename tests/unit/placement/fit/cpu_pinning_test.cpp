@@ -79,6 +79,15 @@ TEST(CpuPinning, RequireUsesSiblingPairsOnly) {
   std::string why;
   EXPECT_FALSE(pin_dedicated_cpus(flat_cell(8), CpuSet{0}, ThreadPolicy::Require, 0, &why).has_value());
   EXPECT_NE(why.find("SMT"), std::string::npos) << why;
+  EXPECT_NE(why.find("among the pCPUs the guest may use"), std::string::npos) << why;
+}
+
+// A mixed guest's cell that hw:cpu_dedicated_mask leaves without a dedicated vCPU fits nowhere,
+// as in Nova (numa_fit_instance_to_host gives None); the reason says what to change.
+TEST(CpuPinning, ACellWithoutDedicatedVcpusNamesTheMask) {
+  std::string why;
+  EXPECT_FALSE(pin_dedicated_cpus(smt_cell(4), CpuSet{}, ThreadPolicy::Prefer, 0, &why).has_value());
+  EXPECT_NE(why.find("hw:cpu_dedicated_mask"), std::string::npos) << why;
 }
 
 TEST(CpuPinning, EmulatorCpuNeedsOneMoreFreeCpu) {

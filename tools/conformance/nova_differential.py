@@ -14,7 +14,7 @@ re-run of the same search, as nova/README.md describes), then runs
 Run with Debian's interpreter (python3-nova lives in /usr/lib/python3/dist-packages):
 
   /usr/bin/python3 tools/conformance/nova_differential.py --count 2000 --seed 1 \
-      --out /tmp/diff/round1.jsonl --numaplace build/numaplace
+      --out /tmp/diff/round1.jsonl --numaplace build/numaplace-dev
   /usr/bin/python3 tools/conformance/nova_differential.py --validate 300   # harness self-check
   /usr/bin/python3 tools/conformance/nova_differential.py --recheck FILE   # re-run Nova on FILE
 
@@ -1006,7 +1006,7 @@ def main():
     ap.add_argument("--count", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", default="/tmp/diff/cases.jsonl")
-    ap.add_argument("--numaplace", help="numaplace binary; runs its nova-fit runner on --out")
+    ap.add_argument("--numaplace", help="the numaplace-dev binary (build/numaplace-dev); runs its nova-fit runner on --out")
     ap.add_argument("--validate", type=int, metavar="N", help="re-run Nova on given vectors and compare")
     ap.add_argument("--recheck", metavar="FILE", help="re-run Nova on FILE's cases, print differences")
     ap.add_argument("--timeout", type=float, default=5.0)

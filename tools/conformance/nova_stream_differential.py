@@ -23,7 +23,7 @@ on streams other than the 24 of streams.jsonl (e.g. those of tools/bench/make_st
 own "nova" figures come from numaplace itself).
 
   /usr/bin/python3 tools/conformance/nova_stream_differential.py IN.jsonl --out OUT.jsonl \
-      [--jobs 2] [--limit N] [--stream ID]... [--numaplace build/numaplace]
+      [--jobs 2] [--limit N] [--stream ID]... [--numaplace build/numaplace-dev]
   /usr/bin/python3 tools/conformance/nova_stream_differential.py --validate \
       [tests/data/conformance/nova/streams.jsonl]
 

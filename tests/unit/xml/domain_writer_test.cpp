@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "plugin/service/place_domain.h"
+#include "support/libvirt_test_driver.h"
 #include "support/test_paths.h"
 #include "xml/capabilities_reader.h"
 #include "xml/xml_document.h"
@@ -60,10 +61,6 @@ Result<plugin::PlaceOutcome> place(const HostTopology& host, const std::string& 
 bool contains(const std::vector<std::string>& warnings, const std::string& text) {
   return std::any_of(warnings.begin(), warnings.end(), [&](const std::string& w) { return w.find(text) != std::string::npos; });
 }
-
-struct ConnectionCloser {
-  void operator()(virConnect* conn) const { virConnectClose(conn); }
-};
 
 TEST(DomainWriter, WorkedExampleLandsOnBothCellsWithPinsAndDistances) {
   HostTopology host = host_from("samples/libvirt/caps-2cell.xml");
@@ -400,14 +397,10 @@ TEST(DomainWriter, BadDomainsAreNamed) {
 
 // The real libvirt test driver accepts what numaplace writes, with schema validation on.
 TEST(DomainWriter, LibvirtTestDriverValidatesThePlacedDomain) {
-  virSetErrorFunc(nullptr, [](void*, virErrorPtr) {});
-  std::unique_ptr<virConnect, ConnectionCloser> conn(virConnectOpen("test:///default"));
+  const testing::TestDriver conn = testing::open_test_driver();
   ASSERT_NE(conn, nullptr);
-  char* caps = virConnectGetCapabilities(conn.get());
-  ASSERT_NE(caps, nullptr);
-  auto host = xml::read_capabilities(caps);
-  free(caps);
-  ASSERT_TRUE(host.ok());
+  const auto host = testing::test_driver_host(conn.get());
+  ASSERT_TRUE(host.ok()) << host.error().message;
   for (const std::string& domain : {read_file(source_path("examples/guest-8vcpu-4g.xml")), testdriver_domain_pinned_per_cell()}) {
     SpecMap specs = domain.find("numaplace-demo") != std::string::npos ? kWorkedExample : SpecMap{{"hw:numa_nodes", "2"}};
     auto outcome = place(*host, domain, specs);

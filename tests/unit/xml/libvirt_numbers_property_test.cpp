@@ -9,34 +9,23 @@
 // what it writes for the others as it read the input (vCPUs online, memory, CPUs within the
 // operator's). libvirt is the oracle; nothing of numaplace computes the expectation.
 #include <gtest/gtest.h>
-#include <libvirt/libvirt.h>
-#include <libvirt/virterror.h>
 
 #include <algorithm>
 #include <memory>
 #include <optional>
 #include <random>
-#include <set>
 #include <string>
 
 #include "placement/model/cpu_set.h"
+#include "support/cpu_list_text.h"
+#include "support/libvirt_test_driver.h"
 #include "support/placed_domains.h"
-#include "xml/capabilities_reader.h"
 
 namespace numaplace {
 namespace {
 
-struct ConnectionCloser {
-  void operator()(virConnect* conn) const { virConnectClose(conn); }
-};
-struct DomainCloser {
-  void operator()(virDomain* domain) const {
-    virDomainUndefine(domain);
-    virDomainFree(domain);
-  }
-};
-using Connection = std::unique_ptr<virConnect, ConnectionCloser>;
-using DefinedDomain = std::unique_ptr<virDomain, DomainCloser>;
+using testing::DefinedDomain;
+using testing::ids_in_list;
 
 // The vCPUs libvirt has online in the defined configuration, or nothing when it refuses the XML.
 std::optional<int> online_vcpus_as_libvirt_reads(virConnect* conn, const std::string& xml) {
@@ -78,14 +67,10 @@ std::string xml_escaped(const std::string& text) {
 }
 
 TEST(VcpuCountProperty, NumaplaceTakesTheVcpuCountsLibvirtTakes) {
-  virSetErrorFunc(nullptr, [](void*, virErrorPtr) {});
-  Connection conn(virConnectOpen("test:///default"));
+  const testing::TestDriver conn = testing::open_test_driver();
   ASSERT_NE(conn, nullptr);
-  char* caps = virConnectGetCapabilities(conn.get());
-  ASSERT_NE(caps, nullptr);
-  auto host = xml::read_capabilities(caps);
-  free(caps);
-  ASSERT_TRUE(host.ok());
+  const auto host = testing::test_driver_host(conn.get());
+  ASSERT_TRUE(host.ok()) << host.error().message;
 
   std::mt19937 rng(20261207);
   int accepted = 0, refused = 0, fewer_online = 0, count_written_otherwise = 0;
@@ -136,14 +121,10 @@ std::optional<unsigned long> memory_as_libvirt_reads(virConnect* conn, const std
 }
 
 TEST(DomainMemoryProperty, NumaplaceTakesTheSizesLibvirtTakes) {
-  virSetErrorFunc(nullptr, [](void*, virErrorPtr) {});
-  Connection conn(virConnectOpen("test:///default"));
+  const testing::TestDriver conn = testing::open_test_driver();
   ASSERT_NE(conn, nullptr);
-  char* caps = virConnectGetCapabilities(conn.get());
-  ASSERT_NE(caps, nullptr);
-  auto host = xml::read_capabilities(caps);
-  free(caps);
-  ASSERT_TRUE(host.ok());
+  const auto host = testing::test_driver_host(conn.get());
+  ASSERT_TRUE(host.ok()) << host.error().message;
   std::uint64_t host_kib = 0;
   for (const auto& cell : host->cells) host_kib += cell.memory_kib;
 
@@ -199,26 +180,9 @@ TEST(DomainMemoryProperty, NumaplaceTakesTheSizesLibvirtTakes) {
 }
 
 
-// The ids of a cpulist as libvirt writes one back ("0-3,5"): this test's own reading.
-std::set<std::uint32_t> ids_of(const std::string& text) {
-  std::set<std::uint32_t> ids;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    std::size_t end = text.find(',', at);
-    if (end == std::string::npos) end = text.size();
-    const std::string item = text.substr(at, end - at);
-    const std::size_t dash = item.find('-');
-    const auto first = static_cast<std::uint32_t>(std::stoul(item.substr(0, dash)));
-    const auto last = dash == std::string::npos ? first : static_cast<std::uint32_t>(std::stoul(item.substr(dash + 1)));
-    for (std::uint32_t id = first; id <= last; ++id) ids.insert(id);
-    at = end + 1;
-  }
-  return ids;
-}
-
 // The CPUs of <vcpu cpuset> as libvirt reads them (from its own XML of the defined domain), or
 // nothing when it refuses the domain.
-std::optional<std::set<std::uint32_t>> vcpu_cpuset_as_libvirt_reads(virConnect* conn, const std::string& xml) {
+std::optional<testing::CpuIds> vcpu_cpuset_as_libvirt_reads(virConnect* conn, const std::string& xml) {
   DefinedDomain domain(virDomainDefineXML(conn, xml.c_str()));
   if (!domain) return std::nullopt;
   char* written = virDomainGetXMLDesc(domain.get(), VIR_DOMAIN_XML_INACTIVE);
@@ -228,9 +192,9 @@ std::optional<std::set<std::uint32_t>> vcpu_cpuset_as_libvirt_reads(virConnect* 
   const std::size_t vcpu = text.find("<vcpu ");
   const std::size_t at = text.find(attribute, vcpu);
   EXPECT_NE(vcpu, std::string::npos) << text;
-  if (vcpu == std::string::npos || at == std::string::npos || at > text.find('>', vcpu)) return std::set<std::uint32_t>{};
+  if (vcpu == std::string::npos || at == std::string::npos || at > text.find('>', vcpu)) return testing::CpuIds{};
   const std::size_t from = at + attribute.size();
-  return ids_of(text.substr(from, text.find('\'', from) - from));
+  return ids_in_list(text.substr(from, text.find('\'', from) - from));
 }
 
 // A cpulist of ids up to `top`: items (ids, ranges, exclusions) joined by commas and blanks as
@@ -268,14 +232,10 @@ std::string drawn_cpu_list(std::mt19937& rng, int top) {
 // parse_cpu_list reads each list as libvirt does, and place takes exactly the <vcpu cpuset>s
 // libvirt takes (the lists name only CPUs the test host has), confining the guest within them.
 TEST(CpuListProperty, ListsAreReadAsLibvirtReadsThem) {
-  virSetErrorFunc(nullptr, [](void*, virErrorPtr) {});
-  Connection conn(virConnectOpen("test:///default"));
+  const testing::TestDriver conn = testing::open_test_driver();
   ASSERT_NE(conn, nullptr);
-  char* caps = virConnectGetCapabilities(conn.get());
-  ASSERT_NE(caps, nullptr);
-  auto host = xml::read_capabilities(caps);
-  free(caps);
-  ASSERT_TRUE(host.ok());
+  const auto host = testing::test_driver_host(conn.get());
+  ASSERT_TRUE(host.ok()) << host.error().message;
   std::uint32_t top = 0;
   for (const auto& cell : host->cells) top = std::max(top, cell.cpus.last());
 
@@ -299,7 +259,7 @@ TEST(CpuListProperty, ListsAreReadAsLibvirtReadsThem) {
       continue;
     }
     ASSERT_TRUE(ours.ok()) << "'" << text << "': " << ours.error().message;
-    const std::set<std::uint32_t> read_ids(ours->begin(), ours->end());
+    const testing::CpuIds read_ids(ours->begin(), ours->end());
     EXPECT_EQ(read_ids, *libvirt_cpus) << "'" << text << "'";
     ASSERT_TRUE(outcome.ok()) << "libvirt takes this domain, numaplace refused it: " << outcome.error().name << ": "
                               << outcome.error().message << "\n" << xml;
@@ -313,7 +273,7 @@ TEST(CpuListProperty, ListsAreReadAsLibvirtReadsThem) {
     for (std::size_t caret = text.find('^'); caret != std::string::npos; caret = text.find('^', caret + 1)) {
       const std::size_t digits = text.find_first_not_of("0123456789", caret + 1);
       const std::string id = text.substr(caret + 1, digits == std::string::npos ? std::string::npos : digits - caret - 1);
-      if (!id.empty() && libvirt_cpus->count(static_cast<std::uint32_t>(std::stoul(id))) != 0) {
+      if (!id.empty() && libvirt_cpus->count(std::stoi(id)) != 0) {
         ++reincluded;
         break;
       }
@@ -335,14 +295,10 @@ bool libvirt_takes(virConnect* conn, const std::string& xml) { return DefinedDom
 // The indexes in a domain (a <vcpupin>'s vCPU, a <cpu><numa> cell's id, a <memnode>'s cell) are
 // read as libvirt reads them: place takes exactly the domains libvirt takes.
 TEST(DomainIndexProperty, NumaplaceTakesTheIndexesLibvirtTakes) {
-  virSetErrorFunc(nullptr, [](void*, virErrorPtr) {});
-  Connection conn(virConnectOpen("test:///default"));
+  const testing::TestDriver conn = testing::open_test_driver();
   ASSERT_NE(conn, nullptr);
-  char* caps = virConnectGetCapabilities(conn.get());
-  ASSERT_NE(caps, nullptr);
-  auto host = xml::read_capabilities(caps);
-  free(caps);
-  ASSERT_TRUE(host.ok());
+  const auto host = testing::test_driver_host(conn.get());
+  ASSERT_TRUE(host.ok()) << host.error().message;
 
   std::mt19937 rng(20261207);
   int taken = 0, refused = 0;

@@ -17,6 +17,7 @@
 #include <set>
 #include <string>
 
+#include "support/cpu_list_text.h"
 #include "support/placed_domains.h"
 #include "support/xml_walk.h"
 
@@ -28,30 +29,10 @@ using testing::child;
 using testing::children;
 using testing::path;
 
-using Ids = std::set<int>;
+using Ids = testing::CpuIds;
+using testing::ids_in_list;
 
-// "0-3,8,10-11" as ids; the operator's lists here have no '^' and numaplace writes none.
-Ids ids_of(const std::string& text) {
-  Ids out;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    std::size_t end = text.find(',', at);
-    if (end == std::string::npos) end = text.size();
-    const std::string item = text.substr(at, end - at);
-    const std::size_t dash = item.find('-');
-    const int first = std::stoi(item.substr(0, dash));
-    const int last = dash == std::string::npos ? first : std::stoi(item.substr(dash + 1));
-    for (int id = first; id <= last; ++id) out.insert(id);
-    at = end + 1;
-  }
-  return out;
-}
-
-std::string list_of(const Ids& ids) {
-  std::string out;
-  for (int id : ids) out += (out.empty() ? "" : ",") + std::to_string(id);
-  return out;
-}
+std::string list_of(const Ids& ids) { return testing::list_of_ids(ids); }
 
 bool within(const Ids& inner, const Ids& outer) {
   for (int id : inner) {
@@ -152,7 +133,7 @@ TEST(OperatorBindingsProperty, EveryBindingIsWrittenWithinTheOperatorsOwn) {
     const auto written_default = attr(vcpu, "cpuset");
     std::map<int, Ids> pins;
     for (xmlNode* pin : children(child(root, "cputune"), "vcpupin")) {
-      pins[std::stoi(attr(pin, "vcpu").value_or("-1"))] = ids_of(attr(pin, "cpuset").value_or(""));
+      pins[std::stoi(attr(pin, "vcpu").value_or("-1"))] = ids_in_list(attr(pin, "cpuset").value_or(""));
     }
     for (int v = 0; v < d.vcpus; ++v) {
       const auto wanted_pin = d.vcpupins.find(v);
@@ -160,7 +141,7 @@ TEST(OperatorBindingsProperty, EveryBindingIsWrittenWithinTheOperatorsOwn) {
       if (!wanted) continue;
       const auto written_pin = pins.find(v);
       const std::optional<Ids> written = written_pin != pins.end() ? std::optional<Ids>(written_pin->second)
-                                         : written_default ? std::optional<Ids>(ids_of(*written_default)) : std::nullopt;
+                                         : written_default ? std::optional<Ids>(ids_in_list(*written_default)) : std::nullopt;
       ASSERT_TRUE(written) << "vCPU " << v << " may run anywhere now\n" << context;
       EXPECT_TRUE(within(*written, *wanted)) << "vCPU " << v << " widened\n" << context;
       ++checked;
@@ -168,8 +149,8 @@ TEST(OperatorBindingsProperty, EveryBindingIsWrittenWithinTheOperatorsOwn) {
     const std::optional<Ids> wanted_emulator = d.emulatorpin ? d.emulatorpin : d.vcpu_cpuset;
     if (wanted_emulator) {
       xmlNode* pin = child(child(root, "cputune"), "emulatorpin");
-      const std::optional<Ids> written = pin != nullptr ? std::optional<Ids>(ids_of(attr(pin, "cpuset").value_or("")))
-                                         : written_default ? std::optional<Ids>(ids_of(*written_default)) : std::nullopt;
+      const std::optional<Ids> written = pin != nullptr ? std::optional<Ids>(ids_in_list(attr(pin, "cpuset").value_or("")))
+                                         : written_default ? std::optional<Ids>(ids_in_list(*written_default)) : std::nullopt;
       ASSERT_TRUE(written) << "the emulator may run anywhere now\n" << context;
       EXPECT_TRUE(within(*written, *wanted_emulator)) << "the emulator widened\n" << context;
       ++checked;
@@ -178,12 +159,12 @@ TEST(OperatorBindingsProperty, EveryBindingIsWrittenWithinTheOperatorsOwn) {
       // Isolated: one pCPU reserved for the emulator, where none of the guest's vCPUs runs.
       xmlNode* pin = child(child(root, "cputune"), "emulatorpin");
       ASSERT_NE(pin, nullptr) << "an isolated emulator without <emulatorpin>\n" << context;
-      const Ids emulator = ids_of(attr(pin, "cpuset").value_or(""));
+      const Ids emulator = ids_in_list(attr(pin, "cpuset").value_or(""));
       EXPECT_EQ(emulator.size(), 1u) << "an isolated emulator on more than its reserved pCPU\n" << context;
       for (int v = 0; v < d.vcpus; ++v) {
         const auto written_pin = pins.find(v);
         const Ids runs_on = written_pin != pins.end() ? written_pin->second
-                            : written_default ? ids_of(*written_default) : Ids{};
+                            : written_default ? ids_in_list(*written_default) : Ids{};
         ASSERT_FALSE(runs_on.empty()) << "vCPU " << v << " of an isolated guest may run anywhere\n" << context;
         for (int cpu : emulator) EXPECT_EQ(runs_on.count(cpu), 0u) << "vCPU " << v << " runs on the emulator's pCPU " << cpu << "\n" << context;
       }
@@ -193,12 +174,12 @@ TEST(OperatorBindingsProperty, EveryBindingIsWrittenWithinTheOperatorsOwn) {
     if (d.nodeset) {
       xmlNode* memory = path(root, {"numatune", "memory"});
       ASSERT_NE(memory, nullptr) << "the operator's <numatune><memory> was removed\n" << context;
-      EXPECT_TRUE(within(ids_of(attr(memory, "nodeset").value_or("")), *d.nodeset)) << "nodeset widened\n" << context;
+      EXPECT_TRUE(within(ids_in_list(attr(memory, "nodeset").value_or("")), *d.nodeset)) << "nodeset widened\n" << context;
       if (d.memory_mode) {
         EXPECT_EQ(attr(memory, "mode"), d.memory_mode) << context;
       }
       for (xmlNode* memnode : children(child(root, "numatune"), "memnode")) {
-        EXPECT_TRUE(within(ids_of(attr(memnode, "nodeset").value_or("")), *d.nodeset)) << "a memnode outside the nodeset\n" << context;
+        EXPECT_TRUE(within(ids_in_list(attr(memnode, "nodeset").value_or("")), *d.nodeset)) << "a memnode outside the nodeset\n" << context;
       }
       ++checked;
     }

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+// libvirt's own test driver (test:///default) for tests that hold numaplace to libvirt: a
+// connection that closes itself, its host as numaplace reads it, and domains defined for a look
+// and undefined again.
+#pragma once
+
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+
+#include "placement/model/error.h"
+#include "placement/model/host_topology.h"
+#include "xml/capabilities_reader.h"
+
+namespace numaplace::testing {
+
+struct TestDriverCloser {
+  void operator()(virConnect* conn) const { virConnectClose(conn); }
+};
+using TestDriver = std::unique_ptr<virConnect, TestDriverCloser>;
+
+// A domain defined on the driver for as long as the handle lives.
+struct DefinedDomainCloser {
+  void operator()(virDomain* domain) const {
+    virDomainUndefine(domain);
+    virDomainFree(domain);
+  }
+};
+using DefinedDomain = std::unique_ptr<virDomain, DefinedDomainCloser>;
+
+// A new connection to test:///default (null when libvirt cannot open it), with libvirt's own
+// printing of errors turned off: the tests look at what it refuses.
+inline TestDriver open_test_driver() {
+  virSetErrorFunc(nullptr, [](void*, virErrorPtr) {});
+  return TestDriver(virConnectOpen("test:///default"));
+}
+
+// The driver's host, read from its capabilities as numaplace reads any.
+inline Result<HostTopology> test_driver_host(virConnect* conn) {
+  char* caps = virConnectGetCapabilities(conn);
+  if (caps == nullptr) return make_error("LibvirtUnavailable", "libvirt's test driver gave no capabilities");
+  auto host = xml::read_capabilities(caps);
+  std::free(caps);
+  return host;
+}
+
+}  // namespace numaplace::testing

@@ -141,13 +141,40 @@ Status read_memory(const xmlNode* root, const std::string& what, DomainBindings&
     out.default_page_kib = 2048;  // the host's default huge page size on x86; libvirt leaves it to the kernel
   }
 
+  // The cells as libvirt's parser takes them: numbered 0 to N-1 (in any order, each once; a cell
+  // without an id takes its place in the document), each one's vCPUs a list of the guest's own,
+  // no vCPU in two cells. numaplace keeps the cells in what it writes, so one libvirt would refuse
+  // is refused here rather than passed on.
+  const std::vector<xmlNode*> cells = child_elements(first_child(first_child(root, "cpu"), "numa"), "cell");
+  CpuSet vcpus_in_cells;
   std::uint32_t position = 0;
-  for (const xmlNode* cell : child_elements(first_child(first_child(root, "cpu"), "numa"), "cell")) {
-    // libvirt numbers cells without an id in document order.
+  for (const xmlNode* cell : cells) {
     const auto given = attribute(cell, "id");
     auto id = given ? parse_index(given) : std::optional<std::uint32_t>(position);
     ++position;
     if (!id) return invalid(what, "<cpu><numa><cell id='" + given.value_or("") + "'> is not a number");
+    const std::string element = "<cpu><numa><cell id='" + std::to_string(*id) + "'>";
+    if (*id >= cells.size()) {
+      return invalid(what, element + " is past its " + count_of(cells.size(), "cell") + "; libvirt takes the cells "
+                                     "numbered 0 to " + std::to_string(cells.size() - 1) + ", each once");
+    }
+    if (std::any_of(out.cells.begin(), out.cells.end(), [&](const GuestNumaCell& c) { return c.id == *id; })) {
+      return invalid(what, element + " is given twice; libvirt takes each cell once");
+    }
+    if (const auto cpus_text = attribute(cell, "cpus")) {
+      auto cpus = parse_cpu_list(*cpus_text, what + " " + element + " cpus");
+      if (!cpus) return cpus.error();
+      if (cpus->empty()) return invalid(what, element + " cpus='" + *cpus_text + "' names no vCPU; leave cpus out or list some");
+      if (cpus->last() >= out.threads.vcpus) {
+        return invalid(what, element + " cpus='" + *cpus_text + "' names vCPU " + std::to_string(cpus->last()) +
+                                 ", but the guest has " + count_of(out.threads.vcpus, "vCPU"));
+      }
+      if (const CpuSet twice = cpus->intersected(vcpus_in_cells); !twice.empty()) {
+        return invalid(what, element + " cpus='" + *cpus_text + "' names vCPU " + std::to_string(twice.first()) +
+                                 ", which another cell holds; libvirt puts each vCPU in one cell");
+      }
+      vcpus_in_cells.unite_with(*cpus);
+    }
     auto kib = domain_memory_to_kib(attribute(cell, "memory").value_or(""), attribute(cell, "unit").value_or("KiB"),
                              what + " <cpu><numa><cell memory>");
     if (!kib) return kib.error();

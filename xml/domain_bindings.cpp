@@ -31,14 +31,55 @@ Result<std::optional<CpuSet>> cpu_list_attribute(const xmlNode* node, const char
   return std::optional<CpuSet>{std::move(*set)};
 }
 
+// The operator's <vcpusched> elements, as libvirt's parser checks them: numaplace narrows and keeps
+// them beside the realtime ones it writes, so one libvirt would refuse is refused here rather
+// than written out. Each names some of the guest's vCPUs (no vCPU twice) and a scheduler, with an
+// int priority for the realtime ones.
+Status check_vcpu_scheduling(const xmlNode* cputune, const std::string& what, std::uint32_t vcpus) {
+  CpuSet named;
+  for (const xmlNode* sched : child_elements(cputune, "vcpusched")) {
+    const auto list = attribute(sched, "vcpus");
+    if (!list) return invalid(what, "a <vcpusched> has no vcpus; say which vCPUs it schedules");
+    const std::string element = "<vcpusched vcpus='" + *list + "'>";
+    auto listed = parse_cpu_list(*list, what + " " + element);
+    if (!listed) return listed.error();
+    if (listed->empty()) return invalid(what, element + " names no vCPU");
+    if (listed->last() >= vcpus) {
+      return invalid(what, element + " names vCPU " + std::to_string(listed->last()) + ", but the guest has " +
+                               count_of(vcpus, "vCPU"));
+    }
+    if (listed->intersects(named)) {
+      return invalid(what, element + " names vCPU " + std::to_string(listed->intersected(named).first()) +
+                               ", which another <vcpusched> names; libvirt takes each vCPU in one");
+    }
+    named.unite_with(*listed);
+    const std::string scheduler = attribute(sched, "scheduler").value_or("");
+    if (scheduler != "batch" && scheduler != "idle" && scheduler != "fifo" && scheduler != "rr") {
+      return invalid(what, element + " scheduler='" + scheduler + "' is none of batch, idle, fifo and rr");
+    }
+    if (scheduler == "fifo" || scheduler == "rr") {
+      const auto priority = attribute(sched, "priority");
+      if (!priority || !c_int(*priority)) {
+        return invalid(what, element + " with scheduler='" + scheduler + "' needs a priority that is a whole "
+                                 "number (1 to 99 on Linux)");
+      }
+    }
+  }
+  return Done{};
+}
+
 Result<MemoryTune> read_tune(const xmlNode* node, const std::string& what) {
   MemoryTune tune;
   if (node == nullptr) return tune;
-  tune.mode = attribute(node, "mode").value_or("");
-  if (!tune.mode.empty() && tune.mode != "strict" && tune.mode != "interleave" && tune.mode != "preferred" &&
+  const auto mode = attribute(node, "mode");
+  tune.mode = mode.value_or("");
+  if (mode && tune.mode != "strict" && tune.mode != "interleave" && tune.mode != "preferred" &&
       tune.mode != "restrictive") {
     return make_error("InvalidDomain", what + " mode='" + tune.mode +
                                            "' is not one of strict, interleave, preferred, restrictive");
+  }
+  if (const auto placement = attribute(node, "placement"); placement && *placement != "static" && *placement != "auto") {
+    return make_error("InvalidDomain", what + " placement='" + *placement + "' is neither static nor auto");
   }
   tune.placement_auto = attribute(node, "placement").value_or("") == "auto";
   auto nodeset = cpu_list_attribute(node, "nodeset", what + " nodeset");
@@ -53,7 +94,11 @@ Result<std::uint64_t> size_of(const xmlNode* node, const std::string& what) {
 
 Status read_threads(const xmlNode* root, const std::string& what, DomainThreads& out) {
   const xmlNode* vcpu = first_child(root, "vcpu");
-  out.vcpu_placement_auto = attribute(vcpu, "placement").value_or("") == "auto";
+  const std::string placement = attribute(vcpu, "placement").value_or("static");
+  if (placement != "static" && placement != "auto") {
+    return invalid(what, "<vcpu placement='" + placement + "'> is neither static nor auto");
+  }
+  out.vcpu_placement_auto = placement == "auto";
   auto cpuset = cpu_list_attribute(vcpu, "cpuset", what + " <vcpu cpuset>");
   if (!cpuset) return cpuset.error();
   out.vcpu_cpuset = std::move(*cpuset);
@@ -102,7 +147,7 @@ Status read_threads(const xmlNode* root, const std::string& what, DomainThreads&
     if (!*cpus) return invalid(what, element + " has no cpuset");
     if (!out.iothreadpins.emplace(*id, **cpus).second) return invalid(what, element + " is given twice");
   }
-  return Done{};
+  return check_vcpu_scheduling(cputune, what, out.vcpus);
 }
 
 Status read_memory(const xmlNode* root, const std::string& what, DomainBindings& out) {
@@ -118,6 +163,11 @@ Status read_memory(const xmlNode* root, const std::string& what, DomainBindings&
     const std::string element = "<memnode cellid='" + std::to_string(*cellid) + "'>";
     auto tune = read_tune(memnode, what + " " + element);
     if (!tune) return tune.error();
+    // libvirt binds a restrictive guest's cells restrictively or not at all.
+    if (out.memory.mode == "restrictive" && tune->mode != "restrictive") {
+      return invalid(what, element + " mode='" + (tune->mode.empty() ? "strict" : tune->mode) + "' under <memory "
+                               "mode='restrictive'>, which libvirt refuses; give the <memnode> mode='restrictive' too");
+    }
     if (!out.memnodes.emplace(*cellid, std::move(*tune)).second) return invalid(what, element + " is given twice");
   }
 
@@ -128,6 +178,7 @@ Status read_memory(const xmlNode* root, const std::string& what, DomainBindings&
     auto size = domain_memory_to_kib(attribute(page, "size").value_or(""), attribute(page, "unit").value_or("KiB"),
                               what + " <hugepages><page size>");
     if (!size) return size.error();
+    if (*size == 0) return invalid(what, "<hugepages><page size='0'> is no page size; give the huge page size, like 2048 KiB");
     auto nodeset = cpu_list_attribute(page, "nodeset", what + " <hugepages><page nodeset>");
     if (!nodeset) return nodeset.error();
     if (!*nodeset) {
@@ -142,8 +193,8 @@ Status read_memory(const xmlNode* root, const std::string& what, DomainBindings&
   }
 
   // The cells as libvirt's parser takes them: numbered 0 to N-1 (in any order, each once; a cell
-  // without an id takes its place in the document), each one's vCPUs a list of the guest's own,
-  // no vCPU in two cells. numaplace keeps the cells in what it writes, so one libvirt would refuse
+  // without an id takes its place in the document), each one's vCPUs a list of the guest's own
+  // (or none), no vCPU in two cells. numaplace keeps the cells in what it writes, so one libvirt would refuse
   // is refused here rather than passed on.
   const std::vector<xmlNode*> cells = child_elements(first_child(first_child(root, "cpu"), "numa"), "cell");
   CpuSet vcpus_in_cells;
@@ -164,8 +215,8 @@ Status read_memory(const xmlNode* root, const std::string& what, DomainBindings&
     if (const auto cpus_text = attribute(cell, "cpus")) {
       auto cpus = parse_cpu_list(*cpus_text, what + " " + element + " cpus");
       if (!cpus) return cpus.error();
-      if (cpus->empty()) return invalid(what, element + " cpus='" + *cpus_text + "' names no vCPU; leave cpus out or list some");
-      if (cpus->last() >= out.threads.vcpus) {
+      // A list that leaves no vCPU ('0,^0') is a cell without CPUs, as libvirt reads it.
+      if (!cpus->empty() && cpus->last() >= out.threads.vcpus) {
         return invalid(what, element + " cpus='" + *cpus_text + "' names vCPU " + std::to_string(cpus->last()) +
                                  ", but the guest has " + count_of(out.threads.vcpus, "vCPU"));
       }
@@ -179,6 +230,20 @@ Status read_memory(const xmlNode* root, const std::string& what, DomainBindings&
                              what + " <cpu><numa><cell memory>");
     if (!kib) return kib.error();
     out.cells.push_back({*id, *kib});
+  }
+  // libvirt looks up each guest cell a <memnode> or a <page nodeset> names.
+  for (const auto& [cell, tune] : out.memnodes) {
+    if (cell >= cells.size()) {
+      return invalid(what, "<memnode cellid='" + std::to_string(cell) + "'> names a guest cell the guest lacks (it has " +
+                               (cells.empty() ? std::string("no <cpu><numa> cells") : count_of(cells.size(), "cell")) +
+                               ")");
+    }
+  }
+  for (const auto& [cell, size] : out.page_by_cell) {
+    if (cell >= cells.size()) {
+      return invalid(what, "<hugepages><page nodeset> names guest cell " + std::to_string(cell) + ", but the guest has " +
+                               (cells.empty() ? std::string("no <cpu><numa> cells") : count_of(cells.size(), "cell")));
+    }
   }
 
   std::size_t index = 0;

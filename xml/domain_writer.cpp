@@ -99,11 +99,14 @@ void write_numatune(xmlNode* root, const Placement& placement, const OperatorCon
   xmlNode* memory = new_child(numatune, "memory");
   set_attr(memory, "mode", mode_or_strict(constraints.memory.mode));
   set_attr(memory, "nodeset", join_host_cells(placement));
+  // Under <memory mode='restrictive'> libvirt takes restrictive cells only (cgroups alone, no
+  // memory policy), so a cell the operator left without a mode gets the guest's.
+  const std::string cell_mode = constraints.memory.mode == "restrictive" ? "restrictive" : std::string();
   for (const auto& cell : placement.cells) {
     xmlNode* memnode = new_child(numatune, "memnode");
     auto own = constraints.memnodes.find(cell.guest_cell);
     set_attr(memnode, "cellid", std::to_string(cell.guest_cell));
-    set_attr(memnode, "mode", mode_or_strict(own != constraints.memnodes.end() ? own->second.mode : std::string()));
+    set_attr(memnode, "mode", mode_or_strict(own != constraints.memnodes.end() ? own->second.mode : cell_mode));
     set_attr(memnode, "nodeset", std::to_string(cell.host_cell));
   }
 }

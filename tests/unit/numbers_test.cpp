@@ -195,6 +195,39 @@ TEST(Numbers, DomainSizesThatLieAreRefused) {
   EXPECT_EQ(place(domain_with(vcpu, memory, "<cputune><vcpupin vcpu='2' cpuset='1'/></cputune>")), "InvalidDomain");
 }
 
+// Bindings libvirt's parser refuses are refused, not written out (PlacedDomainsProperty finds
+// them with libvirt's test driver; here each by hand, with a guest of two cells).
+TEST(Numbers, BindingsLibvirtRefusesAreRefused) {
+  const HostTopology host = two_cell_host();
+  const std::string cells = "<cpu><numa><cell id='0' cpus='0' memory='524288'/><cell id='1' cpus='1' memory='524288'/>"
+                            "</numa></cpu>";
+  auto place = [&](const std::string& vcpu, const std::string& extra) {
+    plugin::PlaceRequest request;
+    request.domain_xml = domain_with(vcpu, "<memory unit='MiB'>1024</memory>", extra + cells);
+    request.flavor_specs = {{"hw:numa_nodes", "2"}};
+    auto outcome = plugin::place_domain(host, request);
+    return outcome.ok() ? std::string("ok") : outcome.error().name + ": " + outcome.error().message;
+  };
+  const std::string vcpu = "<vcpu>2</vcpu>";
+  EXPECT_EQ(place(vcpu, "<cputune><vcpusched vcpus='0' scheduler='fifo' priority='1'/></cputune>"), "ok");
+  for (const char* tune : {"<vcpusched vcpus='2' scheduler='fifo' priority='1'/>", "<vcpusched vcpus='0' scheduler='other'/>",
+                           "<vcpusched vcpus='0' scheduler='rr'/>", "<vcpusched vcpus='0' scheduler='fifo' priority='x'/>",
+                           "<vcpusched scheduler='batch'/>",
+                           "<vcpusched vcpus='0-1' scheduler='batch'/><vcpusched vcpus='1' scheduler='idle'/>"}) {
+    EXPECT_EQ(place(vcpu, std::string("<cputune>") + tune + "</cputune>").rfind("InvalidDomain", 0), 0u) << tune;
+  }
+  for (const char* extra : {"<numatune><memory mode='' nodeset='0'/></numatune>",
+                            "<numatune><memory mode='strict' placement='x' nodeset='0'/></numatune>",
+                            "<numatune><memnode cellid='2' mode='strict' nodeset='0'/></numatune>",
+                            "<numatune><memory mode='restrictive' nodeset='0-1'/><memnode cellid='0' mode='strict' "
+                            "nodeset='0'/></numatune>",
+                            "<memoryBacking><hugepages><page size='0' unit='KiB'/></hugepages></memoryBacking>",
+                            "<memoryBacking><hugepages><page size='2048' nodeset='2'/></hugepages></memoryBacking>"}) {
+    EXPECT_EQ(place(vcpu, extra).rfind("InvalidDomain", 0), 0u) << extra;
+  }
+  EXPECT_EQ(place("<vcpu placement='sometimes'>2</vcpu>", "").rfind("InvalidDomain", 0), 0u);
+}
+
 TEST(Numbers, AVcpuPinOntoAPcpuTheHostLacksIsRefusedNotCountedElsewhere) {
   const HostTopology host = two_cell_host();  // CPUs 0-31
   const std::string memory = "<memory unit='MiB'>1024</memory>";

@@ -395,6 +395,25 @@ TEST(DomainWriter, BadDomainsAreNamed) {
   EXPECT_NE(nameless.error().message.find("has no <name>"), std::string::npos) << nameless.error().message;
 }
 
+// Under <memory mode='restrictive'> libvirt takes only restrictive <memnode>s: the cells numaplace
+// binds get the guest's mode, and libvirt's test driver defines the result.
+TEST(DomainWriter, ARestrictiveGuestsCellsAreBoundRestrictively) {
+  const testing::TestDriver conn = testing::open_test_driver();
+  ASSERT_NE(conn, nullptr);
+  const auto host = testing::test_driver_host(conn.get());
+  ASSERT_TRUE(host.ok()) << host.error().message;
+  const std::string domain = "<domain type='test'><name>restrictive</name><memory unit='MiB'>1024</memory><vcpu>4</vcpu>"
+                             "<numatune><memory mode='restrictive' nodeset='0-1'/></numatune><os><type>hvm</type></os>"
+                             "</domain>";
+  auto outcome = place(*host, domain, {{"hw:numa_nodes", "2"}});
+  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+  EXPECT_NE(outcome->domain_xml.find("<memnode cellid=\"0\" mode=\"restrictive\" nodeset="), std::string::npos)
+      << outcome->domain_xml;
+  EXPECT_NE(outcome->domain_xml.find("<memnode cellid=\"1\" mode=\"restrictive\" nodeset="), std::string::npos);
+  testing::DefinedDomain defined(virDomainDefineXML(conn.get(), outcome->domain_xml.c_str()));
+  EXPECT_NE(defined, nullptr) << (virGetLastErrorMessage() != nullptr ? virGetLastErrorMessage() : "");
+}
+
 // The real libvirt test driver accepts what numaplace writes, with schema validation on.
 TEST(DomainWriter, LibvirtTestDriverValidatesThePlacedDomain) {
   const testing::TestDriver conn = testing::open_test_driver();

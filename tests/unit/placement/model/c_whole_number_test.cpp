@@ -22,5 +22,17 @@ TEST(CWholeNumber, TakesWhatStrtoullTakesOverTheWholeText) {
   EXPECT_EQ(without_c_number_lead(" \t"), "");
 }
 
+// What C's strtol takes into an int over a whole text (libvirt's <vcpusched priority>).
+TEST(CWholeNumber, TakesAnIntAsStrtolDoes) {
+  EXPECT_EQ(c_int("7"), 7);
+  EXPECT_EQ(c_int("-7"), -7);
+  EXPECT_EQ(c_int(" +7"), 7);
+  EXPECT_EQ(c_int("\t-2147483648"), -2147483647 - 1);
+  EXPECT_EQ(c_int("2147483647"), 2147483647);
+  for (const char* text : {"", "-", "- 7", "-+7", "+-7", "7 ", "2147483648", "-2147483649", "x"}) {
+    EXPECT_EQ(c_int(text), std::nullopt) << "'" << text << "'";
+  }
+}
+
 }  // namespace
 }  // namespace numaplace

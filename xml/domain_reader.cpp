@@ -23,6 +23,44 @@ Status add_kib(std::uint64_t& total, std::uint64_t kib, const std::string& summe
   return Done{};
 }
 
+// <maxMemory>, the ceiling of memory hotplug, as libvirt checks it: a size and a slot count, both
+// set, and no less than what the guest has (its cells and memory devices, when it has cells).
+Status check_max_memory(const xmlNode* root, const DomainSummary& summary, const std::string& what) {
+  const xmlNode* max = first_child(root, "maxMemory");
+  if (max == nullptr) return Done{};
+  auto kib = domain_memory_to_kib(text_of(max), attribute(max, "unit").value_or("KiB"), what + " <maxMemory>");
+  if (!kib) return kib.error();
+  std::uint64_t slots = 0;
+  if (const auto slots_text = attribute(max, "slots")) {
+    const auto read = c_whole_number(*slots_text);
+    if (!read || *read > std::numeric_limits<std::uint32_t>::max()) {
+      return make_error("InvalidDomain", what + ": <maxMemory slots='" + *slots_text + "'> is not a slot count");
+    }
+    slots = *read;
+  }
+  if (*kib == 0 || slots == 0) {
+    return make_error("InvalidDomain", what + ": <maxMemory> needs both a size and slots, which libvirt refuses one "
+                                              "without the other; give both, or leave <maxMemory> out");
+  }
+  std::uint64_t total = summary.memory_kib;
+  const auto cells = child_elements(first_child(first_child(root, "cpu"), "numa"), "cell");
+  if (!cells.empty()) {
+    total = summary.memory_device_kib;
+    for (const xmlNode* cell : cells) {
+      auto cell_kib = domain_memory_to_kib(attribute(cell, "memory").value_or(""), attribute(cell, "unit").value_or("KiB"),
+                                           what + " <cpu><numa><cell memory>");
+      if (!cell_kib) return cell_kib.error();
+      if (auto added = add_kib(total, *cell_kib, what + ": the <cpu><numa> cells"); !added) return added.error();
+    }
+  }
+  if (*kib < total) {
+    return make_error("InvalidDomain", what + ": <maxMemory> (" + std::to_string(*kib) + " KiB) is less than the " +
+                                           std::to_string(total) + " KiB the guest has; libvirt refuses it, so raise "
+                                           "<maxMemory> or give the guest less");
+  }
+  return Done{};
+}
+
 }  // namespace
 
 Result<std::string> pci_source_address(const xmlNode* address, const std::string& what) {
@@ -117,12 +155,18 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
   }
   if (summary.memory_kib == 0) return make_error("InvalidDomain", what + ": <memory> is 0; a guest needs memory");
   for (const xmlNode* device : child_elements(first_child(root, "devices"), "memory")) {
+    const std::string model = attribute(device, "model").value_or("");
+    if (model != "dimm" && model != "nvdimm" && model != "virtio-pmem" && model != "virtio-mem" && model != "sgx-epc") {
+      return make_error("InvalidDomain", what + ": <memory model='" + model + "'> is none of the memory devices libvirt "
+                                                "knows (dimm, nvdimm, virtio-pmem, virtio-mem, sgx-epc)");
+    }
     const xmlNode* size = first_child(first_child(device, "target"), "size");
     if (size == nullptr) continue;
     auto kib = domain_memory_to_kib(text_of(size), attribute(size, "unit").value_or("KiB"), what + " <memory><target><size>");
     if (!kib) return kib.error();
     if (auto added = add_kib(summary.memory_device_kib, *kib, what + ": its memory devices"); !added) return added.error();
   }
+  if (auto ceiling = check_max_memory(root, summary, what); !ceiling) return ceiling.error();
 
   if (const xmlNode* hugepages = first_child(first_child(root, "memoryBacking"), "hugepages")) {
     summary.hugepage_kib = 2048;  // libvirt leaves the size to the host's default; x86's is 2 MiB

@@ -628,6 +628,16 @@ FitResult hand_over_explanation(FitResult fit, FitExplanation* sink) {
 }
 
 Result<PlaceOutcome> place_with_topology(Placing& p, const GuestTopology& topology) {
+  // libvirt backs a memory device from its guest cell, which the new topology must have.
+  for (const auto& device : p.bindings.memory_devices) {
+    if (device.guest_node && *device.guest_node >= topology.cells.size()) {
+      return make_error("ConflictingConstraint",
+                        p.what + ": " + device.element + " sits on guest cell " + std::to_string(*device.guest_node) +
+                            " (<target><node>), but the request gives the guest " +
+                            count_of(topology.cells.size(), "cell") + "; ask for more cells (hw:numa_nodes) or give "
+                            "the device a <node> below " + std::to_string(topology.cells.size()));
+    }
+  }
   auto recorded = recorded_placement(p);
   if (!recorded) return recorded.error();
   FitOptions options = p.request.fit;

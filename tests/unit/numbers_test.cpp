@@ -226,6 +226,27 @@ TEST(Numbers, BindingsLibvirtRefusesAreRefused) {
     EXPECT_EQ(place(vcpu, extra).rfind("InvalidDomain", 0), 0u) << extra;
   }
   EXPECT_EQ(place("<vcpu placement='sometimes'>2</vcpu>", "").rfind("InvalidDomain", 0), 0u);
+  // <maxMemory> needs a size and slots, no less than the guest's memory; a memory device is one
+  // libvirt knows, on a guest cell the request gives the guest.
+  const std::string dimm = "<devices><memory model='dimm'><target><size unit='MiB'>256</size><node>1</node></target>"
+                           "</memory></devices>";
+  EXPECT_EQ(place(vcpu, "<maxMemory slots='2' unit='GiB'>4</maxMemory>"), "ok");
+  for (const char* max : {"<maxMemory unit='GiB'>4</maxMemory>", "<maxMemory slots='x' unit='GiB'>4</maxMemory>",
+                          "<maxMemory slots='0' unit='GiB'>4</maxMemory>", "<maxMemory slots='2' unit='MiB'>512</maxMemory>",
+                          "<maxMemory slots='2' unit='parsecs'>4</maxMemory>"}) {
+    EXPECT_NE(place(vcpu, max).rfind("Invalid", 0), std::string::npos) << max;
+  }
+  EXPECT_EQ(place(vcpu, "<maxMemory slots='2' unit='GiB'>4</maxMemory>" +
+                            std::string("<devices><memory model='ram'><target><size unit='MiB'>256</size></target>"
+                                        "</memory></devices>")).rfind("InvalidDomain", 0), 0u);
+  plugin::PlaceRequest one_cell;
+  one_cell.domain_xml = domain_with(vcpu, "<memory unit='MiB'>1280</memory>",
+                                    "<maxMemory slots='2' unit='GiB'>4</maxMemory>" + cells + dimm);
+  one_cell.flavor_specs = {{"hw:numa_nodes", "1"}};
+  auto refused = plugin::place_domain(host, one_cell);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().name, "ConflictingConstraint") << refused.error().message;
+  EXPECT_NE(refused.error().message.find("sits on guest cell 1"), std::string::npos) << refused.error().message;
 }
 
 TEST(Numbers, AVcpuPinOntoAPcpuTheHostLacksIsRefusedNotCountedElsewhere) {

@@ -29,6 +29,36 @@ namespace {
 using testing::DefinedDomain;
 using testing::ids_in_list;
 
+// The domain as libvirt writes it back once defined (its inactive XML), or nothing when it refuses it.
+std::optional<std::string> xml_as_libvirt_reads(virConnect* conn, const std::string& xml) {
+  DefinedDomain domain(virDomainDefineXML(conn, xml.c_str()));
+  if (!domain) return std::nullopt;
+  char* written = virDomainGetXMLDesc(domain.get(), VIR_DOMAIN_XML_INACTIVE);
+  std::string text = written != nullptr ? written : "";
+  free(written);
+  return text;
+}
+
+// Each property runs against a connection of its own to libvirt's test driver and its host.
+class LibvirtOracle : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    conn = testing::open_test_driver();
+    ASSERT_NE(conn, nullptr);
+    auto read = testing::test_driver_host(conn.get());
+    ASSERT_TRUE(read.ok()) << read.error().message;
+    host = std::move(*read);
+  }
+  testing::TestDriver conn;
+  HostTopology host;
+};
+using VcpuCountProperty = LibvirtOracle;
+using DomainMemoryProperty = LibvirtOracle;
+using CpuListProperty = LibvirtOracle;
+using DomainIndexProperty = LibvirtOracle;
+using GuestCellsProperty = LibvirtOracle;
+using PlacedDomainsProperty = LibvirtOracle;
+
 // The vCPUs libvirt has online in the defined configuration, or nothing when it refuses the XML.
 std::optional<int> online_vcpus_as_libvirt_reads(virConnect* conn, const std::string& xml) {
   DefinedDomain domain(virDomainDefineXML(conn, xml.c_str()));
@@ -68,12 +98,7 @@ std::string xml_escaped(const std::string& text) {
   return out;
 }
 
-TEST(VcpuCountProperty, NumaplaceTakesTheVcpuCountsLibvirtTakes) {
-  const testing::TestDriver conn = testing::open_test_driver();
-  ASSERT_NE(conn, nullptr);
-  const auto host = testing::test_driver_host(conn.get());
-  ASSERT_TRUE(host.ok()) << host.error().message;
-
+TEST_F(VcpuCountProperty, NumaplaceTakesTheVcpuCountsLibvirtTakes) {
   std::mt19937 rng(20261207);
   int accepted = 0, refused = 0, fewer_online = 0, count_written_otherwise = 0;
   for (int round = 0; round < 1500; ++round) {
@@ -89,7 +114,7 @@ TEST(VcpuCountProperty, NumaplaceTakesTheVcpuCountsLibvirtTakes) {
                             "</name><memory unit='MiB'>512</memory><vcpu" + current + ">" + count +
                             "</vcpu><os><type>hvm</type></os></domain>";
     const std::optional<int> libvirt_online = online_vcpus_as_libvirt_reads(conn.get(), xml);
-    auto outcome = testing::place_with_specs(*host, xml, {});
+    auto outcome = testing::place_with_specs(host, xml, {});
     if (!libvirt_online) {
       ASSERT_FALSE(outcome.ok()) << "libvirt refuses this domain, numaplace placed it:\n" << xml;
       EXPECT_EQ(outcome.error().name, "InvalidDomain") << outcome.error().message << "\n" << xml;
@@ -114,7 +139,6 @@ TEST(VcpuCountProperty, NumaplaceTakesTheVcpuCountsLibvirtTakes) {
   EXPECT_GT(count_written_otherwise, 40);
 }
 
-
 // The guest's memory in KiB as libvirt reads it, or nothing when it refuses the XML.
 std::optional<unsigned long> memory_as_libvirt_reads(virConnect* conn, const std::string& xml) {
   DefinedDomain domain(virDomainDefineXML(conn, xml.c_str()));
@@ -122,13 +146,9 @@ std::optional<unsigned long> memory_as_libvirt_reads(virConnect* conn, const std
   return virDomainGetMaxMemory(domain.get());
 }
 
-TEST(DomainMemoryProperty, NumaplaceTakesTheSizesLibvirtTakes) {
-  const testing::TestDriver conn = testing::open_test_driver();
-  ASSERT_NE(conn, nullptr);
-  const auto host = testing::test_driver_host(conn.get());
-  ASSERT_TRUE(host.ok()) << host.error().message;
+TEST_F(DomainMemoryProperty, NumaplaceTakesTheSizesLibvirtTakes) {
   std::uint64_t host_kib = 0;
-  for (const auto& cell : host->cells) host_kib += cell.memory_kib;
+  for (const auto& cell : host.cells) host_kib += cell.memory_kib;
 
   // Units as written (case as libvirt takes it, and a few it does not), each with the largest
   // number drawn in it: mostly a guest that fits, now and then one that does not.
@@ -147,7 +167,7 @@ TEST(DomainMemoryProperty, NumaplaceTakesTheSizesLibvirtTakes) {
                             (unit.empty() ? std::string() : " unit='" + unit + "'") + ">" + value +
                             "</memory><vcpu>2</vcpu><os><type>hvm</type></os></domain>";
     const std::optional<unsigned long> libvirt_kib = memory_as_libvirt_reads(conn.get(), xml);
-    auto outcome = testing::place_with_specs(*host, xml, {});
+    auto outcome = testing::place_with_specs(host, xml, {});
     if (!libvirt_kib) {
       ASSERT_FALSE(outcome.ok()) << "libvirt refuses this domain, numaplace placed it:\n" << xml;
       EXPECT_TRUE(outcome.error().name == "InvalidMemorySize" || outcome.error().name == "InvalidDomain")
@@ -181,15 +201,12 @@ TEST(DomainMemoryProperty, NumaplaceTakesTheSizesLibvirtTakes) {
   EXPECT_GT(not_whole_kib, 60);
 }
 
-
 // The CPUs of <vcpu cpuset> as libvirt reads them (from its own XML of the defined domain), or
 // nothing when it refuses the domain.
 std::optional<testing::CpuIds> vcpu_cpuset_as_libvirt_reads(virConnect* conn, const std::string& xml) {
-  DefinedDomain domain(virDomainDefineXML(conn, xml.c_str()));
-  if (!domain) return std::nullopt;
-  char* written = virDomainGetXMLDesc(domain.get(), VIR_DOMAIN_XML_INACTIVE);
-  const std::string text = written != nullptr ? written : "";
-  free(written);
+  const std::optional<std::string> read = xml_as_libvirt_reads(conn, xml);
+  if (!read) return std::nullopt;
+  const std::string& text = *read;
   const std::string attribute = "cpuset='";
   const std::size_t vcpu = text.find("<vcpu ");
   const std::size_t at = text.find(attribute, vcpu);
@@ -233,13 +250,9 @@ std::string drawn_cpu_list(std::mt19937& rng, int top) {
 
 // parse_cpu_list reads each list as libvirt does, and place takes exactly the <vcpu cpuset>s
 // libvirt takes (the lists name only CPUs the test host has), confining the guest within them.
-TEST(CpuListProperty, ListsAreReadAsLibvirtReadsThem) {
-  const testing::TestDriver conn = testing::open_test_driver();
-  ASSERT_NE(conn, nullptr);
-  const auto host = testing::test_driver_host(conn.get());
-  ASSERT_TRUE(host.ok()) << host.error().message;
+TEST_F(CpuListProperty, ListsAreReadAsLibvirtReadsThem) {
   std::uint32_t top = 0;
-  for (const auto& cell : host->cells) top = std::max(top, cell.cpus.last());
+  for (const auto& cell : host.cells) top = std::max(top, cell.cpus.last());
 
   std::mt19937 rng(20261207);
   int read = 0, refused = 0, empty = 0, reincluded = 0;
@@ -250,7 +263,7 @@ TEST(CpuListProperty, ListsAreReadAsLibvirtReadsThem) {
                             "'>2</vcpu><os><type>hvm</type></os></domain>";
     const auto libvirt_cpus = vcpu_cpuset_as_libvirt_reads(conn.get(), xml);
     const Result<CpuSet> ours = parse_cpu_list(text, "cpuset");
-    auto outcome = testing::place_with_specs(*host, xml, {});
+    auto outcome = testing::place_with_specs(host, xml, {});
     if (!libvirt_cpus) {
       // libvirt refuses the list, or a list that leaves no CPU; place refuses both.
       EXPECT_TRUE(!ours.ok() || ours->empty()) << "'" << text << "' read as " << to_cpu_list(*ours);
@@ -290,18 +303,12 @@ TEST(CpuListProperty, ListsAreReadAsLibvirtReadsThem) {
   EXPECT_GT(reincluded, 100);
 }
 
-
 // Whether libvirt's parser takes the domain at all.
 bool libvirt_takes(virConnect* conn, const std::string& xml) { return DefinedDomain(virDomainDefineXML(conn, xml.c_str())) != nullptr; }
 
 // The indexes in a domain (a <vcpupin>'s vCPU, a <cpu><numa> cell's id, a <memnode>'s cell) are
 // read as libvirt reads them: place takes exactly the domains libvirt takes.
-TEST(DomainIndexProperty, NumaplaceTakesTheIndexesLibvirtTakes) {
-  const testing::TestDriver conn = testing::open_test_driver();
-  ASSERT_NE(conn, nullptr);
-  const auto host = testing::test_driver_host(conn.get());
-  ASSERT_TRUE(host.ok()) << host.error().message;
-
+TEST_F(DomainIndexProperty, NumaplaceTakesTheIndexesLibvirtTakes) {
   std::mt19937 rng(20261207);
   int taken = 0, refused = 0;
   for (int round = 0; round < 1500; ++round) {
@@ -318,7 +325,7 @@ TEST(DomainIndexProperty, NumaplaceTakesTheIndexesLibvirtTakes) {
                             "<cpu><numa><cell id='" + xml_escaped(index[1]) + "' cpus='0' memory='262144'/><cell id='" +
                             xml_escaped(index[2]) + "' cpus='1' memory='262144'/></numa></cpu></domain>";
     const bool libvirt = libvirt_takes(conn.get(), xml);
-    auto outcome = testing::place_with_specs(*host, xml, {{"hw:numa_nodes", "2"}});
+    auto outcome = testing::place_with_specs(host, xml, {{"hw:numa_nodes", "2"}});
     if (!libvirt) {
       ASSERT_FALSE(outcome.ok()) << "libvirt refuses this domain, numaplace placed it:\n" << xml;
       EXPECT_EQ(outcome.error().name.rfind("Invalid", 0), 0u) << outcome.error().name << ": " << outcome.error().message
@@ -340,11 +347,9 @@ TEST(DomainIndexProperty, NumaplaceTakesTheIndexesLibvirtTakes) {
 
 // The <cpu><numa> part of a defined domain, as libvirt writes it back.
 std::optional<std::string> numa_as_libvirt_reads(virConnect* conn, const std::string& xml) {
-  DefinedDomain domain(virDomainDefineXML(conn, xml.c_str()));
-  if (!domain) return std::nullopt;
-  char* written = virDomainGetXMLDesc(domain.get(), VIR_DOMAIN_XML_INACTIVE);
-  const std::string text = written != nullptr ? written : "";
-  free(written);
+  const std::optional<std::string> read = xml_as_libvirt_reads(conn, xml);
+  if (!read) return std::nullopt;
+  const std::string& text = *read;
   const std::size_t from = text.find("<numa>");
   const std::size_t to = text.find("</numa>");
   return from == std::string::npos || to == std::string::npos ? std::string() : text.substr(from, to - from);
@@ -355,12 +360,7 @@ std::optional<std::string> numa_as_libvirt_reads(virConnect* conn, const std::st
 // guest keeps them as libvirt read them. One exception, deliberate: a cell id given twice is
 // refused, where libvirt lets it through when the first of the two has no memory (its check looks
 // at that memory) and then has a cell without anything.
-TEST(GuestCellsProperty, NumaplaceTakesTheCellsLibvirtTakes) {
-  const testing::TestDriver conn = testing::open_test_driver();
-  ASSERT_NE(conn, nullptr);
-  const auto host = testing::test_driver_host(conn.get());
-  ASSERT_TRUE(host.ok()) << host.error().message;
-
+TEST_F(GuestCellsProperty, NumaplaceTakesTheCellsLibvirtTakes) {
   std::mt19937 rng(20261207);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   int kept = 0, refused = 0, twice = 0;
@@ -391,7 +391,7 @@ TEST(GuestCellsProperty, NumaplaceTakesTheCellsLibvirtTakes) {
                             "</name><memory unit='MiB'>512</memory><vcpu>" + std::to_string(vcpus) +
                             "</vcpu><os><type>hvm</type></os><cpu><numa>" + numa + "</numa></cpu></domain>";
     const std::optional<std::string> libvirt_numa = numa_as_libvirt_reads(conn.get(), xml);
-    auto outcome = testing::place_with_specs(*host, xml, {});
+    auto outcome = testing::place_with_specs(host, xml, {});
     if (id_twice || !libvirt_numa) {
       ASSERT_FALSE(outcome.ok()) << "numaplace placed a domain whose cells libvirt refuses or that names a cell "
                                     "twice:\n" << xml;
@@ -443,11 +443,7 @@ std::string rich_domain(std::mt19937& rng, const std::string& name) {
 // and what libvirt refuses numaplace refuses: rich
 // guests with one or two attribute values replaced by numbers, lists, words and modes, placed
 // without a NUMA topology and with one (shared, dedicated, isolated, realtime, mixed, sockets).
-TEST(PlacedDomainsProperty, LibvirtDefinesWhatNumaplaceWrites) {
-  const testing::TestDriver conn = testing::open_test_driver();
-  ASSERT_NE(conn, nullptr);
-  const auto host = testing::test_driver_host(conn.get());
-  ASSERT_TRUE(host.ok()) << host.error().message;
+TEST_F(PlacedDomainsProperty, LibvirtDefinesWhatNumaplaceWrites) {
   std::mt19937 rng(20261207);
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   static const std::vector<std::string> values{
@@ -480,7 +476,7 @@ TEST(PlacedDomainsProperty, LibvirtDefinesWhatNumaplaceWrites) {
     const std::size_t kind = static_cast<std::size_t>(pick(0, static_cast<int>(requests.size()) - 1));
     const SpecMap& specs = requests[kind];
     const bool libvirt_takes_input = libvirt_takes(conn.get(), xml);
-    auto outcome = testing::place_with_specs(*host, xml, specs);
+    auto outcome = testing::place_with_specs(host, xml, specs);
     if (!outcome.ok()) {
       refused_as_libvirt += libvirt_takes_input ? 0 : 1;
       continue;

@@ -11,6 +11,13 @@
 #include <memory>
 #include <string>
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#include <sanitizer/lsan_interface.h>
+#define NUMAPLACE_TEST_LSAN 1
+#endif
+#endif
+
 #include "placement/model/error.h"
 #include "placement/model/host_topology.h"
 #include "xml/capabilities_reader.h"
@@ -30,6 +37,21 @@ struct DefinedDomainCloser {
   }
 };
 using DefinedDomain = std::unique_ptr<virDomain, DefinedDomainCloser>;
+
+// `xml` defined on the driver (null when libvirt refuses it), with libvirt's validation `flags`.
+// libvirt 9.0's domain parser leaks a vCPU mask it parsed on some paths through broken domains (a
+// <cpu><numa> cell given twice, for one); LeakSanitizer would report those allocations of libvirt's
+// own, so they are made with leak detection off. numaplace's allocations are never made here.
+inline DefinedDomain define_for_a_look(virConnect* conn, const std::string& xml, unsigned int flags = 0) {
+#ifdef NUMAPLACE_TEST_LSAN
+  __lsan_disable();
+#endif
+  DefinedDomain domain(virDomainDefineXMLFlags(conn, xml.c_str(), flags));
+#ifdef NUMAPLACE_TEST_LSAN
+  __lsan_enable();
+#endif
+  return domain;
+}
 
 // A new connection to test:///default (null when libvirt cannot open it), with libvirt's own
 // printing of errors turned off: the tests look at what it refuses.

@@ -31,7 +31,7 @@ using testing::ids_in_list;
 
 // The domain as libvirt writes it back once defined (its inactive XML), or nothing when it refuses it.
 std::optional<std::string> xml_as_libvirt_reads(virConnect* conn, const std::string& xml) {
-  DefinedDomain domain(virDomainDefineXML(conn, xml.c_str()));
+  DefinedDomain domain = testing::define_for_a_look(conn, xml);
   if (!domain) return std::nullopt;
   char* written = virDomainGetXMLDesc(domain.get(), VIR_DOMAIN_XML_INACTIVE);
   std::string text = written != nullptr ? written : "";
@@ -61,7 +61,7 @@ using PlacedDomainsProperty = LibvirtOracle;
 
 // The vCPUs libvirt has online in the defined configuration, or nothing when it refuses the XML.
 std::optional<int> online_vcpus_as_libvirt_reads(virConnect* conn, const std::string& xml) {
-  DefinedDomain domain(virDomainDefineXML(conn, xml.c_str()));
+  DefinedDomain domain = testing::define_for_a_look(conn, xml);
   if (!domain) return std::nullopt;
   const int online = virDomainGetVcpusFlags(domain.get(), VIR_DOMAIN_AFFECT_CONFIG);
   EXPECT_GE(online, 0) << xml;
@@ -141,7 +141,7 @@ TEST_F(VcpuCountProperty, NumaplaceTakesTheVcpuCountsLibvirtTakes) {
 
 // The guest's memory in KiB as libvirt reads it, or nothing when it refuses the XML.
 std::optional<unsigned long> memory_as_libvirt_reads(virConnect* conn, const std::string& xml) {
-  DefinedDomain domain(virDomainDefineXML(conn, xml.c_str()));
+  DefinedDomain domain = testing::define_for_a_look(conn, xml);
   if (!domain) return std::nullopt;
   return virDomainGetMaxMemory(domain.get());
 }
@@ -304,7 +304,7 @@ TEST_F(CpuListProperty, ListsAreReadAsLibvirtReadsThem) {
 }
 
 // Whether libvirt's parser takes the domain at all.
-bool libvirt_takes(virConnect* conn, const std::string& xml) { return DefinedDomain(virDomainDefineXML(conn, xml.c_str())) != nullptr; }
+bool libvirt_takes(virConnect* conn, const std::string& xml) { return testing::define_for_a_look(conn, xml) != nullptr; }
 
 // The indexes in a domain (a <vcpupin>'s vCPU, a <cpu><numa> cell's id, a <memnode>'s cell) are
 // read as libvirt reads them: place takes exactly the domains libvirt takes.
@@ -488,8 +488,8 @@ TEST_F(PlacedDomainsProperty, LibvirtDefinesWhatNumaplaceWrites) {
         << xml << "\nbecame\n" << outcome->domain_xml;
     // And with libvirt's schema (RNG) validation on, where the input passes it: one placement in
     // ten, since validating costs 20 ms.
-    if (placed % 10 == 0 && DefinedDomain(virDomainDefineXMLFlags(conn.get(), xml.c_str(), VIR_DOMAIN_DEFINE_VALIDATE)) != nullptr) {
-      EXPECT_NE(DefinedDomain(virDomainDefineXMLFlags(conn.get(), outcome->domain_xml.c_str(), VIR_DOMAIN_DEFINE_VALIDATE)),
+    if (placed % 10 == 0 && testing::define_for_a_look(conn.get(), xml, VIR_DOMAIN_DEFINE_VALIDATE) != nullptr) {
+      EXPECT_NE(testing::define_for_a_look(conn.get(), outcome->domain_xml, VIR_DOMAIN_DEFINE_VALIDATE),
                 nullptr)
           << "libvirt's schema refuses what numaplace wrote\n" << outcome->domain_xml;
       ++validated;

@@ -150,6 +150,11 @@ Status read_threads(const xmlNode* root, const std::string& what, DomainThreads&
   return check_vcpu_scheduling(cputune, what, out.vcpus);
 }
 
+// "no <cpu><numa> cells", "1 cell", "2 cells": what a guest has, for messages.
+std::string guest_cells_text(std::size_t cells) {
+  return cells == 0 ? std::string("no <cpu><numa> cells") : count_of(cells, "cell");
+}
+
 Status read_memory(const xmlNode* root, const std::string& what, DomainBindings& out) {
   const xmlNode* numatune = first_child(root, "numatune");
   auto memory = read_tune(first_child(numatune, "memory"), what + " <numatune><memory>");
@@ -235,14 +240,14 @@ Status read_memory(const xmlNode* root, const std::string& what, DomainBindings&
   for (const auto& [cell, tune] : out.memnodes) {
     if (cell >= cells.size()) {
       return invalid(what, "<memnode cellid='" + std::to_string(cell) + "'> names a guest cell the guest lacks (it has " +
-                               (cells.empty() ? std::string("no <cpu><numa> cells") : count_of(cells.size(), "cell")) +
+                               guest_cells_text(cells.size()) +
                                ")");
     }
   }
   for (const auto& [cell, size] : out.page_by_cell) {
     if (cell >= cells.size()) {
       return invalid(what, "<hugepages><page nodeset> names guest cell " + std::to_string(cell) + ", but the guest has " +
-                               (cells.empty() ? std::string("no <cpu><numa> cells") : count_of(cells.size(), "cell")));
+                               guest_cells_text(cells.size()));
     }
   }
 
@@ -263,7 +268,18 @@ Status read_memory(const xmlNode* root, const std::string& what, DomainBindings&
     if (const xmlNode* node = first_child(target, "node")) {
       auto n = parse_index(text_of(node));
       if (!n) return invalid(what, element + " <target><node> is '" + text_of(node) + "', not a guest cell");
+      // libvirt refuses a device on a guest cell the guest lacks, and any <node> for virtio-pmem. A
+      // guest without cells gets its cells from the request, which place_domain checks the node against.
+      if (!cells.empty() && *n >= cells.size()) {
+        return invalid(what, element + " sits on guest cell " + std::to_string(*n) + " (<target><node>), but the "
+                                        "guest has " + count_of(cells.size(), "cell") +
+                                 "; give it a <node> of a guest cell, or give the guest that cell");
+      }
+      if (model == "virtio-pmem") {
+        return invalid(what, element + " has a <target><node>, which libvirt does not take for virtio-pmem; remove it");
+      }
       dev.guest_node = *n;
+      out.device_guest_nodes.push_back({element, *n});
     }
     if (const xmlNode* mask = first_child(source, "nodemask")) {
       auto nodes = parse_cpu_list(text_of(mask), what + " " + element + " <source><nodemask>");

@@ -8,7 +8,8 @@
 //   memory: <numatune><memory> and each <memnode> (mode, nodeset, placement), the huge page
 //     size of each guest cell (<memoryBacking><hugepages><page>), the <cpu><numa> cells, and
 //     the RAM-backed memory devices (dimm, virtio-mem) with their guest node, <nodemask> and page
-//     size (nvdimm and virtio-pmem are backed by files, not by a cell's memory).
+//     size (nvdimm and virtio-pmem are backed by files, not by a cell's memory), and the guest
+//     cell of every memory device that names one (each must be a cell the guest has).
 #pragma once
 
 #include <libxml/tree.h>
@@ -49,6 +50,12 @@ struct MemoryDevice {
   std::uint64_t page_kib = 0;               // <source><pagesize>; 0: the guest's
 };
 
+// A memory device of any model, RAM-backed or not, placed on a guest cell by <target><node>.
+struct DeviceGuestNode {
+  std::string element;              // as MemoryDevice::element
+  std::uint32_t guest_node = 0;
+};
+
 struct GuestNumaCell {
   std::uint32_t id = 0;
   std::uint64_t memory_kib = 0;
@@ -63,6 +70,7 @@ struct DomainBindings {
   std::map<std::uint32_t, std::uint64_t> page_by_cell;
   std::vector<GuestNumaCell> cells;                // <cpu><numa><cell>
   std::vector<MemoryDevice> memory_devices;        // RAM-backed only
+  std::vector<DeviceGuestNode> device_guest_nodes; // every memory device with a <target><node>
 };
 
 // `vcpus` is the domain's vCPU count (xml/domain_reader.h).

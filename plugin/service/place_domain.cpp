@@ -582,6 +582,14 @@ Result<PlaceOutcome> place_without_topology(Placing& p) {
                           "numaplace confines the guest as a whole; remove the <memnode> elements, or ask for the "
                           "cells with hw:numa_nodes");
   }
+  // libvirt backs a memory device from its guest cell, and a confined guest keeps the cells it has.
+  if (!p.bindings.device_guest_nodes.empty() && p.bindings.cells.empty()) {
+    const auto& device = p.bindings.device_guest_nodes.front();
+    return make_error("ConflictingConstraint",
+                      p.what + ": " + device.element + " sits on guest cell " + std::to_string(device.guest_node) +
+                          " (<target><node>), but the guest has no <cpu><numa> cells and the request asks for no "
+                          "NUMA topology; ask for the cells with hw:numa_nodes, or remove the device's <node>");
+  }
   std::optional<xml::ConfinementRecord> record;
   if (p.host.accounting == Accounting::Exclusive) {
     if (auto collisions = check_pin_collisions(p); !collisions) return collisions.error();
@@ -629,10 +637,10 @@ FitResult hand_over_explanation(FitResult fit, FitExplanation* sink) {
 
 Result<PlaceOutcome> place_with_topology(Placing& p, const GuestTopology& topology) {
   // libvirt backs a memory device from its guest cell, which the new topology must have.
-  for (const auto& device : p.bindings.memory_devices) {
-    if (device.guest_node && *device.guest_node >= topology.cells.size()) {
+  for (const auto& device : p.bindings.device_guest_nodes) {
+    if (device.guest_node >= topology.cells.size()) {
       return make_error("ConflictingConstraint",
-                        p.what + ": " + device.element + " sits on guest cell " + std::to_string(*device.guest_node) +
+                        p.what + ": " + device.element + " sits on guest cell " + std::to_string(device.guest_node) +
                             " (<target><node>), but the request gives the guest " +
                             count_of(topology.cells.size(), "cell") + "; ask for more cells (hw:numa_nodes) or give "
                             "the device a <node> below " + std::to_string(topology.cells.size()));

@@ -247,6 +247,27 @@ TEST(Numbers, BindingsLibvirtRefusesAreRefused) {
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().name, "ConflictingConstraint") << refused.error().message;
   EXPECT_NE(refused.error().message.find("sits on guest cell 1"), std::string::npos) << refused.error().message;
+  // The same for a device that takes no RAM of a cell (nvdimm), since libvirt still puts it on
+  // the guest cell; a device on a cell the guest lacks, or a virtio-pmem on any, is invalid.
+  one_cell.domain_xml = domain_with(vcpu, "<memory unit='MiB'>1280</memory>",
+                                    "<maxMemory slots='2' unit='GiB'>4</maxMemory>" + cells +
+                                        "<devices><memory model='nvdimm'><source><path>/tmp/nvdimm</path></source>"
+                                        "<target><size unit='MiB'>256</size><node>1</node></target></memory></devices>");
+  refused = plugin::place_domain(host, one_cell);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().name, "ConflictingConstraint") << refused.error().message;
+  EXPECT_NE(refused.error().message.find("<memory model='nvdimm'> 1 sits on guest cell 1"), std::string::npos)
+      << refused.error().message;
+  const std::string max = "<maxMemory slots='2' unit='GiB'>4</maxMemory>";
+  EXPECT_EQ(place(vcpu, max + "<devices><memory model='nvdimm'><source><path>/tmp/nvdimm</path></source><target>"
+                              "<size unit='MiB'>256</size><node>1</node></target></memory></devices>"), "ok");
+  for (const char* device : {"<memory model='dimm'><target><size unit='MiB'>256</size><node>2</node></target></memory>",
+                             "<memory model='nvdimm'><source><path>/tmp/nvdimm</path></source><target><size "
+                             "unit='MiB'>256</size><node>2</node></target></memory>",
+                             "<memory model='virtio-pmem'><source><path>/tmp/pmem</path></source><target><size "
+                             "unit='MiB'>256</size><node>0</node></target></memory>"}) {
+    EXPECT_EQ(place(vcpu, max + "<devices>" + device + "</devices>").rfind("InvalidDomain", 0), 0u) << device;
+  }
 }
 
 TEST(Numbers, AVcpuPinOntoAPcpuTheHostLacksIsRefusedNotCountedElsewhere) {

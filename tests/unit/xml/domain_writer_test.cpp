@@ -160,6 +160,12 @@ TEST(DomainWriter, GuestCellsHoldTheMemoryLessItsMemoryDevices) {
   for (const auto& cell : placed->placement->cells) EXPECT_EQ(cell.memory_kib, 1048576u);
   EXPECT_NE(placed->domain_xml.find("<memory unit=\"KiB\">3145728</memory>"), std::string::npos);
 
+  // Without a request for cells the guest keeps none, and libvirt refuses a device on a guest cell.
+  auto confined = place(host, with_dimm, {});
+  ASSERT_FALSE(confined.ok());
+  EXPECT_EQ(confined.error().name, "ConflictingConstraint");
+  EXPECT_NE(confined.error().message.find("has no <cpu><numa> cells"), std::string::npos) << confined.error().message;
+
   const std::string all_devices =
       "<domain type='kvm'><name>d</name><memory unit='KiB'>1048576</memory><vcpu>2</vcpu>"
       "<devices><memory model='dimm'><target><size unit='GiB'>1</size></target></memory></devices></domain>";

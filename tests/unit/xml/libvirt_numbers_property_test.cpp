@@ -414,29 +414,50 @@ TEST_F(GuestCellsProperty, NumaplaceTakesTheCellsLibvirtTakes) {
   EXPECT_GT(twice, 60);
 }
 
+// A memory device of every model libvirt knows, now and then on a guest cell of its own
+// (<target><node>), now and then on one the guest lacks; "" two times in three.
+std::string memory_device(std::mt19937& rng) {
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  if (pick(0, 2) != 0) return "";
+  const std::string node = pick(0, 3) == 0 ? std::string() : "<node>" + std::to_string(pick(0, 2)) + "</node>";
+  const std::string size = "<size unit='MiB'>256</size>";
+  switch (pick(0, 4)) {
+    case 0:
+      return "<memory model='dimm'><source><nodemask>0</nodemask></source><target>" + size + node + "</target></memory>";
+    case 1:
+      return "<memory model='nvdimm'><source><path>/tmp/numaplace-nvdimm</path></source><target>" + size + node +
+             "</target></memory>";
+    case 2:
+      return "<memory model='virtio-mem'><target>" + size + node +
+             "<block>2048</block><requested>0</requested></target></memory>";  // no units: numaplace reads neither
+    case 3:
+      return "<memory model='virtio-pmem'><source><path>/tmp/numaplace-pmem</path></source><target>" + size + node +
+             "</target></memory>";
+    default:
+      return "<memory model='sgx-epc'><target>" + size + node + "</target></memory>";
+  }
+}
+
 // A guest with every binding numaplace reads or writes: <vcpu cpuset>, pins, iothreads, <vcpusched>,
 // <numatune> (a random memory mode, with <memnode>s or without), huge pages or not, two cells and
-// now and then a memory device (DIMM).
+// now and then a memory device.
 std::string rich_domain(std::mt19937& rng, const std::string& name) {
   auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   const std::string mode = std::vector<std::string>{"strict", "interleave", "preferred", "restrictive"}[pick(0, 3)];
   const std::string memnodes = pick(0, 1) == 0 ? std::string()
                                                 : "<memnode cellid='0' mode='" + mode + "' nodeset='0'/><memnode cellid='1' mode='" +
                                                       (mode == "restrictive" ? mode : "preferred") + "' nodeset='1'/>";
-  const bool dimm = pick(0, 2) == 0;
+  const std::string device = memory_device(rng);
   return "<domain type='test'><name>" + name + "</name>" +
-         (dimm ? "<maxMemory slots='4' unit='MiB'>8192</maxMemory><memory unit='MiB'>1280</memory>"
-               : "<memory unit='MiB'>1024</memory>") +
+         (!device.empty() ? "<maxMemory slots='4' unit='MiB'>8192</maxMemory><memory unit='MiB'>1280</memory>"
+                          : "<memory unit='MiB'>1024</memory>") +
          "<vcpu placement='static' cpuset='0-15'>4</vcpu><iothreads>2</iothreads><cputune><vcpupin vcpu='0' cpuset='1'/>"
          "<vcpupin vcpu='1' cpuset='2-3'/><emulatorpin cpuset='0-3'/><iothreadpin iothread='1' cpuset='4'/>"
          "<vcpusched vcpus='0-1' scheduler='fifo' priority='1'/></cputune><numatune><memory mode='" + mode +
          "' nodeset='0-1'/>" + memnodes + "</numatune>" + (pick(0, 1) == 0 ? "" : "<memoryBacking><hugepages>"
          "<page size='2048' unit='KiB' nodeset='0'/></hugepages></memoryBacking>") + "<os><type>hvm</type></os><cpu><numa><cell id='0' cpus='0-1' "
          "memory='512' unit='MiB'/><cell id='1' cpus='2-3' memory='512' unit='MiB'/></numa></cpu>" +
-         (dimm ? "<devices><memory model='dimm'><source><nodemask>0</nodemask></source><target><size unit='MiB'>"
-                 "256</size><node>1</node></target></memory></devices>"
-               : "") +
-         "</domain>";
+         (!device.empty() ? "<devices>" + device + "</devices>" : std::string()) + "</domain>";
 }
 
 // Whatever numaplace writes, libvirt defines (and its schema takes, where it takes the input),
@@ -459,9 +480,9 @@ TEST_F(PlacedDomainsProperty, LibvirtDefinesWhatNumaplaceWrites) {
        {"hw:cpu_realtime_mask", "^0"}},
       {{"hw:numa_nodes", "2"}, {"hw:cpu_policy", "mixed"}, {"hw:cpu_dedicated_mask", "^0"}},
       {{"hw:numa_nodes", "1"}, {"hw:cpu_sockets", "2"}}};
-  int placed = 0, refused_as_libvirt = 0, placed_as_given = 0, validated = 0;
+  int placed = 0, refused_as_libvirt = 0, placed_as_given = 0, validated = 0, placed_with_device = 0;
   std::map<std::size_t, int> placed_by_kind;
-  for (int round = 0; round < 2500; ++round) {
+  for (int round = 0; round < 3500; ++round) {
     std::string xml = rich_domain(rng, "rich-" + std::to_string(round));
     const bool as_given = pick(0, 4) == 0;
     for (int changes = as_given ? 0 : pick(1, 2); changes > 0; --changes) {
@@ -497,14 +518,16 @@ TEST_F(PlacedDomainsProperty, LibvirtDefinesWhatNumaplaceWrites) {
     ++placed;
     ++placed_by_kind[kind];
     placed_as_given += as_given ? 1 : 0;
+    placed_with_device += xml.find("<memory model=") != std::string::npos ? 1 : 0;
     if (::testing::Test::HasFailure()) break;
   }
-  // About 510 placed (130 of them changed, 30 to 95 of each request) and 1,700 refused as
-  // libvirt refuses them.
+  // About 670 placed (170 of them changed, 140 with a memory device, 17 to 125 of each request)
+  // and 2,500 refused as libvirt refuses them.
   EXPECT_GT(placed_as_given, 250);
+  EXPECT_GT(placed_with_device, 100);
   EXPECT_GT(placed - placed_as_given, 80);
-  EXPECT_GT(refused_as_libvirt, 1200);
-  EXPECT_GT(validated, 30);
+  EXPECT_GT(refused_as_libvirt, 1800);
+  EXPECT_GT(validated, 40);
   for (std::size_t kind = 0; kind < requests.size(); ++kind) EXPECT_GT(placed_by_kind[kind], 12) << "request " << kind;
 }
 

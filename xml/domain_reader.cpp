@@ -23,6 +23,20 @@ Status add_kib(std::uint64_t& total, std::uint64_t kib, const std::string& summe
   return Done{};
 }
 
+// The sum of the <cpu><numa> cells' memory, which libvirt boots the guest with; nullopt without cells.
+Result<std::optional<std::uint64_t>> cells_memory(const xmlNode* root, const std::string& what) {
+  const auto cells = child_elements(first_child(first_child(root, "cpu"), "numa"), "cell");
+  if (cells.empty()) return std::optional<std::uint64_t>{};
+  std::uint64_t total = 0;
+  for (const xmlNode* cell : cells) {
+    auto kib = domain_memory_to_kib(attribute(cell, "memory").value_or(""), attribute(cell, "unit").value_or("KiB"),
+                                    what + " <cpu><numa><cell memory>");
+    if (!kib) return kib.error();
+    if (auto added = add_kib(total, *kib, what + ": the <cpu><numa> cells"); !added) return added.error();
+  }
+  return std::optional<std::uint64_t>{total};
+}
+
 // <maxMemory>, the ceiling of memory hotplug, as libvirt checks it: a size and a slot count, both
 // set, and no less than what the guest has (its cells and memory devices, when it has cells).
 Status check_max_memory(const xmlNode* root, const DomainSummary& summary, const std::string& what) {
@@ -43,14 +57,11 @@ Status check_max_memory(const xmlNode* root, const DomainSummary& summary, const
                                               "without the other; give both, or leave <maxMemory> out");
   }
   std::uint64_t total = summary.memory_kib;
-  const auto cells = child_elements(first_child(first_child(root, "cpu"), "numa"), "cell");
-  if (!cells.empty()) {
-    total = summary.memory_device_kib;
-    for (const xmlNode* cell : cells) {
-      auto cell_kib = domain_memory_to_kib(attribute(cell, "memory").value_or(""), attribute(cell, "unit").value_or("KiB"),
-                                           what + " <cpu><numa><cell memory>");
-      if (!cell_kib) return cell_kib.error();
-      if (auto added = add_kib(total, *cell_kib, what + ": the <cpu><numa> cells"); !added) return added.error();
+  if (summary.cells_memory_kib) {
+    total = *summary.cells_memory_kib;
+    if (auto added = add_kib(total, summary.memory_device_kib, what + ": the <cpu><numa> cells and memory devices");
+        !added) {
+      return added.error();
     }
   }
   if (*kib < total) {
@@ -135,6 +146,9 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
     }
   }
 
+  auto cells_kib = cells_memory(root, what);
+  if (!cells_kib) return cells_kib.error();
+  summary.cells_memory_kib = *cells_kib;
   const xmlNode* memory = first_child(root, "memory");
   if (memory != nullptr) {
     auto kib = domain_memory_to_kib(text_of(memory), attribute(memory, "unit").value_or("KiB"), what + " <memory>");
@@ -142,12 +156,7 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
     summary.memory_kib = *kib;
   } else {
     // libvirt takes a guest's memory from its NUMA cells when <memory> is left out.
-    for (const xmlNode* cell : child_elements(first_child(first_child(root, "cpu"), "numa"), "cell")) {
-      auto kib = domain_memory_to_kib(attribute(cell, "memory").value_or(""), attribute(cell, "unit").value_or("KiB"),
-                               what + " <cpu><numa><cell memory>");
-      if (!kib) return kib.error();
-      if (auto added = add_kib(summary.memory_kib, *kib, what + ": the <cpu><numa> cells"); !added) return added.error();
-    }
+    summary.memory_kib = summary.cells_memory_kib.value_or(0);
     if (summary.memory_kib == 0) {
       return make_error("InvalidDomain", what + " has no <memory> element and no <cpu><numa> cells with memory; "
                                                 "say how much memory the guest has");

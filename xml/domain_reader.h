@@ -28,6 +28,7 @@ struct DomainSummary {
   std::uint32_t vcpus = 0;
   std::uint64_t memory_kib = 0;                // <memory>, or the sum of <cpu><numa> cells without it
   std::uint64_t memory_device_kib = 0;         // <devices><memory> (dimm, nvdimm, virtio-mem, ...) targets
+  std::optional<std::uint64_t> cells_memory_kib;  // the <cpu><numa> cells' sum; nullopt without cells
   std::uint64_t hugepage_kib = 0;              // <memoryBacking><hugepages>: its (first) page size, 0 without
   struct HugePage {
     std::uint64_t size_kib = 0;

@@ -245,14 +245,8 @@ Status read_request(Placing& p) {
   p.guest.memory_kib = p.summary.memory_kib - p.summary.memory_device_kib;
   // With <cpu><numa> cells libvirt boots the guest with their sum, whatever <memory> says, and
   // sets <memory> to that sum plus the devices: placing <memory>'s figure would shrink or grow it.
-  if (!p.bindings.cells.empty()) {
-    std::uint64_t cells_kib = 0;
-    for (const auto& cell : p.bindings.cells) {
-      if (__builtin_add_overflow(cells_kib, cell.memory_kib, &cells_kib)) {
-        return make_error("InvalidMemorySize", p.what + ": its <cpu><numa> cells' memory adds up past 2^64 KiB; give "
-                                                        "each cell the memory it really has");
-      }
-    }
+  if (p.summary.cells_memory_kib) {
+    const std::uint64_t cells_kib = *p.summary.cells_memory_kib;
     if (cells_kib != p.guest.memory_kib) {
       p.outcome.warnings.push_back(
           "the domain's <memory> (" + std::to_string(p.summary.memory_kib) + " KiB" +

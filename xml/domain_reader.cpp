@@ -38,7 +38,7 @@ Result<std::optional<std::uint64_t>> cells_memory(const xmlNode* root, const std
 }
 
 // <maxMemory>, the ceiling of memory hotplug, as libvirt checks it: a size and a slot count, both
-// set, and no less than what the guest has (its cells and memory devices, when it has cells).
+// set, and no less than <memory> (without one: the cells and the memory devices).
 Status check_max_memory(const xmlNode* root, const DomainSummary& summary, const std::string& what) {
   const xmlNode* max = first_child(root, "maxMemory");
   if (max == nullptr) return Done{};
@@ -56,8 +56,9 @@ Status check_max_memory(const xmlNode* root, const DomainSummary& summary, const
     return make_error("InvalidDomain", what + ": <maxMemory> needs both a size and slots, which libvirt refuses one "
                                               "without the other; give both, or leave <maxMemory> out");
   }
+  // libvirt compares it with <memory> as written; without one, with the cells and the devices.
   std::uint64_t total = summary.memory_kib;
-  if (summary.cells_memory_kib) {
+  if (first_child(root, "memory") == nullptr && summary.cells_memory_kib) {
     total = *summary.cells_memory_kib;
     if (auto added = add_kib(total, summary.memory_device_kib, what + ": the <cpu><numa> cells and memory devices");
         !added) {

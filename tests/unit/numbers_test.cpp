@@ -236,6 +236,19 @@ TEST(Numbers, BindingsLibvirtRefusesAreRefused) {
                           "<maxMemory slots='2' unit='parsecs'>4</maxMemory>"}) {
     EXPECT_NE(place(vcpu, max).rfind("Invalid", 0), std::string::npos) << max;
   }
+  // libvirt holds <maxMemory> to <memory> as written; without one, to the cells and the devices.
+  auto ceiling = [&](const std::string& memory, int max_mib) {
+    plugin::PlaceRequest request;
+    request.domain_xml = domain_with(vcpu, memory, "<maxMemory slots='2' unit='MiB'>" + std::to_string(max_mib) +
+                                                       "</maxMemory>" + cells + dimm);
+    request.flavor_specs = {{"hw:numa_nodes", "2"}};
+    auto outcome = plugin::place_domain(host, request);
+    return outcome.ok() ? std::string("ok") : outcome.error().name;
+  };
+  EXPECT_EQ(ceiling("<memory unit='MiB'>1024</memory>", 1024), "ok");  // cells and DIMM: 1280 MiB
+  EXPECT_EQ(ceiling("<memory unit='MiB'>1024</memory>", 1023), "InvalidDomain");
+  EXPECT_EQ(ceiling("", 1280), "ok");
+  EXPECT_EQ(ceiling("", 1279), "InvalidDomain");
   EXPECT_EQ(place(vcpu, "<maxMemory slots='2' unit='GiB'>4</maxMemory>" +
                             std::string("<devices><memory model='ram'><target><size unit='MiB'>256</size></target>"
                                         "</memory></devices>")).rfind("InvalidDomain", 0), 0u);

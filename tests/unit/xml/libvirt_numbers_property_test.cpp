@@ -461,8 +461,8 @@ std::string rich_domain(std::mt19937& rng, const std::string& name) {
 }
 
 // Whatever numaplace writes, libvirt defines (and its schema takes, where it takes the input),
-// and what libvirt refuses numaplace refuses: rich
-// guests with one or two attribute values replaced by numbers, lists, words and modes, placed
+// and what libvirt refuses numaplace refuses: rich guests with one or two attribute values or
+// sizes, guest cells and host nodes replaced by numbers, lists, words and modes, placed
 // without a NUMA topology and with one (shared, dedicated, isolated, realtime, mixed, sockets).
 TEST_F(PlacedDomainsProperty, LibvirtDefinesWhatNumaplaceWrites) {
   std::mt19937 rng(20261207);
@@ -490,6 +490,14 @@ TEST_F(PlacedDomainsProperty, LibvirtDefinesWhatNumaplaceWrites) {
       for (std::size_t at = xml.find("='"); at != std::string::npos; at = xml.find("='", at + 1)) {
         if (xml.compare(at - 4, 4, "type") == 0) continue;
         values_at.emplace_back(at + 2, xml.find('\'', at + 2));
+      }
+      // and the text of the sizes, guest cells and host nodes (<vcpu>'s has VcpuCountProperty)
+      for (const std::string name : {"memory", "maxMemory", "size", "node", "nodemask"}) {
+        for (std::size_t at = xml.find("<" + name); at != std::string::npos; at = xml.find("<" + name, at + 1)) {
+          const std::size_t from = xml.find('>', at) + 1;
+          const std::size_t to = xml.find('<', from);
+          if (xml.compare(to, name.size() + 3, "</" + name + ">") == 0) values_at.emplace_back(from, to);
+        }
       }
       const auto [from, to] = values_at[pick(0, values_at.size() - 1)];
       xml.replace(from, to - from, values[pick(0, values.size() - 1)]);
@@ -521,7 +529,7 @@ TEST_F(PlacedDomainsProperty, LibvirtDefinesWhatNumaplaceWrites) {
     placed_with_device += xml.find("<memory model=") != std::string::npos ? 1 : 0;
     if (::testing::Test::HasFailure()) break;
   }
-  // About 670 placed (170 of them changed, 140 with a memory device, 17 to 125 of each request)
+  // About 690 placed (185 of them changed, 155 with a memory device, 20 to 130 of each request)
   // and 2,500 refused as libvirt refuses them.
   EXPECT_GT(placed_as_given, 250);
   EXPECT_GT(placed_with_device, 100);

@@ -186,11 +186,20 @@ Status read_memory(const xmlNode* root, const std::string& what, DomainBindings&
     if (*size == 0) return invalid(what, "<hugepages><page size='0'> is no page size; give the huge page size, like 2048 KiB");
     auto nodeset = cpu_list_attribute(page, "nodeset", what + " <hugepages><page nodeset>");
     if (!nodeset) return nodeset.error();
+    // libvirt takes one <page> without a nodeset (the default) and nodesets that do not meet.
     if (!*nodeset) {
+      if (default_given) return invalid(what, "<hugepages> has two <page> elements without a nodeset; give one of them "
+                                              "the guest cells it is for");
       out.default_page_kib = *size;
       default_given = true;
     } else {
-      for (std::uint32_t c : **nodeset) out.page_by_cell[c] = *size;
+      if ((*nodeset)->empty()) return invalid(what, "<hugepages><page nodeset> names no guest cell");
+      for (std::uint32_t c : **nodeset) {
+        if (!out.page_by_cell.emplace(c, *size).second) {
+          return invalid(what, "<hugepages> gives guest cell " + std::to_string(c) + " two <page> elements; give "
+                                   "each cell one page size");
+        }
+      }
     }
   }
   if (hugepages != nullptr && !default_given && out.page_by_cell.empty()) {

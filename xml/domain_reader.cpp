@@ -73,6 +73,29 @@ Status check_max_memory(const xmlNode* root, const DomainSummary& summary, const
   return Done{};
 }
 
+// The elements numaplace reads that a domain may have once (libvirt's schema says so). libvirt's
+// parser still takes some of them twice, gathering the pins of every <cputune>, the devices of
+// every <devices>, the cells of every <cpu>, so a domain that has one twice is refused rather than
+// read other than libvirt reads it.
+Status check_single_elements(const xmlNode* root, const std::string& what) {
+  const auto once = [&](const xmlNode* parent, const char* name, const std::string& path) -> Status {
+    const std::size_t count = child_elements(parent, name).size();
+    if (count <= 1) return Done{};
+    return make_error("InvalidDomain", what + " has " + std::to_string(count) + " " + path + " elements, where libvirt's "
+                                              "schema allows one (its parser reads some of them together, some only "
+                                              "the first); merge them into one");
+  };
+  for (const char* name : {"vcpu", "memory", "currentMemory", "maxMemory", "iothreads", "iothreadids", "cputune",
+                           "numatune", "memoryBacking", "cpu", "devices"}) {
+    if (auto single = once(root, name, "<" + std::string(name) + ">"); !single) return single.error();
+  }
+  if (auto single = once(first_child(root, "memoryBacking"), "hugepages", "<memoryBacking><hugepages>"); !single) {
+    return single.error();
+  }
+  if (auto single = once(first_child(root, "cpu"), "numa", "<cpu><numa>"); !single) return single.error();
+  return once(first_child(root, "cputune"), "emulatorpin", "<cputune><emulatorpin>");
+}
+
 }  // namespace
 
 Result<std::string> pci_source_address(const xmlNode* address, const std::string& what) {
@@ -115,6 +138,7 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
     return make_error("NotDomain", what + " has root <" + std::string(reinterpret_cast<const char*>(root->name)) +
                                        ">, not <domain>; give a libvirt domain XML");
   }
+  if (auto single = check_single_elements(root, what); !single) return single.error();
   DomainSummary summary;
   summary.name = text_of(first_child(root, "name"));
   if (summary.name.empty()) {

@@ -210,6 +210,8 @@ TEST(Numbers, BindingsLibvirtRefusesAreRefused) {
   };
   const std::string vcpu = "<vcpu>2</vcpu>";
   EXPECT_EQ(place(vcpu, "<cputune><vcpusched vcpus='0' scheduler='fifo' priority='1'/></cputune>"), "ok");
+  EXPECT_EQ(place(vcpu, "<memoryBacking><hugepages><page size='2048'/><page size='1048576' nodeset='1'/></hugepages>"
+                        "</memoryBacking>"), "ok");
   for (const char* tune : {"<vcpusched vcpus='2' scheduler='fifo' priority='1'/>", "<vcpusched vcpus='0' scheduler='other'/>",
                            "<vcpusched vcpus='0' scheduler='rr'/>", "<vcpusched vcpus='0' scheduler='fifo' priority='x'/>",
                            "<vcpusched scheduler='batch'/>",
@@ -222,7 +224,12 @@ TEST(Numbers, BindingsLibvirtRefusesAreRefused) {
                             "<numatune><memory mode='restrictive' nodeset='0-1'/><memnode cellid='0' mode='strict' "
                             "nodeset='0'/></numatune>",
                             "<memoryBacking><hugepages><page size='0' unit='KiB'/></hugepages></memoryBacking>",
-                            "<memoryBacking><hugepages><page size='2048' nodeset='2'/></hugepages></memoryBacking>"}) {
+                            "<memoryBacking><hugepages><page size='2048' nodeset='2'/></hugepages></memoryBacking>",
+                            "<memoryBacking><hugepages><page size='2048'/><page size='1048576'/></hugepages>"
+                            "</memoryBacking>",
+                            "<memoryBacking><hugepages><page size='2048' nodeset='0-1'/><page size='1048576' "
+                            "nodeset='1'/></hugepages></memoryBacking>",
+                            "<memoryBacking><hugepages><page size='2048' nodeset='0,^0'/></hugepages></memoryBacking>"}) {
     EXPECT_EQ(place(vcpu, extra).rfind("InvalidDomain", 0), 0u) << extra;
   }
   EXPECT_EQ(place("<vcpu placement='sometimes'>2</vcpu>", "").rfind("InvalidDomain", 0), 0u);

@@ -117,7 +117,7 @@ TEST(DomainWriter, PerCellHugePagesLoseOnlyGuestCellsThatNoLongerExist) {
   const std::string numa =
       "<cpu><numa><cell id='0' cpus='0' memory='524288'/><cell id='1' cpus='1' memory='524288'/>"
       "<cell id='2' cpus='2' memory='524288'/><cell id='3' cpus='3' memory='524288'/></numa></cpu>";
-  const std::string pages = "<page size='2048' unit='KiB' nodeset='0,2-3'/><page size='1048576' unit='KiB' nodeset='3'/>";
+  const std::string pages = "<page size='2048' unit='KiB' nodeset='0,2'/><page size='1048576' unit='KiB' nodeset='3'/>";
   auto placed = place(host, hugepage_guest("2097152", pages, numa), {{"hw:numa_nodes", "2"}});
   ASSERT_TRUE(placed.ok()) << placed.error().message;
   const std::string& xml = placed->domain_xml;

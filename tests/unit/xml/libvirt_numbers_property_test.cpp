@@ -414,6 +414,68 @@ TEST_F(GuestCellsProperty, NumaplaceTakesTheCellsLibvirtTakes) {
   EXPECT_GT(twice, 60);
 }
 
+// An element numaplace reads given twice is refused: libvirt's schema refuses each such domain,
+// while its parser reads some of them together (the pins of two <cputune>s, the devices of two
+// <devices>) and some only the first, so numaplace could not read the domain as libvirt does.
+using RepeatedElements = LibvirtOracle;
+TEST_F(RepeatedElements, AnElementNumaplaceReadsGivenTwiceIsRefusedAsLibvirtsSchemaRefusesIt) {
+  const std::string cells = "<cell id='0' cpus='0' memory='512' unit='MiB'/><cell id='1' cpus='1' memory='512' unit='MiB'/>";
+  const std::string parts[] = {
+      "<vcpu>2</vcpu>",
+      "<memory unit='MiB'>1024</memory>",
+      "<cputune><vcpupin vcpu='0' cpuset='1'/><emulatorpin cpuset='2'/></cputune>",
+      "<numatune><memory mode='strict' nodeset='0-1'/></numatune>",
+      "<memoryBacking><nosharepages/></memoryBacking>",
+      "<os><type>hvm</type></os>",
+      "<cpu><numa>" + cells + "</numa></cpu>",
+      "<devices><hostdev mode='subsystem' type='pci' managed='yes'><source><address domain='0' bus='1' slot='0' "
+      "function='0'/></source></hostdev></devices>"};
+  auto domain = [&](std::size_t twice, const std::string& part) {
+    std::string xml = "<domain type='test'><name>twice</name>";
+    for (std::size_t i = 0; i < std::size(parts); ++i) xml += parts[i] + (i == twice ? part : std::string());
+    return xml + "</domain>";
+  };
+  ASSERT_NE(testing::define_for_a_look(conn.get(), domain(99, ""), VIR_DOMAIN_DEFINE_VALIDATE), nullptr);
+  auto base = testing::place_with_specs(host, domain(99, ""), {});
+  ASSERT_TRUE(base.ok()) << base.error().name << ": " << base.error().message;
+  const std::vector<std::pair<std::size_t, std::string>> repeats{
+      {0, parts[0]}, {1, parts[1]}, {2, "<cputune><vcpupin vcpu='1' cpuset='3'/></cputune>"},
+      {2, "<cputune><emulatorpin cpuset='3'/></cputune>"}, {3, parts[3]},
+      {4, "<memoryBacking><locked/></memoryBacking>"},
+      {6, "<cpu><numa>" + cells + "</numa></cpu>"}, {7, parts[7]},
+      {7, "<devices><hostdev mode='subsystem' type='pci' managed='yes'><source><address domain='0' bus='2' slot='0' "
+          "function='0'/></source></hostdev></devices>"},
+      {1, "<maxMemory slots='2' unit='MiB'>4096</maxMemory><maxMemory slots='2' unit='MiB'>4096</maxMemory>"},
+      {1, "<iothreads>1</iothreads><iothreads>1</iothreads>"}};
+  for (const auto& [after, part] : repeats) {
+    const std::string xml = domain(after, part);
+    EXPECT_EQ(testing::define_for_a_look(conn.get(), xml, VIR_DOMAIN_DEFINE_VALIDATE), nullptr)
+        << "libvirt's schema takes " << xml;
+    auto outcome = testing::place_with_specs(host, xml, {});
+    ASSERT_FALSE(outcome.ok()) << xml;
+    EXPECT_EQ(outcome.error().name, "InvalidDomain") << outcome.error().message;
+    EXPECT_NE(outcome.error().message.find("merge them into one"), std::string::npos) << outcome.error().message;
+  }
+  // The same within one element: two <hugepages>, two <numa>.
+  for (const auto& [once, twice] : std::vector<std::pair<std::string, std::string>>{
+           {"<nosharepages/>", "<hugepages/><hugepages/>"},
+           {"<numa>" + cells + "</numa>", "<numa>" + cells + "</numa><numa>" + cells + "</numa>"}}) {
+    std::string xml = domain(99, "");
+    xml.replace(xml.find(once), once.size(), twice);
+    EXPECT_EQ(testing::define_for_a_look(conn.get(), xml, VIR_DOMAIN_DEFINE_VALIDATE), nullptr)
+        << "libvirt's schema takes " << xml;
+    auto outcome = testing::place_with_specs(host, xml, {});
+    ASSERT_FALSE(outcome.ok()) << xml;
+    EXPECT_NE(outcome.error().message.find("merge them into one"), std::string::npos) << outcome.error().message;
+  }
+  // Within one <cputune>, two <emulatorpin>s: libvirt's parser refuses them itself.
+  const std::string pins = domain(2, "");
+  const std::string two_pins =
+      pins.substr(0, pins.find("</cputune>")) + "<emulatorpin cpuset='3'/>" + pins.substr(pins.find("</cputune>"));
+  EXPECT_EQ(testing::define_for_a_look(conn.get(), two_pins), nullptr);
+  EXPECT_FALSE(testing::place_with_specs(host, two_pins, {}).ok());
+}
+
 // A memory device of every model libvirt knows, now and then on a guest cell of its own
 // (<target><node>), now and then on one the guest lacks; "" two times in three.
 std::string memory_device(std::mt19937& rng) {
@@ -462,7 +524,8 @@ std::string rich_domain(std::mt19937& rng, const std::string& name) {
 
 // Whatever numaplace writes, libvirt defines (and its schema takes, where it takes the input),
 // and what libvirt refuses numaplace refuses: rich guests with one or two attribute values or
-// sizes, guest cells and host nodes replaced by numbers, lists, words and modes, placed
+// sizes, guest cells and host nodes replaced by numbers, lists, words and modes (and now and then
+// a binding element given twice or left out), placed
 // without a NUMA topology and with one (shared, dedicated, isolated, realtime, mixed, sockets).
 TEST_F(PlacedDomainsProperty, LibvirtDefinesWhatNumaplaceWrites) {
   std::mt19937 rng(20261207);
@@ -480,7 +543,7 @@ TEST_F(PlacedDomainsProperty, LibvirtDefinesWhatNumaplaceWrites) {
        {"hw:cpu_realtime_mask", "^0"}},
       {{"hw:numa_nodes", "2"}, {"hw:cpu_policy", "mixed"}, {"hw:cpu_dedicated_mask", "^0"}},
       {{"hw:numa_nodes", "1"}, {"hw:cpu_sockets", "2"}}};
-  int placed = 0, refused_as_libvirt = 0, placed_as_given = 0, validated = 0, placed_with_device = 0;
+  int placed = 0, refused_as_libvirt = 0, placed_as_given = 0, validated = 0, placed_with_device = 0, placed_reshaped = 0;
   std::map<std::size_t, int> placed_by_kind;
   for (int round = 0; round < 3500; ++round) {
     std::string xml = rich_domain(rng, "rich-" + std::to_string(round));
@@ -501,6 +564,22 @@ TEST_F(PlacedDomainsProperty, LibvirtDefinesWhatNumaplaceWrites) {
       }
       const auto [from, to] = values_at[pick(0, values_at.size() - 1)];
       xml.replace(from, to - from, values[pick(0, values.size() - 1)]);
+    }
+    // Now and then one binding element given twice or left out.
+    const bool reshaped = !as_given && pick(0, 3) == 0;
+    if (reshaped) {
+      std::vector<std::pair<std::size_t, std::size_t>> elements;
+      for (const std::string name : {"vcpupin", "emulatorpin", "iothreadpin", "vcpusched", "memnode", "page", "cell"}) {
+        for (std::size_t at = xml.find("<" + name + " "); at != std::string::npos; at = xml.find("<" + name + " ", at + 1)) {
+          elements.emplace_back(at, xml.find("/>", at) + 2);
+        }
+      }
+      const auto [from, to] = elements[pick(0, elements.size() - 1)];
+      if (pick(0, 1) == 0) {
+        xml.erase(from, to - from);
+      } else {
+        xml.insert(to, xml.substr(from, to - from));
+      }
     }
     const std::size_t kind = static_cast<std::size_t>(pick(0, static_cast<int>(requests.size()) - 1));
     const SpecMap& specs = requests[kind];
@@ -527,12 +606,14 @@ TEST_F(PlacedDomainsProperty, LibvirtDefinesWhatNumaplaceWrites) {
     ++placed_by_kind[kind];
     placed_as_given += as_given ? 1 : 0;
     placed_with_device += xml.find("<memory model=") != std::string::npos ? 1 : 0;
+    placed_reshaped += reshaped ? 1 : 0;
     if (::testing::Test::HasFailure()) break;
   }
-  // About 690 placed (185 of them changed, 155 with a memory device, 20 to 130 of each request)
-  // and 2,500 refused as libvirt refuses them.
+  // About 660 placed (145 of them changed, 29 with an element twice or left out, 150 with a memory
+  // device, 34 to 130 of each request) and 2,550 refused as libvirt refuses them.
   EXPECT_GT(placed_as_given, 250);
   EXPECT_GT(placed_with_device, 100);
+  EXPECT_GT(placed_reshaped, 15);
   EXPECT_GT(placed - placed_as_given, 80);
   EXPECT_GT(refused_as_libvirt, 1800);
   EXPECT_GT(validated, 40);

@@ -99,9 +99,12 @@ Status read_threads(const xmlNode* root, const std::string& what, DomainThreads&
     return invalid(what, "<vcpu placement='" + placement + "'> is neither static nor auto");
   }
   out.vcpu_placement_auto = placement == "auto";
-  auto cpuset = cpu_list_attribute(vcpu, "cpuset", what + " <vcpu cpuset>");
-  if (!cpuset) return cpuset.error();
-  out.vcpu_cpuset = std::move(*cpuset);
+  // libvirt reads no cpuset beside placement='auto': numad's choice replaces it.
+  if (!out.vcpu_placement_auto) {
+    auto cpuset = cpu_list_attribute(vcpu, "cpuset", what + " <vcpu cpuset>");
+    if (!cpuset) return cpuset.error();
+    out.vcpu_cpuset = std::move(*cpuset);
+  }
 
   const xmlNode* cputune = first_child(root, "cputune");
   for (const xmlNode* pin : child_elements(cputune, "vcpupin")) {

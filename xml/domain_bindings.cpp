@@ -181,6 +181,7 @@ Status read_memory(const xmlNode* root, const std::string& what, DomainBindings&
 
   const xmlNode* hugepages = first_child(first_child(root, "memoryBacking"), "hugepages");
   out.hugepages = hugepages != nullptr;
+  const bool guest_has_cells = !child_elements(first_child(first_child(root, "cpu"), "numa"), "cell").empty();
   bool default_given = false;
   for (const xmlNode* page : child_elements(hugepages, "page")) {
     auto size = domain_memory_to_kib(attribute(page, "size").value_or(""), attribute(page, "unit").value_or("KiB"),
@@ -189,6 +190,8 @@ Status read_memory(const xmlNode* root, const std::string& what, DomainBindings&
     if (*size == 0) return invalid(what, "<hugepages><page size='0'> is no page size; give the huge page size, like 2048 KiB");
     auto nodeset = cpu_list_attribute(page, "nodeset", what + " <hugepages><page nodeset>");
     if (!nodeset) return nodeset.error();
+    // A guest without cells has one, cell 0, and libvirt reads a nodeset of it as the default page.
+    if (!guest_has_cells && *nodeset && **nodeset == CpuSet::range(0, 0)) nodeset->reset();
     // libvirt takes one <page> without a nodeset (the default) and nodesets that do not meet.
     if (!*nodeset) {
       if (default_given) return invalid(what, "<hugepages> has two <page> elements without a nodeset; give one of them "
@@ -277,7 +280,8 @@ Status read_memory(const xmlNode* root, const std::string& what, DomainBindings&
       if (!kib) return kib.error();
       dev.size_kib = *kib;
     }
-    if (const xmlNode* node = first_child(target, "node")) {
+    // libvirt reads an empty <node/> as none.
+    if (const xmlNode* node = first_child(target, "node"); node != nullptr && !text_of(node).empty()) {
       auto n = parse_index(text_of(node));
       if (!n) return invalid(what, element + " <target><node> is '" + text_of(node) + "', not a guest cell");
       // libvirt refuses a device on a guest cell the guest lacks, and any <node> for virtio-pmem. A

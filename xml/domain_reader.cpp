@@ -38,7 +38,7 @@ Result<std::optional<std::uint64_t>> cells_memory(const xmlNode* root, const std
 }
 
 // <maxMemory>, the ceiling of memory hotplug, as libvirt checks it: a size and a slot count, both
-// set, and no less than <memory> (without one: the cells and the memory devices).
+// set, and no less than <memory> nor than the cells and the memory devices.
 Status check_max_memory(const xmlNode* root, const DomainSummary& summary, const std::string& what) {
   const xmlNode* max = first_child(root, "maxMemory");
   if (max == nullptr) return Done{};
@@ -56,14 +56,17 @@ Status check_max_memory(const xmlNode* root, const DomainSummary& summary, const
     return make_error("InvalidDomain", what + ": <maxMemory> needs both a size and slots, which libvirt refuses one "
                                               "without the other; give both, or leave <maxMemory> out");
   }
-  // libvirt compares it with <memory> as written; without one, with the cells and the devices.
+  // libvirt's test driver compares it with <memory> as written, QEMU's (which has libvirt update
+  // <memory> to the cells plus the devices) with that sum: it must hold both.
   std::uint64_t total = summary.memory_kib;
-  if (first_child(root, "memory") == nullptr && summary.cells_memory_kib) {
-    total = *summary.cells_memory_kib;
-    if (auto added = add_kib(total, summary.memory_device_kib, what + ": the <cpu><numa> cells and memory devices");
+  if (summary.cells_memory_kib) {
+    std::uint64_t cells_and_devices = *summary.cells_memory_kib;
+    if (auto added = add_kib(cells_and_devices, summary.memory_device_kib,
+                             what + ": the <cpu><numa> cells and memory devices");
         !added) {
       return added.error();
     }
+    total = std::max(total, cells_and_devices);
   }
   if (*kib < total) {
     return make_error("InvalidDomain", what + ": <maxMemory> (" + std::to_string(*kib) + " KiB) is less than the " +
@@ -74,35 +77,46 @@ Status check_max_memory(const xmlNode* root, const DomainSummary& summary, const
 }
 
 // The elements numaplace reads that a domain may have once (libvirt's schema says so). libvirt's
-// parser still takes some of them twice, gathering the pins of every <cputune>, the devices of
-// every <devices>, the cells of every <cpu>, so a domain that has one twice is refused rather than
-// read other than libvirt reads it.
+// parser still takes most of them twice: of some it reads the children of all together (the pins
+// of two <cputune>s, the devices of two <devices>, the cells of two <cpu>s), of others only the
+// first. numaplace reads one, so a domain that has one twice is refused rather than read other
+// than libvirt reads it.
 Status check_single_elements(const xmlNode* root, const std::string& what) {
-  const auto once = [&](const xmlNode* parent, const char* name, const std::string& path) -> Status {
+  const auto once = [&](const xmlNode* parent, const char* name, const std::string& path, bool merged) -> Status {
     const std::size_t count = child_elements(parent, name).size();
     if (count <= 1) return Done{};
-    return make_error("InvalidDomain", what + " has " + std::to_string(count) + " " + path + " elements, where libvirt's "
-                                              "schema allows one (its parser reads some of them together, some only "
-                                              "the first); merge them into one");
+    return make_error("InvalidDomain",
+                      what + " has " + std::to_string(count) + " " + path + " elements, where libvirt's schema allows "
+                          "one; " + (merged ? "libvirt's parser reads what is in all of them together, numaplace "
+                                              "reads one: merge them into one"
+                                            : "libvirt reads only the first (or refuses a second): keep one"));
   };
-  for (const char* name : {"vcpu", "memory", "currentMemory", "maxMemory", "iothreads", "iothreadids", "cputune",
-                           "numatune", "memoryBacking", "cpu", "devices"}) {
-    if (auto single = once(root, name, "<" + std::string(name) + ">"); !single) return single.error();
+  struct Single {
+    const char* name;
+    bool merged;  // libvirt reads the children of every copy
+  };
+  for (const Single single : {Single{"vcpu", false}, Single{"memory", false}, Single{"currentMemory", false},
+                              Single{"maxMemory", false}, Single{"iothreads", false}, Single{"iothreadids", true},
+                              Single{"cputune", true}, Single{"numatune", true}, Single{"memoryBacking", true},
+                              Single{"cpu", true}, Single{"devices", true}}) {
+    if (auto checked = once(root, single.name, "<" + std::string(single.name) + ">", single.merged); !checked) {
+      return checked.error();
+    }
   }
-  if (auto single = once(first_child(root, "memoryBacking"), "hugepages", "<memoryBacking><hugepages>"); !single) {
-    return single.error();
-  }
-  if (auto single = once(first_child(root, "cpu"), "numa", "<cpu><numa>"); !single) return single.error();
-  return once(first_child(root, "cputune"), "emulatorpin", "<cputune><emulatorpin>");
+  const xmlNode* backing = first_child(root, "memoryBacking");
+  if (auto checked = once(backing, "hugepages", "<memoryBacking><hugepages>", true); !checked) return checked.error();
+  if (auto checked = once(first_child(root, "cpu"), "numa", "<cpu><numa>", false); !checked) return checked.error();
+  return once(first_child(root, "cputune"), "emulatorpin", "<cputune><emulatorpin>", false);
 }
 
 }  // namespace
 
 Result<std::string> pci_source_address(const xmlNode* address, const std::string& what) {
-  // libvirt reads each part as C's strtoul with base 0: 0x... hex, 0... octal, else decimal.
+  // libvirt reads each part as C's strtoul with base 0: blanks and a '+' skipped, then 0x... hex,
+  // 0... octal, else decimal, and nothing after.
   auto field = [&](const char* name, unsigned long long limit, int digits) -> Result<std::string> {
     const std::string given = attribute(address, name).value_or("0");
-    std::string text = given;
+    std::string text(without_c_number_lead(given));
     int base = 10;
     if (text.size() > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
       base = 16;
@@ -174,31 +188,62 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
   auto cells_kib = cells_memory(root, what);
   if (!cells_kib) return cells_kib.error();
   summary.cells_memory_kib = *cells_kib;
+  // <memory> as libvirt reads it: empty is not given (its unit unread), and 0 or not given leaves
+  // the memory to the cells, whose sum libvirt then sets it to, with the devices.
+  std::uint64_t written_kib = 0;
   const xmlNode* memory = first_child(root, "memory");
-  if (memory != nullptr) {
+  if (memory != nullptr && !text_of(memory).empty()) {
     auto kib = domain_memory_to_kib(text_of(memory), attribute(memory, "unit").value_or("KiB"), what + " <memory>");
     if (!kib) return kib.error();
-    summary.memory_kib = *kib;
-  } else {
-    // libvirt takes a guest's memory from its NUMA cells when <memory> is left out.
-    summary.memory_kib = summary.cells_memory_kib.value_or(0);
-    if (summary.memory_kib == 0) {
-      return make_error("InvalidDomain", what + " has no <memory> element and no <cpu><numa> cells with memory; "
-                                                "say how much memory the guest has");
-    }
+    written_kib = *kib;
   }
-  if (summary.memory_kib == 0) return make_error("InvalidDomain", what + ": <memory> is 0; a guest needs memory");
   for (const xmlNode* device : child_elements(first_child(root, "devices"), "memory")) {
     const std::string model = attribute(device, "model").value_or("");
     if (model != "dimm" && model != "nvdimm" && model != "virtio-pmem" && model != "virtio-mem" && model != "sgx-epc") {
       return make_error("InvalidDomain", what + ": <memory model='" + model + "'> is none of the memory devices libvirt "
                                                 "knows (dimm, nvdimm, virtio-pmem, virtio-mem, sgx-epc)");
     }
-    const xmlNode* size = first_child(first_child(device, "target"), "size");
-    if (size == nullptr) continue;
-    auto kib = domain_memory_to_kib(text_of(size), attribute(size, "unit").value_or("KiB"), what + " <memory><target><size>");
+    const std::string element = "<memory model='" + model + "'>";
+    const xmlNode* target = first_child(device, "target");
+    const xmlNode* size = first_child(target, "size");
+    if (size == nullptr) {
+      return make_error("InvalidDomain", what + ": " + element + " has no <target><size>, which libvirt requires; give "
+                                                "the device's size");
+    }
+    auto kib = domain_memory_to_kib(text_of(size), attribute(size, "unit").value_or("KiB"), what + " " + element +
+                                                                                              " <target><size>");
     if (!kib) return kib.error();
+    // libvirt keeps an NVDIMM's label inside it: the device must be larger.
+    if (model == "nvdimm") {
+      std::uint64_t label_kib = 0;
+      if (const xmlNode* label = first_child(first_child(target, "label"), "size")) {
+        auto read = domain_memory_to_kib(text_of(label), attribute(label, "unit").value_or("KiB"),
+                                         what + " " + element + " <target><label><size>");
+        if (!read) return read.error();
+        label_kib = *read;
+      }
+      if (*kib <= label_kib) {
+        return make_error("InvalidDomain", what + ": " + element + " is " + std::to_string(*kib) + " KiB, no larger "
+                                                  "than its label (" + std::to_string(label_kib) + " KiB), which "
+                                                  "libvirt refuses; give the device its size");
+      }
+    }
     if (auto added = add_kib(summary.memory_device_kib, *kib, what + ": its memory devices"); !added) return added.error();
+  }
+  if (written_kib != 0) {
+    summary.memory_kib = written_kib;
+  } else if (summary.cells_memory_kib.value_or(0) != 0) {
+    summary.memory_kib = *summary.cells_memory_kib;
+    if (auto added = add_kib(summary.memory_kib, summary.memory_device_kib, what + ": its cells and memory devices");
+        !added) {
+      return added.error();
+    }
+  } else if (memory != nullptr && !text_of(memory).empty()) {
+    return make_error("InvalidDomain", what + ": <memory> is 0 and no <cpu><numa> cells give the guest memory; a "
+                                              "guest needs memory");
+  } else {
+    return make_error("InvalidDomain", what + " has no <memory> (or an empty one) and no <cpu><numa> cells with "
+                                              "memory; say how much memory the guest has");
   }
   if (auto ceiling = check_max_memory(root, summary, what); !ceiling) return ceiling.error();
 
@@ -212,7 +257,8 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
       if (const auto nodeset = attribute(page, "nodeset")) {
         auto cells = parse_cpu_list(*nodeset, what + " <hugepages><page nodeset>");
         if (!cells) return cells.error();
-        spec.guest_cells = std::move(*cells);
+        // Without <cpu><numa> cells libvirt reads nodeset='0' as the default page (domain_bindings.cpp).
+        if (summary.cells_memory_kib || *cells != CpuSet::range(0, 0)) spec.guest_cells = std::move(*cells);
       }
       if (summary.hugepage_pages.empty()) summary.hugepage_kib = *size;
       summary.hugepage_pages.push_back(std::move(spec));

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 // Reads what placement needs from a libvirt domain XML: its name, type, vCPU
-// count (the maximum in <vcpu>) and memory (<memory>, in KiB; without one, the
-// sum of the <cpu><numa> cells, as libvirt computes it) and the memory devices'
-// sizes, which <memory> includes. Refuses
-// documents that are not <domain>, and absent, zero or absurd sizes.
+// count (the maximum in <vcpu>) and memory (<memory>, in KiB; without one, or
+// empty or 0, the sum of the <cpu><numa> cells and the memory devices, as libvirt
+// computes it) and the memory devices' sizes, which <memory> includes. Refuses
+// documents that are not <domain>, a guest without memory, absurd sizes and an
+// element numaplace reads given twice.
 #pragma once
 
 #include <libxml/tree.h>
@@ -26,7 +27,7 @@ struct DomainSummary {
   std::string uuid;  // empty when the domain has none yet
   std::string type;
   std::uint32_t vcpus = 0;
-  std::uint64_t memory_kib = 0;                // <memory>, or the sum of <cpu><numa> cells without it
+  std::uint64_t memory_kib = 0;                // <memory>; without one (or 0), the cells and devices, as libvirt sets it
   std::uint64_t memory_device_kib = 0;         // <devices><memory> (dimm, nvdimm, virtio-mem, ...) targets
   std::optional<std::uint64_t> cells_memory_kib;  // the <cpu><numa> cells' sum; nullopt without cells
   std::uint64_t hugepage_kib = 0;              // <memoryBacking><hugepages>: its (first) page size, 0 without

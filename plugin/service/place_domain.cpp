@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <set>
 #include <utility>
 
 #include "placement/request/guest_topology.h"
@@ -584,6 +585,21 @@ Result<PlaceOutcome> place_without_topology(Placing& p) {
                           " (<target><node>), but the guest has no <cpu><numa> cells and the request asks for no "
                           "NUMA topology; ask for the cells with hw:numa_nodes, or remove the device's <node>");
   }
+  // A confined guest keeps its cells and their <page>s, so its memory is bound in the one page size
+  // they all use.
+  std::set<std::uint64_t> page_sizes;
+  for (const auto& cell : p.bindings.cells) page_sizes.insert(xml::page_of_cell(p.bindings, cell.id));
+  if (p.bindings.cells.empty()) page_sizes.insert(p.bindings.default_page_kib);
+  if (page_sizes.size() > 1) {
+    std::string sizes;
+    for (std::uint64_t size : page_sizes) sizes += (sizes.empty() ? "" : " and ") + std::to_string(size == 0 ? 4 : size);
+    return make_error("ConflictingConstraint",
+                      p.what + ": its <cpu><numa> cells are backed by pages of " + sizes + " KiB (<hugepages><page "
+                          "nodeset>), but the request asks for no NUMA topology, so numaplace would confine the guest's "
+                          "memory as a whole in one page size; ask for the cells with hw:numa_nodes, or give every "
+                          "cell one page size");
+  }
+  p.floating.hugepage_kib = *page_sizes.begin();
   std::optional<xml::ConfinementRecord> record;
   if (p.host.accounting == Accounting::Exclusive) {
     if (auto collisions = check_pin_collisions(p); !collisions) return collisions.error();

@@ -243,7 +243,8 @@ TEST(Numbers, BindingsLibvirtRefusesAreRefused) {
                           "<maxMemory slots='2' unit='parsecs'>4</maxMemory>"}) {
     EXPECT_NE(place(vcpu, max).rfind("Invalid", 0), std::string::npos) << max;
   }
-  // libvirt holds <maxMemory> to <memory> as written; without one, to the cells and the devices.
+  // libvirt's test driver holds <maxMemory> to <memory> as written, QEMU's to the cells and the
+  // devices (it sets <memory> to them): numaplace to both.
   auto ceiling = [&](const std::string& memory, int max_mib) {
     plugin::PlaceRequest request;
     request.domain_xml = domain_with(vcpu, memory, "<maxMemory slots='2' unit='MiB'>" + std::to_string(max_mib) +
@@ -252,8 +253,10 @@ TEST(Numbers, BindingsLibvirtRefusesAreRefused) {
     auto outcome = plugin::place_domain(host, request);
     return outcome.ok() ? std::string("ok") : outcome.error().name;
   };
-  EXPECT_EQ(ceiling("<memory unit='MiB'>1024</memory>", 1024), "ok");  // cells and DIMM: 1280 MiB
-  EXPECT_EQ(ceiling("<memory unit='MiB'>1024</memory>", 1023), "InvalidDomain");
+  EXPECT_EQ(ceiling("<memory unit='MiB'>1024</memory>", 1280), "ok");  // cells and DIMM: 1280 MiB
+  EXPECT_EQ(ceiling("<memory unit='MiB'>1024</memory>", 1279), "InvalidDomain");
+  EXPECT_EQ(ceiling("<memory unit='MiB'>2048</memory>", 2048), "ok");
+  EXPECT_EQ(ceiling("<memory unit='MiB'>2048</memory>", 2047), "InvalidDomain");
   EXPECT_EQ(ceiling("", 1280), "ok");
   EXPECT_EQ(ceiling("", 1279), "InvalidDomain");
   EXPECT_EQ(place(vcpu, "<maxMemory slots='2' unit='GiB'>4</maxMemory>" +
@@ -288,6 +291,69 @@ TEST(Numbers, BindingsLibvirtRefusesAreRefused) {
                              "unit='MiB'>256</size><node>0</node></target></memory>"}) {
     EXPECT_EQ(place(vcpu, max + "<devices>" + device + "</devices>").rfind("InvalidDomain", 0), 0u) << device;
   }
+}
+
+// What libvirt takes, taken as libvirt reads it (each found by PlacedDomainsProperty or a review).
+TEST(Numbers, DomainsLibvirtTakesAreReadAsLibvirtReadsThem) {
+  const HostTopology host = two_cell_host();
+  const std::string cells = "<cpu><numa><cell id='0' cpus='0' memory='524288'/><cell id='1' cpus='1' memory='524288'/>"
+                            "</numa></cpu>";
+  auto place = [&](const std::string& memory, const std::string& extra, const SpecMap& specs) {
+    plugin::PlaceRequest request;
+    request.domain_xml = domain_with("<vcpu>2</vcpu>", memory, extra);
+    request.flavor_specs = specs;
+    return plugin::place_domain(host, request);
+  };
+  const SpecMap two_cells = {{"hw:numa_nodes", "2"}};
+  // An empty <memory> (its unit unread) or 0 leaves the memory to the cells.
+  for (const char* memory : {"<memory unit='MiB'></memory>", "<memory unit='parsecs'></memory>", "<memory>0</memory>"}) {
+    auto placed = place(memory, cells, two_cells);
+    ASSERT_TRUE(placed.ok()) << memory << ": " << placed.error().message;
+    EXPECT_EQ(placed->placement->cells[0].memory_kib + placed->placement->cells[1].memory_kib, 1048576u) << memory;
+    EXPECT_TRUE(placed->warnings.empty() || placed->warnings.front().find("disagrees") == std::string::npos);
+  }
+  EXPECT_EQ(place("<memory>0</memory>", "", {}).error().name, "InvalidDomain");
+  // A guest without cells has cell 0 only: a <page nodeset='0'> is its default page.
+  const std::string page0 = "<memoryBacking><hugepages><page size='1048576' unit='KiB' nodeset='0'/></hugepages>"
+                            "</memoryBacking>";
+  auto default_page = place("<memory unit='GiB'>2</memory>", page0, {});
+  ASSERT_TRUE(default_page.ok()) << default_page.error().message;
+  EXPECT_NE(default_page->domain_xml.find("nodeset=\"0\""), std::string::npos);
+  // An empty <target><node/> is no node.
+  auto no_node = place("<memory unit='MiB'>1280</memory>",
+                       "<maxMemory slots='2' unit='GiB'>4</maxMemory>" + cells +
+                           "<devices><memory model='dimm'><target><size unit='MiB'>256</size><node></node></target>"
+                           "</memory></devices>",
+                       {});
+  EXPECT_TRUE(no_node.ok()) << no_node.error().message;
+  // libvirt needs a device's size, and an NVDIMM larger than its label.
+  for (const char* device : {"<memory model='dimm'><target><node>0</node></target></memory>",
+                             "<memory model='nvdimm'><source><path>/tmp/n</path></source><target><size>0</size>"
+                             "</target></memory>",
+                             "<memory model='nvdimm'><source><path>/tmp/n</path></source><target><size>128</size>"
+                             "<label><size>128</size></label></target></memory>"}) {
+    auto refused = place("<memory unit='MiB'>1280</memory>",
+                         "<maxMemory slots='2' unit='GiB'>4</maxMemory>" + cells + "<devices>" + device + "</devices>",
+                         two_cells);
+    ASSERT_FALSE(refused.ok()) << device;
+    EXPECT_EQ(refused.error().name, "InvalidDomain") << device;
+  }
+}
+
+// A guest confined as a whole binds its memory in one page size: cells with pages of their own
+// sizes need a topology to be placed.
+TEST(Numbers, AConfinedGuestWhoseCellsUseDifferentPageSizesIsRefused) {
+  const HostTopology host = two_cell_host();
+  plugin::PlaceRequest request;
+  request.domain_xml = domain_with(
+      "<vcpu>2</vcpu>", "<memory unit='GiB'>2</memory>",
+      "<memoryBacking><hugepages><page size='2048' unit='KiB' nodeset='0'/><page size='1048576' unit='KiB'/>"
+      "</hugepages></memoryBacking><cpu><numa><cell id='0' cpus='0' memory='1048576'/><cell id='1' cpus='1' "
+      "memory='1048576'/></numa></cpu>");
+  auto refused = plugin::place_domain(host, request);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().name, "ConflictingConstraint") << refused.error().message;
+  EXPECT_NE(refused.error().message.find("2048 and 1048576 KiB"), std::string::npos) << refused.error().message;
 }
 
 TEST(Numbers, AVcpuPinOntoAPcpuTheHostLacksIsRefusedNotCountedElsewhere) {

@@ -24,48 +24,11 @@
 namespace numaplace {
 namespace {
 
-using Ids = std::set<int>;
-
-// The pCPUs set in one of libvirt's CPU maps.
-Ids ids_in_map(const unsigned char* map, int bytes) {
-  Ids out;
-  for (int cpu = 0; cpu < bytes * 8; ++cpu) {
-    if ((map[cpu / 8] >> (cpu % 8)) & 1) out.insert(cpu);
-  }
-  return out;
-}
+using Ids = testing::CpuIds;
 
 Ids ids_of(const CpuSet& cpus) {
   Ids out;
   for (std::uint32_t cpu : cpus) out.insert(static_cast<int>(cpu));
-  return out;
-}
-
-// Where libvirt lets each thread run: "vcpu N", "emulator", "iothread N" -> pCPUs.
-struct LibvirtAffinities {
-  std::map<std::string, Ids> threads;
-};
-
-LibvirtAffinities libvirt_affinities(virDomain* domain, int host_cpus) {
-  LibvirtAffinities out;
-  const int bytes = (host_cpus + 7) / 8;
-  const int vcpus = virDomainGetVcpusFlags(
-      domain, static_cast<unsigned int>(VIR_DOMAIN_AFFECT_CONFIG) | static_cast<unsigned int>(VIR_DOMAIN_VCPU_MAXIMUM));
-  std::vector<unsigned char> maps(static_cast<std::size_t>(std::max(vcpus, 1) * bytes));
-  const int got = virDomainGetVcpuPinInfo(domain, vcpus, maps.data(), bytes, VIR_DOMAIN_AFFECT_CONFIG);
-  for (int v = 0; v < got; ++v) out.threads["vcpu " + std::to_string(v)] = ids_in_map(maps.data() + v * bytes, bytes);
-  std::vector<unsigned char> emulator(static_cast<std::size_t>(bytes));
-  if (virDomainGetEmulatorPinInfo(domain, emulator.data(), bytes, VIR_DOMAIN_AFFECT_CONFIG) >= 0) {
-    out.threads["emulator"] = ids_in_map(emulator.data(), bytes);
-  }
-  virDomainIOThreadInfoPtr* iothreads = nullptr;
-  const int count = virDomainGetIOThreadInfo(domain, &iothreads, VIR_DOMAIN_AFFECT_CONFIG);
-  for (int i = 0; i < count; ++i) {
-    out.threads["iothread " + std::to_string(iothreads[i]->iothread_id)] =
-        ids_in_map(iothreads[i]->cpumap, iothreads[i]->cpumaplen);
-    virDomainIOThreadInfoFree(iothreads[i]);
-  }
-  std::free(iothreads);
   return out;
 }
 
@@ -145,9 +108,9 @@ TEST_F(ThreadAffinityProperty, NumaplaceReadsWhereEachThreadRunsAsLibvirtDoes) {
     }
     ASSERT_TRUE(bindings.ok()) << "libvirt takes this domain, numaplace refused it: " << bindings.error().message
                                << "\n" << xml;
-    const LibvirtAffinities expected = libvirt_affinities(domain.get(), cpus);
+    const std::map<std::string, Ids> expected = testing::libvirt_thread_affinities(domain.get(), cpus);
     std::map<std::string, Ids> read;
-    std::map<std::string, Ids> expected_threads = expected.threads;
+    std::map<std::string, Ids> expected_threads = expected;
     for (const auto& thread : xml::thread_affinities(bindings->threads, host_cpus)) {
       const std::string key = thread.kind == ThreadAffinity::Kind::Vcpu       ? "vcpu " + std::to_string(thread.id)
                               : thread.kind == ThreadAffinity::Kind::Emulator ? std::string("emulator")

@@ -221,6 +221,10 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
                                          what + " " + element + " <target><label><size>");
         if (!read) return read.error();
         label_kib = *read;
+        if (label_kib < 128) {
+          return make_error("InvalidDomain", what + ": " + element + " has a label of " + std::to_string(label_kib) +
+                                                    " KiB, which libvirt refuses below 128 KiB; give it at least that");
+        }
       }
       if (*kib <= label_kib) {
         return make_error("InvalidDomain", what + ": " + element + " is " + std::to_string(*kib) + " KiB, no larger "
@@ -285,6 +289,11 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
     }
   }
   return summary;
+}
+
+std::uint64_t boot_memory_kib(const DomainSummary& summary) {
+  if (summary.cells_memory_kib) return *summary.cells_memory_kib;
+  return summary.memory_kib - std::min(summary.memory_kib, summary.memory_device_kib);
 }
 
 }  // namespace numaplace::xml

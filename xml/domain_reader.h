@@ -47,4 +47,8 @@ Result<std::string> pci_source_address(const xmlNode* address, const std::string
 
 Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& what);
 
+// The memory the guest boots with, which its NUMA cells hold (the memory devices come on top):
+// the cells' sum when it has cells, as libvirt boots it, else <memory> less the devices.
+std::uint64_t boot_memory_kib(const DomainSummary& summary);
+
 }  // namespace numaplace::xml

@@ -224,7 +224,8 @@ Result<LifecycleOutcome> start_domain(const std::string& name, const LifecycleOp
   const bool explicit_request = !options.flavor_specs.empty() || !options.image_props.empty();
   bool keep = false;
   if (*record && *stored && !explicit_request) {
-    GuestRequest guest{summary->vcpus, summary->memory_kib, (*stored)->flavor_specs, (*stored)->image_props, {}, {}};
+    GuestRequest guest{summary->vcpus, xml::boot_memory_kib(*summary), (*stored)->flavor_specs, (*stored)->image_props,
+                       {}, {}};
     auto topology = derive_guest_topology(guest);
     keep = topology.ok() && topology->has_value() && still_fits(session->host, **topology, **record);
     if (keep) {

@@ -569,6 +569,24 @@ void warn_unbounded_lock(Placing& p) {
                                "overhead for this workload (libvirt's advice for <locked/>)");
 }
 
+// A confined guest keeps its cells and their <page>s, so its memory is bound in the one page size
+// they all use (0: small pages).
+Result<std::uint64_t> confined_page_kib(const Placing& p) {
+  std::set<std::uint64_t> page_sizes;
+  for (const auto& cell : p.bindings.cells) page_sizes.insert(xml::page_of_cell(p.bindings, cell.id));
+  if (p.bindings.cells.empty()) page_sizes.insert(p.bindings.default_page_kib);
+  if (page_sizes.size() > 1) {
+    std::string sizes;
+    for (std::uint64_t size : page_sizes) sizes += (sizes.empty() ? "" : " and ") + std::to_string(size == 0 ? 4 : size);
+    return make_error("ConflictingConstraint",
+                      p.what + ": its <cpu><numa> cells are backed by pages of " + sizes + " KiB (<hugepages><page "
+                          "nodeset>), but the request asks for no NUMA topology, so numaplace would confine the guest's "
+                          "memory as a whole in one page size; ask for the cells with hw:numa_nodes, or give every "
+                          "cell one page size, or leave the guest unconfined (policy none)");
+  }
+  return *page_sizes.begin();
+}
+
 Result<PlaceOutcome> place_without_topology(Placing& p) {
   if (!p.bindings.memnodes.empty()) {
     return make_error("ConflictingConstraint",
@@ -585,26 +603,16 @@ Result<PlaceOutcome> place_without_topology(Placing& p) {
                           " (<target><node>), but the guest has no <cpu><numa> cells and the request asks for no "
                           "NUMA topology; ask for the cells with hw:numa_nodes, or remove the device's <node>");
   }
-  // A confined guest keeps its cells and their <page>s, so its memory is bound in the one page size
-  // they all use.
-  std::set<std::uint64_t> page_sizes;
-  for (const auto& cell : p.bindings.cells) page_sizes.insert(xml::page_of_cell(p.bindings, cell.id));
-  if (p.bindings.cells.empty()) page_sizes.insert(p.bindings.default_page_kib);
-  if (page_sizes.size() > 1) {
-    std::string sizes;
-    for (std::uint64_t size : page_sizes) sizes += (sizes.empty() ? "" : " and ") + std::to_string(size == 0 ? 4 : size);
-    return make_error("ConflictingConstraint",
-                      p.what + ": its <cpu><numa> cells are backed by pages of " + sizes + " KiB (<hugepages><page "
-                          "nodeset>), but the request asks for no NUMA topology, so numaplace would confine the guest's "
-                          "memory as a whole in one page size; ask for the cells with hw:numa_nodes, or give every "
-                          "cell one page size");
-  }
-  p.floating.hugepage_kib = *page_sizes.begin();
   std::optional<xml::ConfinementRecord> record;
   if (p.host.accounting == Accounting::Exclusive) {
     if (auto collisions = check_pin_collisions(p); !collisions) return collisions.error();
   }
   if (p.request.floating.policy != TopologyPolicy::None) {
+    if (auto page = confined_page_kib(p); !page) {
+      return page.error();
+    } else {
+      p.floating.hugepage_kib = *page;
+    }
     auto confined = confine(p);
     if (!confined) return confined.error();
     record = std::move(*confined);

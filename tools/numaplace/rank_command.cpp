@@ -241,7 +241,7 @@ Result<GuestRequest> guest_request(const RankCliOptions& o) {
     auto summary = xml::read_domain_summary(doc->get(), what);
     if (!summary) return summary.error();
     request.vcpus = summary->vcpus;
-    request.memory_kib = summary->memory_kib;
+    request.memory_kib = xml::boot_memory_kib(*summary);  // as place sizes the cells: the devices come on top
     // As place: without --spec and --image-prop the request stored in the domain is the guest's.
     if (request.flavor_specs.empty() && request.image_props.empty()) {
       auto stored = xml::read_stored_request(doc->get(), what);

@@ -126,17 +126,23 @@ Status read_threads(const xmlNode* root, const std::string& what, DomainThreads&
     if (!*cpus) return invalid(what, "<emulatorpin> has no cpuset");
     out.emulatorpin = std::move(*cpus);
   }
-  // iothreads: <iothreadids> names them; otherwise <iothreads>N are 1..N.
+  // iothreads: <iothreadids> names them, each once, and libvirt adds the lowest ids not named until
+  // there are <iothreads>; without ids, <iothreads>N are 1..N.
   for (const xmlNode* io : child_elements(first_child(root, "iothreadids"), "iothread")) {
     auto id = parse_index(attribute(io, "id"));
     if (!id || *id == 0) return invalid(what, "<iothread id='" + attribute(io, "id").value_or("") + "'> is not an iothread id");
+    if (std::find(out.iothread_ids.begin(), out.iothread_ids.end(), *id) != out.iothread_ids.end()) {
+      return invalid(what, "<iothread id='" + std::to_string(*id) + "'> is given twice");
+    }
     out.iothread_ids.push_back(*id);
   }
-  if (out.iothread_ids.empty()) {
-    if (const xmlNode* count = first_child(root, "iothreads")) {
-      auto n = parse_index(text_of(count));
-      if (!n) return invalid(what, "<iothreads> is '" + text_of(count) + "', not a number");
-      for (std::uint32_t id = 1; id <= *n; ++id) out.iothread_ids.push_back(id);
+  if (const xmlNode* count = first_child(root, "iothreads")) {
+    auto n = parse_index(text_of(count));
+    if (!n) return invalid(what, "<iothreads> is '" + text_of(count) + "', not a number");
+    for (std::uint32_t id = 1; out.iothread_ids.size() < *n; ++id) {
+      if (std::find(out.iothread_ids.begin(), out.iothread_ids.end(), id) == out.iothread_ids.end()) {
+        out.iothread_ids.push_back(id);
+      }
     }
   }
   for (const xmlNode* pin : child_elements(cputune, "iothreadpin")) {

@@ -2,6 +2,7 @@
 #include "xml/domain_bindings.h"
 
 #include <algorithm>
+#include <set>
 
 #include "placement/model/c_whole_number.h"
 #include "placement/model/count_words.h"
@@ -128,21 +129,18 @@ Status read_threads(const xmlNode* root, const std::string& what, DomainThreads&
   }
   // iothreads: <iothreadids> names them, each once, and libvirt adds the lowest ids not named until
   // there are <iothreads>; without ids, <iothreads>N are 1..N.
+  std::set<std::uint32_t> named;
   for (const xmlNode* io : child_elements(first_child(root, "iothreadids"), "iothread")) {
     auto id = parse_index(attribute(io, "id"));
     if (!id || *id == 0) return invalid(what, "<iothread id='" + attribute(io, "id").value_or("") + "'> is not an iothread id");
-    if (std::find(out.iothread_ids.begin(), out.iothread_ids.end(), *id) != out.iothread_ids.end()) {
-      return invalid(what, "<iothread id='" + std::to_string(*id) + "'> is given twice");
-    }
+    if (!named.insert(*id).second) return invalid(what, "<iothread id='" + std::to_string(*id) + "'> is given twice");
     out.iothread_ids.push_back(*id);
   }
   if (const xmlNode* count = first_child(root, "iothreads")) {
     auto n = parse_index(text_of(count));
     if (!n) return invalid(what, "<iothreads> is '" + text_of(count) + "', not a number");
     for (std::uint32_t id = 1; out.iothread_ids.size() < *n; ++id) {
-      if (std::find(out.iothread_ids.begin(), out.iothread_ids.end(), id) == out.iothread_ids.end()) {
-        out.iothread_ids.push_back(id);
-      }
+      if (named.count(id) == 0) out.iothread_ids.push_back(id);
     }
   }
   for (const xmlNode* pin : child_elements(cputune, "iothreadpin")) {
@@ -187,7 +185,7 @@ Status read_memory(const xmlNode* root, const std::string& what, DomainBindings&
 
   const xmlNode* hugepages = first_child(first_child(root, "memoryBacking"), "hugepages");
   out.hugepages = hugepages != nullptr;
-  const bool guest_has_cells = !child_elements(first_child(first_child(root, "cpu"), "numa"), "cell").empty();
+  const std::vector<xmlNode*> cells = child_elements(first_child(first_child(root, "cpu"), "numa"), "cell");
   bool default_given = false;
   for (const xmlNode* page : child_elements(hugepages, "page")) {
     auto size = domain_memory_to_kib(attribute(page, "size").value_or(""), attribute(page, "unit").value_or("KiB"),
@@ -197,7 +195,7 @@ Status read_memory(const xmlNode* root, const std::string& what, DomainBindings&
     auto nodeset = cpu_list_attribute(page, "nodeset", what + " <hugepages><page nodeset>");
     if (!nodeset) return nodeset.error();
     // A guest without cells has one, cell 0, and libvirt reads a nodeset of it as the default page.
-    if (!guest_has_cells && *nodeset && **nodeset == CpuSet::range(0, 0)) nodeset->reset();
+    if (cells.empty() && *nodeset && **nodeset == CpuSet::range(0, 0)) nodeset->reset();
     // libvirt takes one <page> without a nodeset (the default) and nodesets that do not meet.
     if (!*nodeset) {
       if (default_given) return invalid(what, "<hugepages> has two <page> elements without a nodeset; give one of them "
@@ -222,7 +220,6 @@ Status read_memory(const xmlNode* root, const std::string& what, DomainBindings&
   // without an id takes its place in the document), each one's vCPUs a list of the guest's own
   // (or none), no vCPU in two cells. numaplace keeps the cells in what it writes, so one libvirt would refuse
   // is refused here rather than passed on.
-  const std::vector<xmlNode*> cells = child_elements(first_child(first_child(root, "cpu"), "numa"), "cell");
   CpuSet vcpus_in_cells;
   std::uint32_t position = 0;
   for (const xmlNode* cell : cells) {

@@ -192,7 +192,8 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
   // the memory to the cells, whose sum libvirt then sets it to, with the devices.
   std::uint64_t written_kib = 0;
   const xmlNode* memory = first_child(root, "memory");
-  if (memory != nullptr && !text_of(memory).empty()) {
+  const bool memory_written = memory != nullptr && !text_of(memory).empty();
+  if (memory_written) {
     auto kib = domain_memory_to_kib(text_of(memory), attribute(memory, "unit").value_or("KiB"), what + " <memory>");
     if (!kib) return kib.error();
     written_kib = *kib;
@@ -242,7 +243,7 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
         !added) {
       return added.error();
     }
-  } else if (memory != nullptr && !text_of(memory).empty()) {
+  } else if (memory_written) {
     return make_error("InvalidDomain", what + ": <memory> is 0 and no <cpu><numa> cells give the guest memory; a "
                                               "guest needs memory");
   } else {

@@ -243,21 +243,17 @@ Status read_request(Placing& p) {
                                            " KiB) take all of <memory> (" + std::to_string(p.summary.memory_kib) +
                                            " KiB), which includes them; leave memory for the guest to boot with");
   }
-  p.guest.memory_kib = p.summary.memory_kib - p.summary.memory_device_kib;
+  p.guest.memory_kib = xml::boot_memory_kib(p.summary);
   // With <cpu><numa> cells libvirt boots the guest with their sum, whatever <memory> says, and
   // sets <memory> to that sum plus the devices: placing <memory>'s figure would shrink or grow it.
-  if (p.summary.cells_memory_kib) {
-    const std::uint64_t cells_kib = *p.summary.cells_memory_kib;
-    if (cells_kib != p.guest.memory_kib) {
-      p.outcome.warnings.push_back(
-          "the domain's <memory> (" + std::to_string(p.summary.memory_kib) + " KiB" +
-          (p.summary.memory_device_kib > 0
-               ? ", of which its memory devices take " + std::to_string(p.summary.memory_device_kib) + " KiB"
-               : std::string()) +
-          ") disagrees with its <cpu><numa> cells (" + std::to_string(cells_kib) + " KiB in all); libvirt boots the "
-          "guest with the cells' memory, so numaplace places " + std::to_string(cells_kib) + " KiB");
-      p.guest.memory_kib = cells_kib;
-    }
+  if (const std::uint64_t written = p.summary.memory_kib - p.summary.memory_device_kib; p.guest.memory_kib != written) {
+    p.outcome.warnings.push_back(
+        "the domain's <memory> (" + std::to_string(p.summary.memory_kib) + " KiB" +
+        (p.summary.memory_device_kib > 0
+             ? ", of which its memory devices take " + std::to_string(p.summary.memory_device_kib) + " KiB"
+             : std::string()) +
+        ") disagrees with its <cpu><numa> cells (" + std::to_string(p.guest.memory_kib) + " KiB in all); libvirt "
+        "boots the guest with the cells' memory, so numaplace places " + std::to_string(p.guest.memory_kib) + " KiB");
   }
   p.guest.flavor_specs = p.stored.flavor_specs;
   p.guest.image_props = p.stored.image_props;

@@ -183,38 +183,10 @@ Status read_memory(const xmlNode* root, const std::string& what, DomainBindings&
     if (!out.memnodes.emplace(*cellid, std::move(*tune)).second) return invalid(what, element + " is given twice");
   }
 
-  const xmlNode* hugepages = first_child(first_child(root, "memoryBacking"), "hugepages");
-  out.hugepages = hugepages != nullptr;
   const std::vector<xmlNode*> cells = child_elements(first_child(first_child(root, "cpu"), "numa"), "cell");
-  bool default_given = false;
-  for (const xmlNode* page : child_elements(hugepages, "page")) {
-    auto size = domain_memory_to_kib(attribute(page, "size").value_or(""), attribute(page, "unit").value_or("KiB"),
-                              what + " <hugepages><page size>");
-    if (!size) return size.error();
-    if (*size == 0) return invalid(what, "<hugepages><page size='0'> is no page size; give the huge page size, like 2048 KiB");
-    auto nodeset = cpu_list_attribute(page, "nodeset", what + " <hugepages><page nodeset>");
-    if (!nodeset) return nodeset.error();
-    // A guest without cells has one, cell 0, and libvirt reads a nodeset of it as the default page.
-    if (cells.empty() && *nodeset && **nodeset == CpuSet::range(0, 0)) nodeset->reset();
-    // libvirt takes one <page> without a nodeset (the default) and nodesets that do not meet.
-    if (!*nodeset) {
-      if (default_given) return invalid(what, "<hugepages> has two <page> elements without a nodeset; give one of them "
-                                              "the guest cells it is for");
-      out.default_page_kib = *size;
-      default_given = true;
-    } else {
-      if ((*nodeset)->empty()) return invalid(what, "<hugepages><page nodeset> names no guest cell");
-      for (std::uint32_t c : **nodeset) {
-        if (!out.page_by_cell.emplace(c, *size).second) {
-          return invalid(what, "<hugepages> gives guest cell " + std::to_string(c) + " two <page> elements; give "
-                                   "each cell one page size");
-        }
-      }
-    }
-  }
-  if (hugepages != nullptr && !default_given && out.page_by_cell.empty()) {
-    out.default_page_kib = 2048;  // the host's default huge page size on x86; libvirt leaves it to the kernel
-  }
+  auto pages = read_guest_pages(root, cells.size(), what);
+  if (!pages) return pages.error();
+  out.pages = std::move(*pages);
 
   // The cells as libvirt's parser takes them: numbered 0 to N-1 (in any order, each once; a cell
   // without an id takes its place in the document), each one's vCPUs a list of the guest's own
@@ -254,18 +226,12 @@ Status read_memory(const xmlNode* root, const std::string& what, DomainBindings&
     if (!kib) return kib.error();
     out.cells.push_back({*id, *kib});
   }
-  // libvirt looks up each guest cell a <memnode> or a <page nodeset> names.
+  // libvirt looks up each guest cell a <memnode> names (a <page nodeset>: guest_pages.cpp).
   for (const auto& [cell, tune] : out.memnodes) {
     if (cell >= cells.size()) {
       return invalid(what, "<memnode cellid='" + std::to_string(cell) + "'> names a guest cell the guest lacks (it has " +
                                guest_cells_text(cells.size()) +
                                ")");
-    }
-  }
-  for (const auto& [cell, size] : out.page_by_cell) {
-    if (cell >= cells.size()) {
-      return invalid(what, "<hugepages><page nodeset> names guest cell " + std::to_string(cell) + ", but the guest has " +
-                               guest_cells_text(cells.size()));
     }
   }
 
@@ -356,9 +322,5 @@ std::vector<ThreadAffinity> thread_affinities(const DomainThreads& threads, cons
   return out;
 }
 
-std::uint64_t page_of_cell(const DomainBindings& bindings, std::uint32_t cell) {
-  auto it = bindings.page_by_cell.find(cell);
-  return it != bindings.page_by_cell.end() ? it->second : bindings.default_page_kib;
-}
 
 }  // namespace numaplace::xml

@@ -23,6 +23,7 @@
 #include "placement/lifecycle/claims.h"
 #include "placement/model/cpu_set.h"
 #include "placement/model/error.h"
+#include "xml/guest_pages.h"
 
 namespace numaplace::xml {
 
@@ -65,9 +66,7 @@ struct DomainBindings {
   DomainThreads threads;
   MemoryTune memory;                               // <numatune><memory>
   std::map<std::uint32_t, MemoryTune> memnodes;    // guest cell -> <memnode>
-  bool hugepages = false;                          // <memoryBacking><hugepages> present
-  std::uint64_t default_page_kib = 0;              // page of cells no <page nodeset> names; 0: small
-  std::map<std::uint32_t, std::uint64_t> page_by_cell;
+  GuestPages pages;                                // <memoryBacking><hugepages> (guest_pages.h)
   std::vector<GuestNumaCell> cells;                // <cpu><numa><cell>
   std::vector<MemoryDevice> memory_devices;        // RAM-backed only
   std::vector<DeviceGuestNode> device_guest_nodes; // every memory device with a <target><node>
@@ -78,8 +77,5 @@ Result<DomainBindings> read_domain_bindings(const xmlDoc* doc, const std::string
 
 // Where each thread may run, as libvirt enforces it: a pin, else <vcpu cpuset>, else `host_cpus`.
 std::vector<ThreadAffinity> thread_affinities(const DomainThreads& threads, const CpuSet& host_cpus);
-
-// The page size of guest cell `cell` (0: small pages).
-std::uint64_t page_of_cell(const DomainBindings& bindings, std::uint32_t cell);
 
 }  // namespace numaplace::xml

@@ -162,8 +162,8 @@ Result<GuestClaim> read_guest_claim(const xmlDoc* doc, const HostTopology& host,
   std::uint64_t devices_bound_apart = 0;
   for (const auto& device : bindings->memory_devices) {
     const std::uint64_t page = device.page_kib > 0 ? device.page_kib
-                                                   : (device.guest_node ? page_of_cell(*bindings, *device.guest_node)
-                                                                        : bindings->default_page_kib);
+                                                   : (device.guest_node ? page_of_cell(bindings->pages, *device.guest_node)
+                                                                        : bindings->pages.default_page_kib);
     if (device.nodemask) {
       bind_memory(claim, host, device.size_kib, device.nodemask, page);
       if (bindings->cells.empty()) devices_bound_apart += device.size_kib;
@@ -178,11 +178,11 @@ Result<GuestClaim> read_guest_claim(const xmlDoc* doc, const HostTopology& host,
     for (const auto& device : bindings->memory_devices) ram_devices += device.size_kib;
     const std::uint64_t boot = summary->memory_kib - std::min(summary->memory_kib, summary->memory_device_kib);
     const std::uint64_t bound_together = boot + ram_devices - devices_bound_apart;
-    bind_memory(claim, host, bound_together, cell_nodeset(*bindings, std::nullopt), bindings->default_page_kib,
+    bind_memory(claim, host, bound_together, cell_nodeset(*bindings, std::nullopt), bindings->pages.default_page_kib,
                 *confinement);
   }
   for (const auto& cell : bindings->cells) {
-    bind_memory(claim, host, cell.memory_kib, cell_nodeset(*bindings, cell.id), page_of_cell(*bindings, cell.id));
+    bind_memory(claim, host, cell.memory_kib, cell_nodeset(*bindings, cell.id), page_of_cell(bindings->pages, cell.id));
   }
   claim.pci_devices = summary->pci_hostdevs;
   // A device given besides the <hostdev>s (place --pci) is the guest's as much as they are.

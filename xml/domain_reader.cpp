@@ -252,23 +252,9 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
   }
   if (auto ceiling = check_max_memory(root, summary, what); !ceiling) return ceiling.error();
 
-  if (const xmlNode* hugepages = first_child(first_child(root, "memoryBacking"), "hugepages")) {
-    summary.hugepage_kib = 2048;  // libvirt leaves the size to the host's default; x86's is 2 MiB
-    for (const xmlNode* page : child_elements(hugepages, "page")) {
-      auto size = domain_memory_to_kib(attribute(page, "size").value_or(""), attribute(page, "unit").value_or("KiB"),
-                                what + " <hugepages><page size>");
-      if (!size) return size.error();
-      DomainSummary::HugePage spec{*size, std::nullopt};
-      if (const auto nodeset = attribute(page, "nodeset")) {
-        auto cells = parse_cpu_list(*nodeset, what + " <hugepages><page nodeset>");
-        if (!cells) return cells.error();
-        // Without <cpu><numa> cells libvirt reads nodeset='0' as the default page (domain_bindings.cpp).
-        if (summary.cells_memory_kib || *cells != CpuSet::range(0, 0)) spec.guest_cells = std::move(*cells);
-      }
-      if (summary.hugepage_pages.empty()) summary.hugepage_kib = *size;
-      summary.hugepage_pages.push_back(std::move(spec));
-    }
-  }
+  auto pages = read_guest_pages(root, child_elements(first_child(first_child(root, "cpu"), "numa"), "cell").size(), what);
+  if (!pages) return pages.error();
+  summary.pages = std::move(*pages);
   // PCI devices given to the guest: <hostdev type='pci'> and <interface type='hostdev'> (an SR-IOV
   // VF as a NIC), each by its source address.
   const xmlNode* devices = first_child(root, "devices");

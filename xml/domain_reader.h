@@ -2,7 +2,8 @@
 // Reads what placement needs from a libvirt domain XML: its name, type, vCPU
 // count (the maximum in <vcpu>) and memory (<memory>, in KiB; without one, or
 // empty or 0, the sum of the <cpu><numa> cells and the memory devices, as libvirt
-// computes it) and the memory devices' sizes, which <memory> includes. Refuses
+// computes it), the memory devices' sizes, which <memory> includes, and each guest
+// cell's page size (guest_pages.h). Refuses
 // documents that are not <domain>, a guest without memory, absurd sizes and an
 // element numaplace reads given twice.
 #pragma once
@@ -16,6 +17,7 @@
 
 #include "placement/model/cpu_set.h"
 #include "placement/model/error.h"
+#include "xml/guest_pages.h"
 
 namespace numaplace::xml {
 
@@ -30,12 +32,7 @@ struct DomainSummary {
   std::uint64_t memory_kib = 0;                // <memory>; without one (or 0), the cells and devices, as libvirt sets it
   std::uint64_t memory_device_kib = 0;         // <devices><memory> (dimm, nvdimm, virtio-mem, ...) targets
   std::optional<std::uint64_t> cells_memory_kib;  // the <cpu><numa> cells' sum; nullopt without cells
-  std::uint64_t hugepage_kib = 0;              // <memoryBacking><hugepages>: its (first) page size, 0 without
-  struct HugePage {
-    std::uint64_t size_kib = 0;
-    std::optional<CpuSet> guest_cells;         // <page nodeset>; nullopt: every guest cell
-  };
-  std::vector<HugePage> hugepage_pages;        // the <page> elements, in document order
+  GuestPages pages;                            // <memoryBacking><hugepages> (guest_pages.h)
   // PCI devices of <hostdev type='pci'> and <interface type='hostdev'>, by source address
   // "dddd:bb:ss.f", each once.
   std::vector<std::string> pci_hostdevs;

@@ -108,7 +108,7 @@ std::uint64_t room_on(const HostTopology& host, const CpuSet& nodes, std::uint64
 Status check_device_memory(const HostTopology& host, const xml::DomainBindings& bindings, const std::string& name) {
   for (const auto& device : bindings.memory_devices) {
     if (!device.nodemask) continue;
-    const std::uint64_t page = device.page_kib > 0 ? device.page_kib : bindings.default_page_kib;
+    const std::uint64_t page = device.page_kib > 0 ? device.page_kib : bindings.pages.default_page_kib;
     const std::uint64_t room = room_on(host, *device.nodemask, page);
     if (room < device.size_kib) {
       return make_error("NoFit", "guest '" + name + "' does not fit this host: its " + device.element + " (" +
@@ -262,7 +262,7 @@ Status read_request(Placing& p) {
   // where the operator's pins reach.
   std::uint64_t confined_memory = p.guest.memory_kib;
   for (const auto& device : p.bindings.memory_devices) confined_memory += device.nodemask ? 0 : device.size_kib;
-  p.floating = FloatingGuest{p.summary.vcpus, confined_memory, p.summary.hugepage_kib, {}, {}};
+  p.floating = FloatingGuest{p.summary.vcpus, confined_memory, 0, {}, {}};  // its page: confined_page_kib
   for (const auto& [vcpu, cpus] : p.constraints.vcpupins) {
     CpuSet cells;
     for (const auto& cell : p.host.cells) {
@@ -321,42 +321,31 @@ Result<std::optional<GuestTopology>> derive_topology(Placing& p) {
     return per_cell || (flavor != p.guest.flavor_specs.end() && !flavor->second.empty()) ||
            (image != p.guest.image_props.end() && !image->second.empty());
   };
-  // The page size of every guest cell of the topology, when the domain gives them all one: no
-  // <page>, or pages that, restricted to the guest cells the topology has (the writer drops the
-  // others), are of one size and together name every cell. nullopt: cells differ, or some have none.
-  const auto one_size_for_all = [&]() -> std::optional<std::uint64_t> {
-    if (p.summary.hugepage_pages.empty()) return p.summary.hugepage_kib;
-    const auto cells = static_cast<std::uint32_t>((**topology).cells.size());
-    const CpuSet all = CpuSet::range(0, cells - 1);
-    std::optional<std::uint64_t> size;
-    CpuSet named;
-    for (const auto& page : p.summary.hugepage_pages) {
-      const CpuSet here = page.guest_cells ? page.guest_cells->intersected(all) : all;
-      if (here.empty()) continue;
-      if (size && *size != page.size_kib) return std::nullopt;
-      size = page.size_kib;
-      named = named.united(here);
-    }
-    if (!size || named != all) return std::nullopt;
-    return size;
-  };
-  const bool has_hugepages = p.summary.hugepage_kib > 0 || !p.summary.hugepage_pages.empty();
-  if (has_hugepages && names_page_size() && !p.summary.hugepage_pages.empty()) {
+  // The page sizes the domain gives the guest cells the topology has (the writer drops the
+  // <page>s of the others), as libvirt would back them.
+  const std::set<std::uint64_t> sizes =
+      xml::page_sizes_of_cells(p.summary.pages, static_cast<std::uint32_t>((**topology).cells.size()));
+  if (p.summary.pages.page_elements > 0 && names_page_size()) {
     p.outcome.warnings.push_back("the domain's <memoryBacking><hugepages> <page> elements are replaced by the page "
                                  "sizes the request names (hw:mem_page_size, numaplace:mem_page_size.N), which the "
                                  "fit checks");
   }
-  if (!has_hugepages || names_page_size()) return topology;
-  if (const auto size = one_size_for_all(); size && *size > 4) {
-    p.guest.flavor_specs["hw:mem_page_size"] = std::to_string(*size);
-    p.outcome.warnings.push_back("the domain's <memoryBacking><hugepages> asks for " + std::to_string(*size) +
-                                 " KiB pages: placed as hw:mem_page_size=" + std::to_string(*size));
+  if (!p.summary.pages.hugepages || names_page_size()) return topology;
+  if (sizes.size() == 1 && *sizes.begin() > 4) {
+    const std::uint64_t size = *sizes.begin();
+    p.guest.flavor_specs["hw:mem_page_size"] = std::to_string(size);
+    p.outcome.warnings.push_back("the domain's <memoryBacking><hugepages> asks for " + std::to_string(size) +
+                                 " KiB pages: placed as hw:mem_page_size=" + std::to_string(size));
     return derive_guest_topology(p.guest);
-  } else if (!size) {
+  } else if (sizes.size() > 1) {
     p.outcome.warnings.push_back("the domain's <memoryBacking><hugepages> gives guest cells their own page sizes; "
                                  "numaplace fits the cells on small pages and keeps those <page> elements (pages "
                                  "of guest cells the new topology lacks are dropped): ask with hw:mem_page_size to "
                                  "have huge pages checked");
+  } else if (*sizes.begin() == 0 && p.summary.pages.page_elements > 0) {
+    p.outcome.warnings.push_back("the domain's <memoryBacking><hugepages> backs none of the new topology's guest "
+                                 "cells: its <page> elements name only others, and pages of guest cells the new "
+                                 "topology lacks are dropped; the cells fit on small pages");
   }
   return topology;
 }
@@ -568,9 +557,8 @@ void warn_unbounded_lock(Placing& p) {
 // A confined guest keeps its cells and their <page>s, so its memory is bound in the one page size
 // they all use (0: small pages).
 Result<std::uint64_t> confined_page_kib(const Placing& p) {
-  std::set<std::uint64_t> page_sizes;
-  for (const auto& cell : p.bindings.cells) page_sizes.insert(xml::page_of_cell(p.bindings, cell.id));
-  if (p.bindings.cells.empty()) page_sizes.insert(p.bindings.default_page_kib);
+  const std::set<std::uint64_t> page_sizes =
+      xml::page_sizes_of_cells(p.bindings.pages, static_cast<std::uint32_t>(p.bindings.cells.size()));
   if (page_sizes.size() > 1) {
     std::string sizes;
     for (std::uint64_t size : page_sizes) sizes += (sizes.empty() ? "" : " and ") + std::to_string(size == 0 ? 4 : size);

@@ -126,6 +126,22 @@ TEST(AmbiguousInput, RankDomainUsesTheRequestTheDomainStores) {
   EXPECT_EQ(plain.exit_code, 0) << plain.out << plain.err;
 }
 
+// A domain whose one <page> has no nodeset backs every cell with it: rank asks for that page size,
+// as place does, and a host without such pages does not take the guest.
+TEST(AmbiguousInput, RankDomainAsksForThePageSizeOfTheDomainsDefaultPage) {
+  TempDir dir;
+  std::ifstream in(kExample);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto at = text.find("</vcpu>");
+  ASSERT_NE(at, std::string::npos);
+  text.insert(at + 7, "<memoryBacking><hugepages><page size='1' unit='GiB'/></hugepages></memoryBacking>");
+  const std::string domain = dir.file("default-page.xml", text);
+  const std::string host = dir.file("plain.json", "{\"name\": \"plain\", \"cells\": [" + kHostCell + "]}");
+  CliRun r = run("rank --hosts " + host + " --domain " + domain);
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  EXPECT_NE(r.err.find("asks for 1048576 KiB pages: ranked as hw:mem_page_size=1048576"), std::string::npos) << r.err;
+}
+
 // A dry run promises no define that libvirt would refuse: a uuid another domain holds (libvirt's
 // test driver's 'test') is refused as the real define is, with nothing defined.
 TEST(AmbiguousInput, DefineRefusesAUuidAnotherDomainHoldsAlsoInADryRun) {

@@ -28,6 +28,9 @@ std::string memory_room_text(double room_kib, std::uint64_t in_use_kib, const st
   return "has none " + word + ": " + in_use + ", " + mib(static_cast<std::uint64_t>(-room_kib)) + " past " + limit + detail;
 }
 
+// "no CPUs", "1 CPU", "6 CPUs".
+std::string cpus_text(std::size_t cpus) { return cpus == 0 ? std::string("no CPUs") : count_of(cpus, "CPU"); }
+
 std::string format_ratio(double value) {
   std::string text = std::to_string(value);
   while (!text.empty() && text.back() == '0') text.pop_back();
@@ -119,12 +122,13 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
     if (which == "dedicated-cpus") {
       return misfit(with_reason, [&] {
         return "needs " + dedicated_text_of() + ", " + name_of(cell) + " has " +
-            std::to_string(cell.dedicated_cpus.size()) + " dedicated CPUs in all";
+            (cell.dedicated_cpus.empty() ? std::string("no dedicated CPUs")
+                                         : count_of(cell.dedicated_cpus.size(), "dedicated CPU") + " in all");
       });
     }
     return misfit(with_reason, [&] {
       return "needs " + count_of(shared_vcpus, "shared vCPU") + ", " + name_of(cell) + " has " +
-          std::to_string(cell.shared_cpus.size()) + " CPUs for shared guests";
+          cpus_text(cell.shared_cpus.size()) + " for shared guests";
     });
   }
 
@@ -244,7 +248,7 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
   if (exclusive && floating && floating_left < shared_vcpus) {
     return misfit(with_reason, [&] {
       return "needs " + count_of(shared_vcpus, "shared vCPU") + ", " + name_of(cell) + " has " +
-          std::to_string(floating_left) + " CPUs for shared guests not held by dedicated guests";
+          cpus_text(floating_left) + " for shared guests not held by dedicated guests";
     });
   }
 

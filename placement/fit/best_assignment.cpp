@@ -64,9 +64,13 @@ struct SearchBuffers {
   std::vector<std::int64_t> share;
   std::vector<std::int64_t> cuts;
   std::vector<char> eligible;
+  std::vector<char> best_score_positions;
   std::vector<std::size_t> seed_at;
   std::vector<char> seed_used;
   std::vector<std::int64_t> seed_near;
+  std::vector<std::size_t> other_at;
+  std::vector<char> other_used;
+  std::vector<std::int64_t> other_near;
   GroupMatching matching;
   bool in_use = false;
 };
@@ -117,9 +121,13 @@ class BranchAndBound {
         share_(buffers.share),
         cuts_(buffers.cuts),
         eligible_(buffers.eligible),
+        best_score_positions_(buffers.best_score_positions),
         seed_at_(buffers.seed_at),
         seed_used_(buffers.seed_used),
         seed_near_(buffers.seed_near),
+        other_at_(buffers.other_at),
+        other_used_(buffers.other_used),
+        other_near_(buffers.other_near),
         matching_(buffers.matching),
         max_nodes_(max_nodes) {
     chosen_.assign(guests_, 0);
@@ -176,6 +184,7 @@ class BranchAndBound {
     share_.assign(hosts_, 0);
     cuts_.assign(guests_, 0);
     eligible_.assign(hosts_, 0);
+    best_score_positions_.assign(hosts_, 0);
     choose_weight();
     if (combined_ && symmetric && unconstrained()) seed_floor();
   }
@@ -315,6 +324,51 @@ class BranchAndBound {
       value += pick_value;
       for (std::size_t q = 0; q < hosts_; ++q) near[q] += dist(pick, q);
     }
+    improve_by_moves(value);
+    // A second start: the groups' best-scoring placement (GroupMatching), improved the same way,
+    // which the greedy can miss when groups compete for the best positions; the better is kept.
+    if (groups_at_[0].size() > 1) {
+      other_at_ = at;
+      other_used_ = used;
+      other_near_ = near;
+      const std::int64_t greedy_value = value;
+      if (start_from_best_scores()) {
+        const auto [score, distance] = totals_of(at);
+        value = weight_ * score - distance;
+        std::fill(used.begin(), used.end(), 0);
+        std::fill(near.begin(), near.end(), 0);
+        for (std::size_t e = 0; e < guests_; ++e) {
+          used[at[e]] = 1;
+          for (std::size_t q = 0; q < hosts_; ++q) near[q] += dist(at[e], q);
+        }
+        improve_by_moves(value);
+      }
+      if (value <= greedy_value) {
+        at = other_at_;
+        used = other_used_;
+        near = other_near_;
+        value = greedy_value;
+      }
+    }
+    floor_ = value;
+    // The floor's assignment, each shape group's positions sorted into the search's increasing
+    // order (its value unchanged on symmetric distances): the answer of a search capped before it
+    // found one of its own, so that the cap bounds every search that has a floor.
+    for (std::size_t g = 0; g < guests_; ++g) {
+      for (std::size_t later = g + 1; later < guests_; ++later) {
+        if (p_.shape_group[later] == p_.shape_group[g] && at[later] < at[g]) std::swap(at[g], at[later]);
+      }
+    }
+    std::tie(seed_score_, seed_distance_) = totals_of(at);
+    seed_ready_ = true;
+  }
+
+  // Single moves of one guest cell to a free position it fits, made while one raises `value`, on
+  // seed_at_, seed_used_ and seed_near_.
+  void improve_by_moves(std::int64_t& value) {
+    std::vector<std::size_t>& at = seed_at_;
+    std::vector<char>& used = seed_used_;
+    std::vector<std::int64_t>& near = seed_near_;
     for (int pass = 0; pass < 16; ++pass) {
       bool moved = false;
       for (std::size_t g = 0; g < guests_; ++g) {
@@ -340,17 +394,26 @@ class BranchAndBound {
       }
       if (!moved) break;
     }
-    floor_ = value;
-    // The floor's assignment, each shape group's positions sorted into the search's increasing
-    // order (its value unchanged on symmetric distances): the answer of a search capped before it
-    // found one of its own, so that the cap bounds every search that has a floor.
-    for (std::size_t g = 0; g < guests_; ++g) {
-      for (std::size_t later = g + 1; later < guests_; ++later) {
-        if (p_.shape_group[later] == p_.shape_group[g] && at[later] < at[g]) std::swap(at[g], at[later]);
+  }
+
+  // seed_at_ as the best-scoring placement of the shape groups on distinct positions (each
+  // group's positions to its cells in order); false when there is none or a cell does not fit
+  // where its group was put.
+  bool start_from_best_scores() {
+    const auto placed = best_completion(0, [&](std::size_t first, std::size_t p) { return live_.at(first, p); },
+                                        [&](std::size_t first, std::size_t p) { return p_.scores[first][p]; });
+    if (placed.kind != Completion::Value) return false;
+    const auto& groups = groups_at_[0];
+    for (std::size_t i = 0; i < groups.size(); ++i) {
+      std::size_t p = 0;
+      for (std::size_t g = 0; g < guests_; ++g) {
+        if (p_.shape_group[g] != p_.shape_group[groups[i].first]) continue;
+        while (p < hosts_ && matching_.group_at(p) != i) ++p;
+        if (p == hosts_ || !live_.at(g, p)) return false;
+        seed_at_[g] = p++;
       }
     }
-    std::tie(seed_score_, seed_distance_) = totals_of(at);
-    seed_ready_ = true;
+    return true;
   }
 
   // A complete assignment's score and distance (pairs in guest cell order), as the search sums them.
@@ -434,6 +497,7 @@ class BranchAndBound {
       cuts_[group_index++] = values_[count - 1];  // the least score this group's best completion takes
     }
     const std::int64_t group_score_bound = score_bound;  // what top_score_bound's cuts are taken against
+    bool best_score_only = false;  // several groups, and only their best placement's score can do
     if (groups_at_[next].size() > 1) {
       // The groups on distinct positions: no completion scores more (nor places every cell when
       // there is no such placement).
@@ -441,7 +505,11 @@ class BranchAndBound {
         return !bounds_.taken(p) && open_to(first, p);
       }, [&](std::size_t first, std::size_t p) { return p_.scores[first][p]; });
       if (placed.kind == Completion::None) return false;
-      if (placed.kind == Completion::Value) score_bound = std::min(score_bound, score + placed.value);
+      if (placed.kind == Completion::Value) {
+        score_bound = std::min(score_bound, score + placed.value);
+        best_score_only = combined_ && weight_ * (score_bound - 1) - distance < threshold();
+        if (best_score_only) mark_best_score_positions(next);
+      }
     }
     if (cannot_beat(score_bound, distance)) return false;
     const bool bounded = combined_ ? (best_ || floor_ > kNoFloor) : (best_ && score_bound == best_->score);
@@ -487,6 +555,12 @@ class BranchAndBound {
         }
         // The child's best value is at most twice / 2 (rounded down); it must reach the threshold.
         if (twice < 2 * threshold()) return false;
+        if (best_score_only) {
+          // Only a completion of the groups' best total score can do: the positions some such
+          // completion takes, and those every one takes, from the matching's prices.
+          std::copy(best_score_positions_.begin(), best_score_positions_.end(), eligible_.begin());
+          if (!eligible_positions_reach(next, score_bound, distance)) return false;
+        }
         if (!top_score_bound(next, group_score_bound, distance)) return false;
         if (groups_at_[next].size() > 1) {
           // Several groups may each count the same cheap position above; the score bound and the
@@ -540,6 +614,20 @@ class BranchAndBound {
     return {Completion::Value, *best};
   }
 
+  // Right after best_completion placed the groups left at `next` by score alone: per position, 2
+  // when every best-scoring placement of them takes it, 1 when some may, else 0 (the matching's
+  // prices, group_matching.h), into best_score_positions_.
+  void mark_best_score_positions(std::size_t next) {
+    const auto& groups = groups_at_[next];
+    matching_.price();
+    for (std::size_t p = 0; p < hosts_; ++p) {
+      char mark = 0;
+      for (std::size_t i = 0; i < groups.size() && mark == 0; ++i) mark = matching_.may_take_at_best(i, p) ? 1 : 0;
+      if (mark != 0 && matching_.used_by_every_best(p)) mark = 2;
+      best_score_positions_[p] = mark;
+    }
+  }
+
   // With a threshold no completion short of the score bound reaches: every shape group left
   // must take its own best scores (score_bound is the sum of each group's best), so a group
   // takes only positions scoring at least its cut score (cuts_), and must take those scoring
@@ -551,9 +639,6 @@ class BranchAndBound {
     const std::int64_t need = threshold();
     if (weight_ * (score_bound - 1) - distance >= need) return true;  // a lower score could still do
     const auto& groups = groups_at_[next];
-    const std::size_t left = guests_ - next;
-    const std::size_t m = left - 1;
-    std::size_t forced_count = 0;
     for (std::size_t p = 0; p < hosts_; ++p) {
       eligible_[p] = 0;
       if (!in_child_[p]) continue;
@@ -565,11 +650,21 @@ class BranchAndBound {
         if (p_.scores[first][p] > cuts_[i]) ++forced_by;
       }
       if (forced_by > 1) return false;  // two groups would both need p
-      if (forced_by == 1) {
-        eligible_[p] = 2;
-        ++forced_count;
-      }
+      if (forced_by == 1) eligible_[p] = 2;
     }
+    return eligible_positions_reach(next, score_bound, distance);
+  }
+
+  // With eligible_ marked over the child's open positions (1: a completion reaching the threshold
+  // may take it, 2: every such completion takes it) and such completions scoring at most
+  // `score_bound`: whether one can reach the threshold, each position's distance share bounded
+  // by its m nearest eligible positions. In the child's state.
+  bool eligible_positions_reach(std::size_t next, std::int64_t score_bound, std::int64_t distance) {
+    const std::int64_t need = threshold();
+    const std::size_t left = guests_ - next;
+    const std::size_t m = left - 1;
+    std::size_t forced_count = 0;
+    for (std::size_t p = 0; p < hosts_; ++p) forced_count += eligible_[p] == 2 ? 1 : 0;
     if (forced_count > left) return false;
     std::int64_t forced = 0;
     values_.clear();
@@ -686,9 +781,13 @@ class BranchAndBound {
   std::vector<std::int64_t>& share_;                 // scratch: per open position, twice its distance share
   std::vector<std::int64_t>& cuts_;                  // per group left: see top_score_bound
   std::vector<char>& eligible_;                      // scratch of top_score_bound: 1 may, 2 must be taken
+  std::vector<char>& best_score_positions_;          // see mark_best_score_positions
   std::vector<std::size_t>& seed_at_;                // scratch of seed_floor
   std::vector<char>& seed_used_;
   std::vector<std::int64_t>& seed_near_;
+  std::vector<std::size_t>& other_at_;               // scratch of seed_floor: the greedy's start, kept
+  std::vector<char>& other_used_;
+  std::vector<std::int64_t>& other_near_;
   GroupMatching& matching_;                          // scratch of the bounds with several groups left
   bool mask_matrix_ = true;                          // live_ carries the masks too (see open_to)
   std::int64_t weight_ = 1;                         // see choose_weight

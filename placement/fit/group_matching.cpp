@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "placement/fit/group_matching.h"
 
+#include <algorithm>
+
 namespace numaplace {
 
 void GroupMatching::reset(std::size_t groups, std::size_t positions) {
@@ -84,6 +86,49 @@ std::optional<std::int64_t> GroupMatching::best() {
     total += end_gain;
   }
   return total;
+}
+
+// The dual of the placement: a price u per group, w >= 0 per position, u(i) + w(p) >= value(i, p)
+// wherever i may take p, with equality where the placement puts i on p and w(p) = 0 where it
+// leaves p free (so that the dual's total, the sum of items x u plus the sum of w, equals the
+// placement's). Those conditions bound each u from below: u(i) >= value(i, p) for a free p, and
+// u(i) >= u(j) + value(i, p) - value(j, p) for a p that group j holds. Their least solution
+// (longest paths over the groups, no gaining cycle at a best placement) is an optimal dual; a
+// group no bound reaches starts from a floor below every value, so its positions cost the most.
+void GroupMatching::price() {
+  const std::int64_t floor = -2 * kMaxValue * static_cast<std::int64_t>(groups_ + 1);
+  group_price_.assign(groups_, floor);
+  for (std::size_t p = 0; p < positions_; ++p) {
+    if (owner_[p] != kNone) continue;
+    for (std::size_t i = 0; i < groups_; ++i) {
+      if (value(i, p) != kNotAllowed) group_price_[i] = std::max(group_price_[i], value(i, p));
+    }
+  }
+  for (std::size_t round = 0; round <= groups_; ++round) {
+    bool changed = false;
+    for (std::size_t p = 0; p < positions_; ++p) {
+      const std::size_t j = owner_[p];
+      if (j == kNone) continue;
+      for (std::size_t i = 0; i < groups_; ++i) {
+        if (i == j || value(i, p) == kNotAllowed) continue;
+        const std::int64_t bound = group_price_[j] + value(i, p) - value(j, p);
+        if (bound > group_price_[i]) {
+          group_price_[i] = bound;
+          changed = true;
+        }
+      }
+    }
+    if (!changed) break;
+  }
+  position_price_.assign(positions_, 0);
+  for (std::size_t p = 0; p < positions_; ++p) {
+    if (owner_[p] != kNone) position_price_[p] = value(owner_[p], p) - group_price_[owner_[p]];
+  }
+}
+
+bool GroupMatching::may_take_at_best(std::size_t group, std::size_t position) const {
+  if (value(group, position) == kNotAllowed) return false;
+  return group_price_[group] + position_price_[position] == value(group, position);
 }
 
 }  // namespace numaplace

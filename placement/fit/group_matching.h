@@ -3,8 +3,9 @@
 // exactly its count of items on positions it may take, one item a position at most, an item of
 // group i on position p worth value(i, p). Exact: successive best augmenting paths (the min-cost
 // flow of a transportation problem, its paths walked over the groups), in
-// O(items x groups^2 x positions). The scored search (best_assignment.h) bounds a node whose guest
-// cells have several shapes with it: bounds per shape may count one position for two shapes.
+// O(items x groups^2 x positions). Its prices (an optimal dual) then say which positions a best
+// placement may or must use. The scored search (best_assignment.h) bounds a node whose guest
+// cells have several shapes with both: bounds per shape may count one position for two shapes.
 #pragma once
 
 #include <cstddef>
@@ -37,6 +38,20 @@ class GroupMatching {
   // nullopt when every item cannot be placed (or the problem exceeds kMaxSize).
   std::optional<std::int64_t> best();
 
+  // After best() found a placement: the group it puts on `position`, or kNoGroup for none.
+  static constexpr std::size_t kNoGroup = std::numeric_limits<std::size_t>::max();
+  std::size_t group_at(std::size_t position) const { return owner_[position]; }
+
+  // After best() found a placement, prices of an optimal dual of it (the least group prices; a
+  // position's price is what its item is worth over its group's price, 0 for a free position),
+  // from which two facts about every best placement follow (complementary slackness):
+  void price();
+  // Some best placement may put an item of `group` on `position` (its reduced cost is 0); false:
+  // none does.
+  bool may_take_at_best(std::size_t group, std::size_t position) const;
+  // Every best placement uses `position` (its price is positive).
+  bool used_by_every_best(std::size_t position) const { return position_price_[position] > 0; }
+
  private:
   std::int64_t value(std::size_t group, std::size_t position) const { return values_[group * positions_ + position]; }
 
@@ -51,6 +66,8 @@ class GroupMatching {
   std::vector<std::int64_t> reach_;       // per group: best gain of a path that leaves it one short
   std::vector<std::size_t> via_group_;    // per group: the path's group before it, or kNone (a start)
   std::vector<std::size_t> via_position_; // ... and the position that group took from it
+  std::vector<std::int64_t> group_price_;   // price(): per group
+  std::vector<std::int64_t> position_price_;// price(): per position
 };
 
 }  // namespace numaplace

@@ -46,36 +46,52 @@ std::optional<std::int64_t> walk_every_placement(const Problem& problem) {
   return best;
 }
 
+// Up to 4 groups of 0-2 items over 1-7 positions, values within +-`small_spread` (many ties) or
+// +-1000, one pair in five not allowed; nullopt when the items outnumber the positions.
+std::optional<Problem> random_problem(std::mt19937& rng, int small_spread) {
+  Problem problem;
+  const std::size_t groups = 1 + rng() % 4;
+  const std::size_t positions = 1 + rng() % 7;
+  const int spread = rng() % 2 ? small_spread : 1000;
+  problem.values.assign(groups, std::vector<std::optional<std::int64_t>>(positions));
+  problem.items.assign(groups, 0);
+  std::size_t total_items = 0;
+  for (std::size_t g = 0; g < groups; ++g) {
+    problem.items[g] = rng() % 3;
+    total_items += problem.items[g];
+    for (std::size_t p = 0; p < positions; ++p) {
+      if (rng() % 5 != 0) problem.values[g][p] = static_cast<std::int64_t>(rng() % (2 * spread + 1)) - spread;
+    }
+  }
+  if (total_items > positions) return std::nullopt;
+  return problem;
+}
+
+void load(GroupMatching& matching, const Problem& problem) {
+  const std::size_t groups = problem.items.size();
+  const std::size_t positions = problem.values[0].size();
+  matching.reset(groups, positions);
+  for (std::size_t g = 0; g < groups; ++g) {
+    matching.set_items(g, problem.items[g]);
+    for (std::size_t p = 0; p < positions; ++p) {
+      if (problem.values[g][p]) {
+        ASSERT_TRUE(matching.allow(g, p, *problem.values[g][p]));
+      }
+    }
+  }
+}
+
 TEST(GroupMatching, EqualsAWalkOverEveryPlacementOnRandomProblems) {
   std::mt19937 rng(20261202);
   GroupMatching matching;  // one object for every problem: reset must forget the one before
   int placed = 0;
   int refused = 0;
   for (int round = 0; round < 4000; ++round) {
-    Problem problem;
-    const std::size_t groups = 1 + rng() % 4;
-    const std::size_t positions = 1 + rng() % 7;
-    const int spread = rng() % 2 ? 10 : 1000;  // small values make many ties
-    problem.values.assign(groups, std::vector<std::optional<std::int64_t>>(positions));
-    problem.items.assign(groups, 0);
-    std::size_t total_items = 0;
-    for (std::size_t g = 0; g < groups; ++g) {
-      problem.items[g] = rng() % 3;
-      total_items += problem.items[g];
-      for (std::size_t p = 0; p < positions; ++p) {
-        if (rng() % 5 != 0) problem.values[g][p] = static_cast<std::int64_t>(rng() % (2 * spread + 1)) - spread;
-      }
-    }
-    if (total_items > positions) continue;
-    matching.reset(groups, positions);
-    for (std::size_t g = 0; g < groups; ++g) {
-      matching.set_items(g, problem.items[g]);
-      for (std::size_t p = 0; p < positions; ++p) {
-        if (problem.values[g][p]) {
-          ASSERT_TRUE(matching.allow(g, p, *problem.values[g][p]));
-        }
-      }
-    }
+    const std::optional<Problem> drawn = random_problem(rng, 10);
+    if (!drawn) continue;
+    const Problem& problem = *drawn;
+    load(matching, problem);
+    if (::testing::Test::HasFatalFailure()) return;
     const std::optional<std::int64_t> want = walk_every_placement(problem);
     const std::optional<std::int64_t> got = matching.best();
     ASSERT_EQ(got.has_value(), want.has_value()) << "round " << round;
@@ -127,30 +143,13 @@ TEST(GroupMatching, PricesNeverRuleOutAPairOrFreeAPositionThatABestPlacementUses
   GroupMatching matching;
   int priced = 0, pairs_ruled_out = 0, positions_forced = 0, several_best = 0;
   for (int round = 0; round < 4000; ++round) {
-    Problem problem;
-    const std::size_t groups = 1 + rng() % 4;
-    const std::size_t positions = 1 + rng() % 7;
-    const int spread = rng() % 2 ? 3 : 1000;
-    problem.values.assign(groups, std::vector<std::optional<std::int64_t>>(positions));
-    problem.items.assign(groups, 0);
-    std::size_t total_items = 0;
-    for (std::size_t g = 0; g < groups; ++g) {
-      problem.items[g] = rng() % 3;
-      total_items += problem.items[g];
-      for (std::size_t p = 0; p < positions; ++p) {
-        if (rng() % 5 != 0) problem.values[g][p] = static_cast<std::int64_t>(rng() % (2 * spread + 1)) - spread;
-      }
-    }
-    if (total_items > positions) continue;
-    matching.reset(groups, positions);
-    for (std::size_t g = 0; g < groups; ++g) {
-      matching.set_items(g, problem.items[g]);
-      for (std::size_t p = 0; p < positions; ++p) {
-        if (problem.values[g][p]) {
-          ASSERT_TRUE(matching.allow(g, p, *problem.values[g][p]));
-        }
-      }
-    }
+    const std::optional<Problem> drawn = random_problem(rng, 3);
+    if (!drawn) continue;
+    const Problem& problem = *drawn;
+    const std::size_t groups = problem.items.size();
+    const std::size_t positions = problem.values[0].size();
+    load(matching, problem);
+    if (::testing::Test::HasFatalFailure()) return;
     const std::optional<std::int64_t> best = matching.best();
     if (!best) continue;
     matching.price();

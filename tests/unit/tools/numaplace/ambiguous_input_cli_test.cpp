@@ -40,6 +40,11 @@ struct TempDir {
 
 const std::string kHostCell = R"({"id": 0, "cpus": "0-7", "memory_mib": 8192})";
 
+std::string example_text() {
+  std::ifstream in(kExample);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
 TEST(AmbiguousInput, AJsonHostGivingAMemberTwiceIsRefusedNamingIt) {
   TempDir dir;
   const std::string host = dir.file("twice.json", R"({"name": "h", "cells": [{"id": 0, "cpus": "0-7", "memory_mib": 65536,
@@ -130,8 +135,7 @@ TEST(AmbiguousInput, RankDomainUsesTheRequestTheDomainStores) {
 // as place does, and a host without such pages does not take the guest.
 TEST(AmbiguousInput, RankDomainAsksForThePageSizeOfTheDomainsDefaultPage) {
   TempDir dir;
-  std::ifstream in(kExample);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text = example_text();
   const auto at = text.find("</vcpu>");
   ASSERT_NE(at, std::string::npos);
   text.insert(at + 7, "<memoryBacking><hugepages><page size='1' unit='GiB'/></hugepages></memoryBacking>");
@@ -146,8 +150,7 @@ TEST(AmbiguousInput, RankDomainAsksForThePageSizeOfTheDomainsDefaultPage) {
 // test driver's 'test') is refused as the real define is, with nothing defined.
 TEST(AmbiguousInput, DefineRefusesAUuidAnotherDomainHoldsAlsoInADryRun) {
   TempDir dir;
-  std::ifstream in(kExample);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string text = example_text();
   const auto at = text.find("<name>numaplace-demo</name>");
   ASSERT_NE(at, std::string::npos);
   text.replace(at, 27, "<name>other</name><uuid>6695eb01-f6a4-8304-79aa-97f2502e193f</uuid>");

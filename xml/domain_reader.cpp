@@ -252,7 +252,9 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
   }
   if (auto ceiling = check_max_memory(root, summary, what); !ceiling) return ceiling.error();
 
-  auto pages = read_guest_pages(root, child_elements(first_child(first_child(root, "cpu"), "numa"), "cell").size(), what);
+  summary.guest_cells =
+      static_cast<std::uint32_t>(child_elements(first_child(first_child(root, "cpu"), "numa"), "cell").size());
+  auto pages = read_guest_pages(root, summary.guest_cells, what);
   if (!pages) return pages.error();
   summary.pages = std::move(*pages);
   // PCI devices given to the guest: <hostdev type='pci'> and <interface type='hostdev'> (an SR-IOV

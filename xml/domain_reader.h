@@ -32,6 +32,7 @@ struct DomainSummary {
   std::uint64_t memory_kib = 0;                // <memory>; without one (or 0), the cells and devices, as libvirt sets it
   std::uint64_t memory_device_kib = 0;         // <devices><memory> (dimm, nvdimm, virtio-mem, ...) targets
   std::optional<std::uint64_t> cells_memory_kib;  // the <cpu><numa> cells' sum; nullopt without cells
+  std::uint32_t guest_cells = 0;               // how many <cpu><numa> cells; 0 without
   GuestPages pages;                            // <memoryBacking><hugepages> (guest_pages.h)
   // PCI devices of <hostdev type='pci'> and <interface type='hostdev'>, by source address
   // "dddd:bb:ss.f", each once.

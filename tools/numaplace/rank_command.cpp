@@ -10,6 +10,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 
 #include "numaplace/cli_common.h"
@@ -259,12 +260,13 @@ Result<GuestRequest> guest_request(const RankCliOptions& o) {
     // A page size the domain's <memoryBacking> gives every cell is asked for, as place asks for it.
     const bool names_page_size = request.flavor_specs.count("hw:mem_page_size") != 0 ||
                                  request.image_props.count("hw_mem_page_size") != 0;
-    const xml::GuestPages& pages = summary->pages;
-    if (!names_page_size && pages.page_by_cell.empty() && pages.default_page_kib > 4) {
-      request.flavor_specs["hw:mem_page_size"] = std::to_string(pages.default_page_kib);
-      std::cerr << "numaplace: " << what << "'s <memoryBacking><hugepages> asks for " << pages.default_page_kib
-                << " KiB pages: ranked as hw:mem_page_size=" << pages.default_page_kib << "\n";
-    } else if (!names_page_size && !pages.page_by_cell.empty()) {
+    const std::set<std::uint64_t> sizes = xml::page_sizes_of_cells(summary->pages, summary->guest_cells);
+    if (!names_page_size && sizes.size() == 1 && *sizes.begin() > 4) {
+      const std::uint64_t size = *sizes.begin();
+      request.flavor_specs["hw:mem_page_size"] = std::to_string(size);
+      std::cerr << "numaplace: " << what << "'s <memoryBacking><hugepages> asks for " << size
+                << " KiB pages: ranked as hw:mem_page_size=" << size << "\n";
+    } else if (!names_page_size && sizes.size() > 1) {
       std::cerr << "numaplace: note: " << what << "'s <page> elements give its cells their own page sizes, "
                    "which rank does not check (place does): ask with hw:mem_page_size to have huge pages ranked\n";
     }

@@ -131,9 +131,10 @@ TEST(AmbiguousInput, RankDomainUsesTheRequestTheDomainStores) {
   EXPECT_EQ(plain.exit_code, 0) << plain.out << plain.err;
 }
 
-// A domain whose one <page> has no nodeset backs every cell with it: rank asks for that page size,
-// as place does, and a host without such pages does not take the guest.
-TEST(AmbiguousInput, RankDomainAsksForThePageSizeOfTheDomainsDefaultPage) {
+// A page size a domain's <page>s give every cell of it (one <page> without a nodeset, or nodesets
+// naming every cell with one size) is asked for by rank, as place asks for it, and a host without
+// such pages does not take the guest.
+TEST(AmbiguousInput, RankDomainAsksForThePageSizeEveryCellOfTheDomainUses) {
   TempDir dir;
   std::string text = example_text();
   const auto at = text.find("</vcpu>");
@@ -144,6 +145,23 @@ TEST(AmbiguousInput, RankDomainAsksForThePageSizeOfTheDomainsDefaultPage) {
   CliRun r = run("rank --hosts " + host + " --domain " + domain);
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
   EXPECT_NE(r.err.find("asks for 1048576 KiB pages: ranked as hw:mem_page_size=1048576"), std::string::npos) << r.err;
+
+  // Pages that name every cell of the domain with one size ask for it the same way; cells of
+  // different sizes are only noted, and the guest is ranked on small pages.
+  const auto end = text.find("</domain>");
+  ASSERT_NE(end, std::string::npos);
+  text.insert(end, "<cpu><numa><cell id='0' cpus='0-3' memory='2' unit='GiB'/>"
+                   "<cell id='1' cpus='4-7' memory='2' unit='GiB'/></numa></cpu>");
+  for (const auto& [pages, asked] : {std::pair<std::string, bool>{"<page size='2' unit='MiB' nodeset='0-1'/>", true},
+                                     {"<page size='2' unit='MiB' nodeset='0'/><page size='1' unit='GiB' nodeset='1'/>", false}}) {
+    std::string named = text;
+    const auto page = named.find("<page size='1' unit='GiB'/>");
+    named.replace(page, 27, pages);
+    CliRun ranked = run("rank --hosts " + host + " --domain " + dir.file("named-pages.xml", named));
+    EXPECT_EQ(ranked.exit_code, asked ? 3 : 0) << pages << "\n" << ranked.out << ranked.err;
+    EXPECT_EQ(ranked.err.find("ranked as hw:mem_page_size=2048") != std::string::npos, asked) << pages << "\n" << ranked.err;
+    EXPECT_EQ(ranked.err.find("give its cells their own page sizes") != std::string::npos, !asked) << pages << "\n" << ranked.err;
+  }
 }
 
 // A dry run promises no define that libvirt would refuse: a uuid another domain holds (libvirt's

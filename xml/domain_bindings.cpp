@@ -322,5 +322,4 @@ std::vector<ThreadAffinity> thread_affinities(const DomainThreads& threads, cons
   return out;
 }
 
-
 }  // namespace numaplace::xml

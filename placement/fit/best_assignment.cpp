@@ -311,12 +311,7 @@ class BranchAndBound {
       }
       if (pick == hosts_) {  // the greedy ran into a dead end: start from Nova's first fit instead
         if (!start_from_first_fit()) return;
-        const auto [score, distance] = totals_of(at);
-        value = weight_ * score - distance;
-        std::fill(near.begin(), near.end(), 0);
-        for (std::size_t e = 0; e < guests_; ++e) {
-          for (std::size_t q = 0; q < hosts_; ++q) near[q] += dist(at[e], q);
-        }
+        value = adopt_start();
         break;
       }
       at[g] = pick;
@@ -333,14 +328,7 @@ class BranchAndBound {
       other_near_ = near;
       const std::int64_t greedy_value = value;
       if (start_from_best_scores()) {
-        const auto [score, distance] = totals_of(at);
-        value = weight_ * score - distance;
-        std::fill(used.begin(), used.end(), 0);
-        std::fill(near.begin(), near.end(), 0);
-        for (std::size_t e = 0; e < guests_; ++e) {
-          used[at[e]] = 1;
-          for (std::size_t q = 0; q < hosts_; ++q) near[q] += dist(at[e], q);
-        }
+        value = adopt_start();
         improve_by_moves(value);
       }
       if (value <= greedy_value) {
@@ -361,6 +349,18 @@ class BranchAndBound {
     }
     std::tie(seed_score_, seed_distance_) = totals_of(at);
     seed_ready_ = true;
+  }
+
+  // seed_used_ and seed_near_ for the assignment in seed_at_; its value.
+  std::int64_t adopt_start() {
+    std::fill(seed_used_.begin(), seed_used_.end(), 0);
+    std::fill(seed_near_.begin(), seed_near_.end(), 0);
+    for (std::size_t e = 0; e < guests_; ++e) {
+      seed_used_[seed_at_[e]] = 1;
+      for (std::size_t q = 0; q < hosts_; ++q) seed_near_[q] += dist(seed_at_[e], q);
+    }
+    const auto [score, distance] = totals_of(seed_at_);
+    return weight_ * score - distance;
   }
 
   // Single moves of one guest cell to a free position it fits, made while one raises `value`, on
@@ -427,15 +427,11 @@ class BranchAndBound {
     return {score, distance};
   }
 
-  // seed_at_ and seed_used_ as the first assignment in Nova's order (AssignmentBounds::run, its
+  // seed_at_ as the first assignment in Nova's order (AssignmentBounds::run, its
   // positions given back afterwards); false when there is none.
   bool start_from_first_fit() {
     if (!bounds_.run(0)) return false;
-    std::fill(seed_used_.begin(), seed_used_.end(), 0);
-    for (std::size_t g = 0; g < guests_; ++g) {
-      seed_at_[g] = bounds_.chosen()[g];
-      seed_used_[seed_at_[g]] = 1;
-    }
+    for (std::size_t g = 0; g < guests_; ++g) seed_at_[g] = bounds_.chosen()[g];
     for (std::size_t g = 0; g < guests_; ++g) bounds_.release(seed_at_[g]);
     return true;
   }

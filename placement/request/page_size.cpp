@@ -42,6 +42,17 @@ Result<PageSizeValue> page_size_constraint(const SpecMap& flavor_specs, const Im
   return page_size_constraint(it->second, "hw:mem_page_size", image);
 }
 
+bool names_page_size(const GuestRequest& request) {
+  const auto given = [](const SpecMap& specs, const std::string& key) {
+    const auto it = specs.find(key);
+    return it != specs.end() && !it->second.empty();
+  };
+  const bool per_cell = std::any_of(request.flavor_specs.begin(), request.flavor_specs.end(), [](const auto& spec) {
+    return spec.first.rfind("numaplace:mem_page_size.", 0) == 0 && !spec.second.empty();
+  });
+  return per_cell || given(request.flavor_specs, "hw:mem_page_size") || given(request.image_props, "hw_mem_page_size");
+}
+
 std::string describe_page_size(std::int64_t request) {
   if (request == kPageSizeSmall) return "small pages";
   if (request == kPageSizeLarge) return "large pages";

@@ -32,4 +32,9 @@ std::optional<std::uint64_t> choose_page_size(const HostCell& cell, std::int64_t
 
 std::string describe_page_size(std::int64_t request);
 
+// Whether the request names a page size for some guest cell: hw:mem_page_size, the image's
+// hw_mem_page_size, or a numaplace:mem_page_size.N (an empty value names none). A domain's
+// <hugepages> stands in for the page size only of a request that names none.
+bool names_page_size(const GuestRequest& request);
+
 }  // namespace numaplace

@@ -11,6 +11,7 @@
 
 #include "placement/request/guest_topology.h"
 #include "placement/request/guest_tuning.h"
+#include "placement/request/page_size.h"
 #include "placement/lifecycle/narrowing.h"
 #include "placement/lifecycle/operator_constraints.h"
 #include "placement/model/count_words.h"
@@ -312,25 +313,16 @@ Status read_devices(Placing& p) {
 Result<std::optional<GuestTopology>> derive_topology(Placing& p) {
   auto topology = derive_guest_topology(p.guest);
   if (!topology || !topology->has_value()) return topology;
-  const auto names_page_size = [&] {
-    const auto flavor = p.guest.flavor_specs.find("hw:mem_page_size");
-    const auto image = p.guest.image_props.find("hw_mem_page_size");
-    const bool per_cell = std::any_of(p.guest.flavor_specs.begin(), p.guest.flavor_specs.end(), [](const auto& spec) {
-      return spec.first.rfind("numaplace:mem_page_size.", 0) == 0 && !spec.second.empty();
-    });
-    return per_cell || (flavor != p.guest.flavor_specs.end() && !flavor->second.empty()) ||
-           (image != p.guest.image_props.end() && !image->second.empty());
-  };
   // The page sizes the domain gives the guest cells the topology has (the writer drops the
   // <page>s of the others), as libvirt would back them.
   const std::set<std::uint64_t> sizes =
       xml::page_sizes_of_cells(p.summary.pages, static_cast<std::uint32_t>((**topology).cells.size()));
-  if (p.summary.pages.page_elements > 0 && names_page_size()) {
+  if (p.summary.pages.page_elements > 0 && names_page_size(p.guest)) {
     p.outcome.warnings.push_back("the domain's <memoryBacking><hugepages> <page> elements are replaced by the page "
                                  "sizes the request names (hw:mem_page_size, numaplace:mem_page_size.N), which the "
                                  "fit checks");
   }
-  if (!p.summary.pages.hugepages || names_page_size()) return topology;
+  if (!p.summary.pages.hugepages || names_page_size(p.guest)) return topology;
   if (sizes.size() == 1 && *sizes.begin() > 4) {
     const std::uint64_t size = *sizes.begin();
     p.guest.flavor_specs["hw:mem_page_size"] = std::to_string(size);

@@ -20,6 +20,7 @@
 #include "numaplace/json_output.h"
 #include "numaplace/rank_flags.h"
 #include "placement/lifecycle/host_ranking.h"
+#include "placement/request/page_size.h"
 #include "plugin/sources/host_json.h"
 #include "plugin/sources/json_fields.h"
 #include "xml/capabilities_reader.h"
@@ -258,15 +259,14 @@ Result<GuestRequest> guest_request(const RankCliOptions& o) {
       }
     }
     // A page size the domain's <memoryBacking> gives every cell is asked for, as place asks for it.
-    const bool names_page_size = request.flavor_specs.count("hw:mem_page_size") != 0 ||
-                                 request.image_props.count("hw_mem_page_size") != 0;
+    const bool page_named = names_page_size(request);
     const std::set<std::uint64_t> sizes = xml::page_sizes_of_cells(summary->pages, summary->guest_cells);
-    if (!names_page_size && sizes.size() == 1 && *sizes.begin() > 4) {
+    if (!page_named && sizes.size() == 1 && *sizes.begin() > 4) {
       const std::uint64_t size = *sizes.begin();
       request.flavor_specs["hw:mem_page_size"] = std::to_string(size);
       std::cerr << "numaplace: " << what << "'s <memoryBacking><hugepages> asks for " << size
                 << " KiB pages: ranked as hw:mem_page_size=" << size << "\n";
-    } else if (!names_page_size && sizes.size() > 1) {
+    } else if (!page_named && sizes.size() > 1) {
       std::cerr << "numaplace: note: " << what << "'s <page> elements give its cells their own page sizes, "
                    "which rank does not check (place does): ask with hw:mem_page_size to have huge pages ranked\n";
     }
@@ -380,7 +380,8 @@ Command register_rank(CLI::App& app) {
       "The guest's size comes from --vcpus and --memory (both together) or from --domain (not with them);\n"
       "neither is a usage error (exit 2). --spec and --image-prop give its NUMA request, as for place;\n"
       "without them a --domain's stored request (its numaplace metadata) is used, and a page size its\n"
-      "<memoryBacking><hugepages> gives every cell is asked for (stderr says so). Its pins and nodesets\n"
+      "<memoryBacking><hugepages> gives every cell is asked for when the request names no page size\n"
+      "(stderr says so). Its pins and nodesets\n"
       "(<vcpu cpuset>, <vcpupin>, <emulatorpin>, <numatune>) are not applied: stderr names them, and\n"
       "place keeps the guest within them on the host chosen.\n"
       "Strategies: --strategy, --ratio-shape, --ratio-weights and --pack choose each host's cells as they do\n"

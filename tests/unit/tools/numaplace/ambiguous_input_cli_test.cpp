@@ -162,6 +162,18 @@ TEST(AmbiguousInput, RankDomainAsksForThePageSizeEveryCellOfTheDomainUses) {
     EXPECT_EQ(ranked.err.find("ranked as hw:mem_page_size=2048") != std::string::npos, asked) << pages << "\n" << ranked.err;
     EXPECT_EQ(ranked.err.find("give its cells their own page sizes") != std::string::npos, !asked) << pages << "\n" << ranked.err;
   }
+
+  // A request naming its cells' page sizes itself (numaplace:mem_page_size.N) is ranked on them,
+  // as place does: the domain's pages are not asked for on top.
+  std::string named = text;
+  named.replace(named.find("<page size='1' unit='GiB'/>"), 27, "<page size='2' unit='MiB' nodeset='0-1'/>");
+  const std::string small_pages =
+      dir.file("small-pages.json", "{\"name\": \"small\", \"cells\": [{\"id\": 0, \"cpus\": \"0-7\", "
+                                   "\"memory_mib\": 8192, \"pages\": [{\"size_kib\": 4, \"total\": 2097152}]}]}");
+  CliRun own = run("rank --hosts " + small_pages + " --domain " + dir.file("own-pages.xml", named) +
+                   " --spec numaplace:mem_page_size.0=small");
+  EXPECT_EQ(own.exit_code, 0) << own.out << own.err;
+  EXPECT_EQ(own.err.find("ranked as hw:mem_page_size"), std::string::npos) << own.err;
 }
 
 // A dry run promises no define that libvirt would refuse: a uuid another domain holds (libvirt's

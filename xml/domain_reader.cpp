@@ -23,9 +23,8 @@ Status add_kib(std::uint64_t& total, std::uint64_t kib, const std::string& summe
   return Done{};
 }
 
-// The sum of the <cpu><numa> cells' memory, which libvirt boots the guest with; nullopt without cells.
-Result<std::optional<std::uint64_t>> cells_memory(const xmlNode* root, const std::string& what) {
-  const auto cells = child_elements(first_child(first_child(root, "cpu"), "numa"), "cell");
+// The sum of the <cpu><numa> `cells`' memory, which libvirt boots the guest with; nullopt without cells.
+Result<std::optional<std::uint64_t>> cells_memory(const std::vector<xmlNode*>& cells, const std::string& what) {
   if (cells.empty()) return std::optional<std::uint64_t>{};
   std::uint64_t total = 0;
   for (const xmlNode* cell : cells) {
@@ -185,7 +184,8 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
     }
   }
 
-  auto cells_kib = cells_memory(root, what);
+  const std::vector<xmlNode*> cells = child_elements(first_child(first_child(root, "cpu"), "numa"), "cell");
+  auto cells_kib = cells_memory(cells, what);
   if (!cells_kib) return cells_kib.error();
   summary.cells_memory_kib = *cells_kib;
   // <memory> as libvirt reads it: empty is not given (its unit unread), and 0 or not given leaves
@@ -252,8 +252,7 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
   }
   if (auto ceiling = check_max_memory(root, summary, what); !ceiling) return ceiling.error();
 
-  summary.guest_cells =
-      static_cast<std::uint32_t>(child_elements(first_child(first_child(root, "cpu"), "numa"), "cell").size());
+  summary.guest_cells = static_cast<std::uint32_t>(cells.size());
   auto pages = read_guest_pages(root, summary.guest_cells, what);
   if (!pages) return pages.error();
   summary.pages = std::move(*pages);

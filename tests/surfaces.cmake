@@ -68,6 +68,13 @@ if(NUMAPLACE_PYTHON3 AND NOT NUMAPLACE_SANITIZE)
                    ${NUMAPLACE_TEST_DATA_DIR}/conformance/nova/edge.jsonl
                    ${NUMAPLACE_TEST_DATA_DIR}/conformance/nova/fit.jsonl)
   set_tests_properties(nova.dropin-vectors PROPERTIES LABELS nova SKIP_RETURN_CODE 77 TIMEOUT 300)
+  # numaplace's flavor keys against Nova's API validators: every hw: key Nova registers is known,
+  # and a slip of one is UnknownSpecKey exactly when Nova's API refuses it (about 3 s).
+  add_test(NAME nova.spec-keys
+           COMMAND ${CMAKE_COMMAND} -E env NUMAPLACE_LIBRARY=$<TARGET_FILE:numaplace>
+                   PYTHONPATH=${PROJECT_BINARY_DIR}/python PYTHONDONTWRITEBYTECODE=1
+                   ${NUMAPLACE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/nova/spec_keys_vs_nova_api.py)
+  set_tests_properties(nova.spec-keys PROPERTIES LABELS nova SKIP_RETURN_CODE 77 TIMEOUT 300)
   # A seeded random differential of the drop-ins against Nova itself (at most about 30 s of drawing).
   add_test(NAME nova.dropin-differential
            COMMAND ${CMAKE_COMMAND} -E env NUMAPLACE_LIBRARY=$<TARGET_FILE:numaplace>

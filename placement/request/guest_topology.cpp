@@ -1,10 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "placement/request/guest_topology.h"
 
-#include "placement/model/ascii_case.h"
-
 #include <algorithm>
-#include <array>
 #include <charconv>
 #include <map>
 #include <string_view>
@@ -14,6 +11,7 @@
 #include "placement/request/cpu_policy_constraints.h"
 #include "placement/request/image_properties.h"
 #include "placement/request/page_size.h"
+#include "placement/request/spec_keys.h"
 #include "placement/request/spec_values.h"
 #include "placement/request/vpmem.h"
 
@@ -64,83 +62,6 @@ Error forbidden(const std::string& property) {
 }
 
 constexpr std::uint64_t kMiB = 1024;
-
-// Every key of the NUMA vocabulary Nova 26 accepts (besides hw:numa_* and hw_numa_*), the CPU
-// topology keys included (read by cpu_topology.h, written by the domain writer).
-constexpr std::array kKnownKeys{
-    "hw:cpu_policy", "hw:cpu_thread_policy", "hw:cpu_dedicated_mask", "hw:cpu_realtime", "hw:cpu_realtime_mask",
-    "hw:mem_page_size", "hw:emulator_threads_policy", "hw:pci_numa_affinity_policy", "hw:locked_memory",
-    "hw:cpu_sockets", "hw:cpu_cores", "hw:cpu_threads", "hw:cpu_max_sockets", "hw:cpu_max_cores",
-    "hw:cpu_max_threads", "hw_cpu_policy", "hw_cpu_thread_policy", "hw_cpu_realtime_mask", "hw_mem_page_size",
-    "hw_pci_numa_affinity_policy", "hw_emulator_threads_policy", "hw_locked_memory", "hw_cpu_sockets",
-    "hw_cpu_cores", "hw_cpu_threads", "hw_cpu_max_sockets", "hw_cpu_max_cores", "hw_cpu_max_threads"};
-
-// Keys of the hw: namespace that are about something other than NUMA placement.
-constexpr std::array kOtherHardwareKeys{"hw:mem_encryption", "hw_mem_encryption"};
-
-bool is_indexed_key(std::string_view key, std::string_view prefix) {
-  if (key.substr(0, prefix.size()) != prefix || key.size() == prefix.size() || key[prefix.size()] != '.') return false;
-  std::string_view index = key.substr(prefix.size() + 1);
-  return !index.empty() && std::all_of(index.begin(), index.end(), [](char c) { return c >= '0' && c <= '9'; });
-}
-
-bool is_numa_key(std::string_view key) {
-  return key == "hw:numa_nodes" || key == "hw_numa_nodes" || is_indexed_key(key, "hw:numa_cpus") ||
-         is_indexed_key(key, "hw:numa_mem") || is_indexed_key(key, "hw_numa_cpus") ||
-         is_indexed_key(key, "hw_numa_mem");
-}
-
-// numaplace's own keys: a guest cell's page size (Nova has one for the whole guest only).
-constexpr std::string_view kNumaplacePrefix = "numaplace:";
-constexpr std::string_view kCellPageSizeKey = "numaplace:mem_page_size";
-
-bool in(std::string_view key, const auto& list) {
-  return std::any_of(list.begin(), list.end(), [&](const char* k) { return key == k; });
-}
-
-bool looks_like_numa_vocabulary(std::string_view key) {
-  for (std::string_view prefix : {"hw:numa_", "hw:cpu_", "hw:mem_", "hw:emulator_", "hw:pci_", "hw_numa_", "hw_cpu_",
-                                  "hw_mem_", "hw_emulator_", "hw_pci_"}) {
-    if (key.substr(0, prefix.size()) == prefix) return true;
-  }
-  return false;
-}
-
-bool is_known_key(std::string_view key) {
-  return is_numa_key(key) || in(key, kKnownKeys) || in(key, kOtherHardwareKeys) || is_indexed_key(key, kCellPageSizeKey);
-}
-
-// The key as Nova spells its keys: no blanks around it, lowercase.
-std::string as_nova_spells(std::string_view key) {
-  while (!key.empty() && (key.front() == ' ' || key.front() == '\t')) key.remove_prefix(1);
-  while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) key.remove_suffix(1);
-  return ascii_lowercase(key);
-}
-
-// Unknown keys inside the NUMA vocabulary are typos until proven otherwise, and so is a known key
-// written with capitals or blanks: Nova reads neither, so the guest would silently lose its topology.
-Status check_keys(const SpecMap& map) {
-  for (const auto& [key, value] : map) {
-    if (is_known_key(key)) continue;
-    if (const std::string spelled = as_nova_spells(key); spelled != key && (is_known_key(spelled) || looks_like_numa_vocabulary(spelled))) {
-      return make_error("UnknownSpecKey", "'" + key + "' is not a key Nova reads; keys are lowercase without blanks: '" +
-                                          spelled + "'");
-    }
-    if (key.substr(0, kNumaplacePrefix.size()) == kNumaplacePrefix) {
-      return make_error("UnknownSpecKey", "'" + key + "' is not a numaplace key; check its spelling (known: " +
-                                          std::string(kCellPageSizeKey) + ".N)");
-    }
-    if (looks_like_numa_vocabulary(key)) {
-      return make_error("UnknownSpecKey", "'" + key + "' is not a known NUMA key; check its spelling "
-                                          "(known: hw:numa_nodes, hw:numa_cpus.N, hw:numa_mem.N, hw:cpu_policy, "
-                                          "hw:cpu_thread_policy, hw:cpu_dedicated_mask, hw:cpu_realtime(_mask), "
-                                          "hw:cpu_sockets, hw:cpu_cores, hw:cpu_threads, hw:cpu_max_*, "
-                                          "hw:mem_page_size, hw:locked_memory, hw:emulator_threads_policy, "
-                                          "hw:pci_numa_affinity_policy and their hw_ image twins)");
-    }
-  }
-  return Done{};
-}
 
 // Nova's get_pci_numa_policy_constraint: runs after the NUMA constraints.
 Result<PciNumaPolicy> pci_numa_policy(const SpecMap& flavor, const ImageProperties& image) {
@@ -213,6 +134,14 @@ std::vector<std::string> unread_numa_keys(const GuestRequest& request, std::size
       if (key.compare(0, other_form.size(), other_form) != 0 || !is_known_key(key)) continue;
       unread.push_back(key + " is not read: " + (flavor ? "a flavor extra spec" : "an image property") +
                        " is written " + std::string(own_form) + key.substr(other_form.size()) + "; Nova ignores it too");
+    }
+  }
+  // Nova's API registers the CPU limits as hw:max_cpu_*, but its fit reads hw:cpu_max_*.
+  for (const char* limit : {"sockets", "cores", "threads"}) {
+    const std::string api_name = std::string("hw:max_cpu_") + limit;
+    if (const std::string* text = find(request.flavor_specs, api_name); text != nullptr && !text->empty()) {
+      unread.push_back(api_name + " is not read: Nova's API takes it, but Nova reads the limit from hw:cpu_max_" +
+                       limit + "; Nova ignores it too");
     }
   }
   // A page size of 0 is no request to Nova: no huge pages, and no topology from it.

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "placement/request/guest_topology.h"
+#include "placement/request/spec_keys.h"
 #include "placement/model/fit_demands.h"
 
 namespace numaplace {
@@ -48,7 +49,7 @@ bool names_page_size(const GuestRequest& request) {
     return it != specs.end() && !it->second.empty();
   };
   const bool per_cell = std::any_of(request.flavor_specs.begin(), request.flavor_specs.end(), [](const auto& spec) {
-    return spec.first.rfind("numaplace:mem_page_size.", 0) == 0 && !spec.second.empty();
+    return is_indexed_key(spec.first, kCellPageSizeKey) && !spec.second.empty();
   });
   return per_cell || given(request.flavor_specs, "hw:mem_page_size") || given(request.image_props, "hw_mem_page_size");
 }

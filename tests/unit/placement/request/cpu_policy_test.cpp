@@ -147,6 +147,29 @@ TEST(CpuPolicy, EveryKeyNovaAcceptsIsKnownAndTyposAreNot) {
   EXPECT_EQ(error_name(request(4, {}, {{"hw_mem_pagesize", "2MB"}})), "UnknownSpecKey");
 }
 
+// A key of Nova's hw: namespace that Nova does not know (its API refuses it), or a known key with
+// hyphens, would be dropped unread: UnknownSpecKey, naming the key meant when one is a slip away.
+// hw: keys about other things than NUMA, and other namespaces, are taken.
+TEST(CpuPolicy, AnUnknownHardwareKeyIsRefusedWithTheKeyMeant) {
+  const std::vector<std::pair<std::string, std::string>> meant = {
+      {"hw:cpu-policy", "'hw:cpu_policy'"},           {"hw:numa-cpus.1", "'hw:numa_cpus.1'"},
+      {"hw:numanodes", "did you mean 'hw:numa_nodes'?"}, {"hw:cpupolicy", "did you mean 'hw:cpu_policy'?"},
+      {"hw:watchdog-action", "'hw:watchdog_action'"}, {"hw:numa_cpu.0", "did you mean 'hw:numa_cpus.0'?"},
+      {"hw:hugepages", "check its spelling"},         {"numaplace:mem_pagesize.2", "'numaplace:mem_page_size.2'"}};
+  for (const auto& [key, message] : meant) {
+    auto r = derive_guest_topology(request(4, {{key, "1"}}));
+    ASSERT_FALSE(r.ok()) << key;
+    EXPECT_EQ(r.error().name, "UnknownSpecKey") << key;
+    EXPECT_NE(r.error().message.find(message), std::string::npos) << key << ": " << r.error().message;
+  }
+  EXPECT_EQ(error_name(request(4, {}, {{"hw_cpu-policy", "dedicated"}})), "UnknownSpecKey");
+  for (const char* key : {"hw:watchdog_action", "hw:vif_multiqueue_enabled", "hw:pmu", "hw:max_cpu_sockets",
+                          "hw_rng:allowed", "hw_video:ram_max_mb", "hw_disk_bus", "os:secure_boot"}) {
+    auto r = derive_guest_topology(request(4, {{key, "1"}}));
+    EXPECT_TRUE(r.ok() || r.error().name != "UnknownSpecKey") << key << ": " << r.error().message;
+  }
+}
+
 // Nova reads its keys as written: capitals or blanks make another key, which Nova ignores, so the
 // guest would lose what the operator asked for. Keys of other namespaces keep their capitals.
 TEST(CpuPolicy, AKnownKeyWithCapitalsOrBlanksIsATypo) {

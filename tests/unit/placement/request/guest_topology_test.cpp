@@ -211,6 +211,15 @@ TEST(GuestTopology, CellMapKeysNovaDoesNotReadAreNamed) {
   EXPECT_EQ(unread_numa_keys(request(2, 2048, {{"hw:numa_cpus.99999999999999999999", "0"}}), 2).size(), 1u);
 }
 
+// Nova's API takes the CPU limits as hw:max_cpu_*, but Nova's fit reads hw:cpu_max_*: the first is
+// named as not read, the second is read and not named.
+TEST(GuestTopology, TheCpuLimitsAsNovasApiSpellsThemAreNamedAsNotRead) {
+  auto unread = unread_numa_keys(request(4, 4096, {{"hw:max_cpu_sockets", "2"}, {"hw:cpu_max_cores", "2"}}), 0);
+  ASSERT_EQ(unread.size(), 1u);
+  EXPECT_EQ(unread[0], "hw:max_cpu_sockets is not read: Nova's API takes it, but Nova reads the limit from "
+                       "hw:cpu_max_sockets; Nova ignores it too");
+}
+
 // A known key written in the other map's form is read by neither Nova nor numaplace: hw_numa_nodes
 // among a flavor's extra specs, hw:numa_nodes among an image's properties. Each is named with the
 // form its map takes; the same keys in their own maps are read and not named.

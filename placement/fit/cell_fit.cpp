@@ -213,8 +213,8 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
     if (load > 0 && (floating_left == 0 || (host.ratio.enforced && load > room))) {
       return misfit(with_reason, [&] {
         return "needs " + dedicated_text_of() + " of " + name_of(cell) + ", which would leave " +
-            format_ratio(load) + " floating vCPUs on " + std::to_string(floating_left) +
-            " CPUs not held by dedicated guests" +
+            format_ratio(load) + (load == 1.0 ? " floating vCPU on " : " floating vCPUs on ") +
+            count_of(floating_left, "CPU") + " not held by dedicated guests" +
             (floating_left == 0 ? std::string() : ", limit " + format_ratio(room) + " at CPU ratio " +
             format_ratio(host.ratio.cpu));
       });

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
 #include <map>
 #include <string_view>
 
@@ -190,8 +191,14 @@ Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& r
   if (flavor_nodes_set && image_nodes_set) return forbidden("hw_numa_nodes");
   std::optional<std::int64_t> nodes;
   if (flavor_nodes_set) {
-    nodes = parse_python_int(*flavor_nodes_text);
-    if (!nodes || !is_canonical_int(*flavor_nodes_text) || *nodes < 1) {
+    // A count too large for 64 bits is still a count (Python's int() reads it): refused below as
+    // more cells than any host has, not as no number at all.
+    nodes = parse_python_int_saturating(*flavor_nodes_text);
+    const std::string_view digits = *flavor_nodes_text;
+    const bool beyond_64_bits = nodes == std::numeric_limits<std::int64_t>::max() && !digits.empty() &&
+                                digits.front() != '0' &&
+                                std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
+    if (!nodes || !(is_canonical_int(*flavor_nodes_text) || beyond_64_bits) || *nodes < 1) {
       return make_error("InvalidNUMANodesNumber", "The property 'numa_nodes' cannot be '" + *flavor_nodes_text +
                                                       "'. It must be a number greater than 0");
     }
@@ -243,7 +250,9 @@ Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& r
   }
   if (!nodes) nodes = 1;
   if (*nodes > static_cast<std::int64_t>(kMaxCpuId) + 1) {
-    return make_error("InvalidNUMANodesNumber", "The property 'numa_nodes' cannot be " + std::to_string(*nodes) +
+    return make_error("InvalidNUMANodesNumber", "The property 'numa_nodes' cannot be " +
+                                                    (flavor_nodes_set ? printable_text(trim_blanks(*flavor_nodes_text).substr(0, 40))
+                                                                      : std::to_string(*nodes)) +
                                                     "; no host has that many NUMA cells");
   }
   const auto count = static_cast<std::size_t>(*nodes);

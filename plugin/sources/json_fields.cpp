@@ -117,7 +117,11 @@ std::uint64_t unsigned_of(const json& value, const std::string& where, std::uint
 CpuSet cpus_of(const json& value, const std::string& where) {
   if (value.is_string()) {
     auto parsed = parse_cpu_list(value.get<std::string>(), where);
-    if (!parsed) bad(where, parsed.error().message);
+    if (!parsed) {
+      // bad() names the place itself; the list's message names it too.
+      const std::string& message = parsed.error().message;
+      bad(where, message.rfind(where + ": ", 0) == 0 ? message.substr(where.size() + 2) : message);
+    }
     return *parsed;
   }
   if (!value.is_array()) bad(where, "must be a list of CPU ids or a cpulist string such as \"0-3,8\"");

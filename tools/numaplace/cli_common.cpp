@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cerrno>
 #include <cstring>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -25,6 +26,24 @@ const CLI::Validator& existing_file() {
       },
       "FILE");
   return validator;
+}
+
+CLI::Validator whole_number(std::uint64_t least, std::uint64_t most) {
+  const std::string range = std::to_string(least) + " to " + std::to_string(most);
+  return CLI::Validator(
+      [least, most, range](std::string& input) -> std::string {
+        std::uint64_t value = 0;
+        const char* end = input.data() + input.size();
+        const auto [stop, ec] = std::from_chars(input.data(), end, value);
+        if (input.empty() || stop != end || (ec != std::errc() && ec != std::errc::result_out_of_range)) {
+          return "'" + input + "' is not a whole number; give one from " + range;
+        }
+        if (ec == std::errc::result_out_of_range || value < least || value > most) {
+          return input + " is out of range; give a whole number from " + range;
+        }
+        return std::string();
+      },
+      "", "whole number");
 }
 
 int report(const Error& error, bool json, std::string_view program) {
@@ -146,10 +165,15 @@ Status StagedOutput::commit() {
     return Done{};
   }
   if (temp_.empty()) {
+    errno = 0;
     std::ofstream out(target_, std::ios::binary);
     out << text_;
     out.flush();
-    if (!out) return make_error("CannotWrite", "cannot write '" + path_ + "'");
+    if (!out) {
+      const int error = errno;  // what the stream's last write or open ran into (ENOSPC on /dev/full)
+      return make_error("CannotWrite", "cannot write '" + path_ + "'" +
+                                           (error != 0 ? std::string(": ") + std::strerror(error) : std::string()));
+    }
     return Done{};
   }
   std::error_code ec;
@@ -228,7 +252,8 @@ void add_host_options(CLI::App* cmd, HostSourceOptions& host) {
                            }
                          }
                        },
-                       "read the host from hwloc: alone, this machine (put it after the domain); with FILE, an "
+                       "read the host from hwloc: alone, this machine (a bare --hwloc takes the next word as its FILE, so "
+                       "put it last, or after the domain); with FILE, an "
                        "hwloc XML export ('lstopo --of xml FILE'), PCI devices and distances included")
                    ->expected(0, 1)
                    ->allow_extra_args(false);

@@ -56,6 +56,11 @@ class StagedOutput {
   std::string path_, target_, temp_, text_;
 };
 
+// The check of a count option: a whole number from `least` to `most`, written in digits (no sign,
+// no blanks, no exponent). Its message says which of those the word is not, where CLI11's Range
+// calls any word "not in range" and an unsigned option would take "-1" as a huge number.
+CLI::Validator whole_number(std::uint64_t least, std::uint64_t most);
+
 // The check of an output file option: an empty name is a usage error, not "the option left out"
 // (which writes to stdout, or the table instead of a picture).
 CLI::Validator not_empty_file_name();

@@ -59,24 +59,32 @@ inline int parse_and_run(CLI::App& app, const std::vector<Command>& commands, in
       }
     }
   }
+  std::string known;  // the commands, for the messages below
+  std::string chosen;  // the command the first word names, if it names one
+  for (const auto* sub : app.get_subcommands({})) {
+    if (argc > 1 && sub->get_name() == argv[1]) chosen = sub->get_name();
+    known += (known.empty() ? "" : ", ") + sub->get_name();
+  }
   auto usage_error = [&](const std::string& message) {
     if (json) {
       std::cout << numaplace::plugin::json_text(nlohmann::json{{"error", {{"name", "UsageError"}, {"message", message}}}}, 2)
                 << '\n';
     } else {
-      std::cerr << app.get_name() << ": UsageError: " << message << " (" << app.get_name() << " --help)\n";
+      // The help that documents what went wrong: the command's own, when one was given.
+      std::cerr << app.get_name() << ": UsageError: " << message << " (" << app.get_name()
+                << (chosen.empty() ? "" : " " + chosen) << " --help)\n";
     }
     return with_output_written(kExitUsage);
   };
-  // A first word that is no command (a typo: "plac") is named, not reported as a missing command.
-  if (argc > 1 && argv[1][0] != '-') {
-    std::string known;
-    bool found = false;
-    for (const auto* sub : app.get_subcommands({})) {
-      found = found || sub->get_name() == argv[1];
-      known += (known.empty() ? "" : ", ") + sub->get_name();
+  // A first word that is no command (a typo: "plac") is named, not reported as a missing command,
+  // and so is an option before any command ("numaplace --json place").
+  if (argc > 1 && chosen.empty()) {
+    const std::string first = argv[1];
+    if (first[0] != '-') return usage_error("'" + first + "' is not a command; the commands are " + known);
+    if (first != "--help" && first != "-h" && first != "--version") {
+      return usage_error("'" + first + "' is not an option of " + app.get_name() + " itself; give the command "
+                         "first (" + known + "), then its options");
     }
-    if (!found) return usage_error("'" + std::string(argv[1]) + "' is not a command; the commands are " + known);
   }
   try {
     app.parse(argc, argv);

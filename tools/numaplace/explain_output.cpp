@@ -65,10 +65,9 @@ void add_strategy_options(CLI::App* cmd, StrategyCliOptions& options, const std:
   std::vector<std::string> accepted{"nova", "spread", "pack", "ratio", "adaptive"};
   accepted.insert(accepted.end(), also_accepted.begin(), also_accepted.end());
   cmd->add_option("--strategy", options.strategy,
-                  "how to choose among assignments that fit: " + to_string(kDefaultStrategy) +
-                      " (default; adaptive: pack on hosts of three or more cells, spread on hosts of one or two), "
-                      "pack (fullest cells, closest together), spread (emptiest cells), ratio (--ratio-shape), nova "
-                      "(Nova's first fit)" + more_help)
+                  "how to choose among assignments that fit: adaptive (pack on hosts of three or more cells, "
+                  "spread on hosts of one or two), pack (fullest cells, closest together), spread (emptiest cells), "
+                  "ratio (--ratio-shape), nova (Nova's first fit); default " + to_string(kDefaultStrategy) + more_help)
       // With more names the {set} CLI11 prints would outgrow a man page's line; the help names them.
       ->check(also_accepted.empty() ? CLI::IsMember(accepted) : CLI::IsMember(accepted).description(""));
   cmd->add_option("--ratio-shape", options.ratio_shape,

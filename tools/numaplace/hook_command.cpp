@@ -191,7 +191,9 @@ Command register_hook(CLI::App& app) {
   hook->add_option("--status-dir", options->status_dir,
                    "where libvirt keeps the status XML of running guests (default /run/libvirt/qemu)");
   hook->add_option("--timeout", options->timeout,
-                   "give up (refusing the operation) after SECONDS (default 10, or NUMAPLACE_HOOK_TIMEOUT)");
+                   "give up (refusing the operation) after SECONDS, 1 to 3600 (default 10, or "
+                   "NUMAPLACE_HOOK_TIMEOUT)")
+      ->check(whole_number(1, kMaxTimeoutSeconds));
   hook->add_option("--disabled-file", options->disabled_file,
                    "when this file exists every operation passes (default /etc/numaplace/hook-disabled)");
   return {hook, [options] { return run_hook(*options); }};

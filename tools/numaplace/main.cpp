@@ -35,10 +35,10 @@ int main(int argc, char** argv) {
       "  numaplace define vm.xml --spec hw:numa_nodes=1 && numaplace start vm\n"
       "  numaplace rank --hosts hosts/ --vcpus 8 --memory 4096 --spec hw:numa_nodes=2\n"
 
-      "Exit codes: 0 done, 1 bad input (a named error on stderr), 2 usage or an unreadable file, 3 the\n"
-      "guest does not fit, 4 the host could not be read (or the host lock not taken, or libvirt or libnuma\n"
-      "not available), 5 libvirt refused the domain (define, start), 6 audit found something. rank: see its\n"
-      "page.");
+      "Exit codes: 0 done, 1 bad input or an unwritable output (a named error on stderr), 2 usage or an\n"
+      "unreadable file, 3 the guest does not fit, 4 the host could not be read (or the host lock not\n"
+      "taken, or libvirt or libnuma not available), 5 libvirt refused the domain (define, start), 6 audit\n"
+      "found something. rank: see its page.");
 
   using namespace numaplace::cli;
   std::vector<Command> commands{register_place(app), register_topology(app), register_define(app),

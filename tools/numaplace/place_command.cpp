@@ -330,7 +330,7 @@ Command register_place(CLI::App& app) {
                     "no PCI address is InvalidPciAddress (exit 1), an address the host does not have is a warning "
                     "(its locality is unknown), as for a <hostdev>")
       ->allow_extra_args(false);
-  place->add_option("-o,--output", options->output_path, "write the XML to this file instead of stdout (a temporary file, then a rename: all or nothing; a symlink is written through, a replaced file keeps its mode, a FIFO or device is written in place)")
+  place->add_option("-o,--output", options->output_path, "write the XML (with --json, the JSON) to this file instead of stdout (a temporary file, then a rename: all or nothing; a symlink is written through, a replaced file keeps its mode, a FIFO or device is written in place)")
       ->check(not_empty_file_name());
   add_strategy_options(place, options->strategy);
   place->add_flag("--explain", options->explain,

@@ -264,14 +264,14 @@ Result<GuestRequest> guest_request(const RankCliOptions& o) {
     if (!page_named && sizes.size() == 1 && *sizes.begin() > 4) {
       const std::uint64_t size = *sizes.begin();
       request.flavor_specs["hw:mem_page_size"] = std::to_string(size);
-      std::cerr << "numaplace: " << what << "'s <memoryBacking><hugepages> asks for " << size
+      std::cerr << "numaplace: the <memoryBacking><hugepages> of " << what << " asks for " << size
                 << " KiB pages: ranked as hw:mem_page_size=" << size << "\n";
     } else if (!page_named && sizes.size() > 1) {
-      std::cerr << "numaplace: note: " << what << "'s <page> elements give its cells their own page sizes, "
+      std::cerr << "numaplace: note: the <page> elements of " << what << " give its cells their own page sizes, "
                    "which rank does not check (place does): ask with hw:mem_page_size to have huge pages ranked\n";
     }
     if (auto bound = bound_elements(doc->get()); !bound.empty()) {
-      std::cerr << "numaplace: note: " << what << "'s " << bound
+      std::cerr << "numaplace: note: the " << bound << " of " << what
                 << " are not applied by rank; place keeps the guest within them on the host chosen\n";
     }
   }
@@ -370,7 +370,7 @@ Command register_rank(CLI::App& app) {
   auto options = std::make_shared<RankCliOptions>();
   auto* rank = app.add_subcommand("rank", "Rank many hosts for one guest: fit test on each, score, best first");
   rank->footer(
-      "Runs the same fit test the host runs on every host, scores each host that fits by a kube-scheduler\n"
+      "Runs place's fit test on every host, scores each host that fits by a kube-scheduler\n"
       "strategy (NodeResourcesFit) on its totals after the guest (CPU: every CPU x 1000 millicores, pinned\n"
       "pCPUs and floating load / CPU ratio requested; memory: the cells' memory and what guests hold), and\n"
       "prints the best first. A guest without a NUMA topology fits a host whose totals can take it.\n"
@@ -403,21 +403,13 @@ Command register_rank(CLI::App& app) {
   add_request_options(rank, options->specs, options->image_props);
   auto* domain = rank->add_option("--domain", options->domain_path,
                                   "take the guest's vCPUs and memory from this domain XML (instead of --vcpus/--memory)");
-  // A negative number is refused before CLI11 reads it as an unsigned one (it would wrap), and
-  // the ranges are place's: at most xml::kMaxGuestVcpus vCPUs, at most 1 EiB of memory.
+  // The ranges are place's: at most xml::kMaxGuestVcpus vCPUs, at most 1 EiB of memory (a negative
+  // number is no whole number: CLI11 would wrap it into an unsigned one).
   constexpr std::uint64_t kMaxMemoryMib = std::uint64_t{1} << 40;
-  const CLI::Validator not_negative(
-      [](std::string& input) -> std::string {
-        const auto first = input.find_first_not_of(" \t");
-        return first != std::string::npos && input[first] == '-' ? "Value " + input + " is negative" : std::string();
-      },
-      "", "not negative");
   auto* vcpus = rank->add_option("--vcpus", options->vcpus, "the guest's vCPUs (with --memory)")
-                    ->check(not_negative)
-                    ->check(CLI::Range(std::uint32_t{1}, xml::kMaxGuestVcpus));
+                    ->check(whole_number(1, xml::kMaxGuestVcpus));
   auto* memory = rank->add_option("--memory", options->memory_mib, "the guest's memory in MiB (with --vcpus)")
-                     ->check(not_negative)
-                     ->check(CLI::Range(std::uint64_t{1}, kMaxMemoryMib));
+                     ->check(whole_number(1, kMaxMemoryMib));
   vcpus->needs(memory);
   memory->needs(vcpus);
   domain->excludes(vcpus)->excludes(memory);
@@ -443,8 +435,7 @@ Command register_rank(CLI::App& app) {
   rank->add_flag("--explain", options->explain, "say why each refused host was refused, per guest and host cell");
   rank->add_flag("--json", options->json, "print the ranking as JSON");
   rank->add_option("--top", options->top, "show only the best N hosts (0, the default: all)")
-      ->check(not_negative)
-      ->check(CLI::Range(std::size_t{0}, std::size_t{1000000000}));
+      ->check(whole_number(0, 1000000000));
   return {rank, [options] { return run_rank(*options); }};
 }
 

@@ -205,6 +205,8 @@ TEST(HostJson, NamesEachBadField) {
       {R"({"cells": [{"id": 0, "cpus": [0], "memory_mib": 1, "pages": [{"size_kib": 2048, "total": 4},
            {"size_kib": 4, "total": 9}, {"size_kib": 2048, "total": 1}]}]})",
        "pages: lists page size 2048 KiB more than once"},
+      // A cpulist's own message names the place once, not twice.
+      {R"({"cells": [{"id": 0, "cpus": "5-3", "memory_mib": 1}]})", "cells[0].cpus: range '5-3' runs backwards"},
   };
   for (const auto& [text, expected] : cases) {
     auto host = plugin::host_from_json_text(text);

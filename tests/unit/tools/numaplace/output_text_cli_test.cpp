@@ -29,6 +29,7 @@ using numaplace::testing::CliRun;
 using numaplace::testing::kExample;
 using numaplace::testing::run;
 using numaplace::testing::shared_path;
+using numaplace::testing::source_path;
 
 const std::string kCaps = " --capabilities " + shared_path("samples/libvirt/caps-2cell.xml");
 
@@ -164,6 +165,39 @@ TEST(OutputText, AWordThatIsNoCommandIsNamed) {
   EXPECT_EQ(missing.exit_code, 2);
   EXPECT_EQ(missing.err.rfind("numaplace: UsageError: --capabilities: File does not exist", 0), 0u) << missing.err;
   EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
+}
+
+// A usage error points at the help that documents what went wrong: the command's own when one was
+// given. An option before any command is named as such (it was "A subcommand is required"), and
+// a count that is no whole number is said to be none, where CLI11 called it "not in range".
+TEST(OutputText, UsageErrorsNameTheCommandsHelpAndWhatIsWrong) {
+  CliRun rank = run("rank --hosts " + source_path("examples/hosts") + " --vcpus 2 --memory 12abc");
+  EXPECT_EQ(rank.exit_code, 2);
+  EXPECT_TRUE(rank.out.empty()) << rank.out;
+  EXPECT_EQ(rank.err, "numaplace: UsageError: --memory: '12abc' is not a whole number; give one from 1 to "
+                      "1099511627776 (numaplace rank --help)\n");
+  for (const std::string count : {"-1", "1e3", " 4", ""}) {
+    CliRun r = run("rank --hosts " + source_path("examples/hosts") + " --vcpus '" + count + "' --memory 1024");
+    EXPECT_EQ(r.exit_code, 2) << count;
+    EXPECT_NE(r.err.find("--vcpus: '" + count + "' is not a whole number; give one from 1 to"), std::string::npos)
+        << count << ": " << r.err;
+  }
+  CliRun beyond = run("rank --hosts " + source_path("examples/hosts") + " --vcpus 2 --memory 99999999999999999999");
+  EXPECT_NE(beyond.err.find("--memory: 99999999999999999999 is out of range"), std::string::npos) << beyond.err;
+  CliRun hook = run("hook --timeout 0 qemu vm prepare begin -");
+  EXPECT_EQ(hook.exit_code, 2);
+  EXPECT_NE(hook.err.find("--timeout: 0 is out of range; give a whole number from 1 to 3600 (numaplace hook --help)"),
+            std::string::npos) << hook.err;
+  CliRun first = run("--json place " + kExample + kCaps);
+  EXPECT_EQ(first.exit_code, 2);
+  EXPECT_EQ(nlohmann::json::parse(first.out)["error"]["message"],
+            "'--json' is not an option of numaplace itself; give the command first (place, topology, define, start, "
+            "hook, rank, audit), then its options");
+  CliRun bare = run("--bogus");
+  EXPECT_EQ(bare.exit_code, 2);
+  EXPECT_EQ(bare.err.rfind("numaplace: UsageError: '--bogus' is not an option of numaplace itself;", 0), 0u) << bare.err;
+  EXPECT_NE(bare.err.find("(numaplace --help)"), std::string::npos) << bare.err;
+  EXPECT_EQ(run("--version").exit_code, 0);
 }
 
 // A command without --json (the hook, whose reader is libvirt) says it has none, on stderr, rather

@@ -346,7 +346,8 @@ void add_policy_options(CLI::App* cmd, PolicyCliOptions& options) {
   cmd->add_option("--policy", options.policy,
                   "for a guest without hw:numa_nodes: how its vCPUs', memory's and PCI devices' NUMA hints are "
                   "merged (none = leave it unconfined, best-effort, restricted, single-numa-node)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::IsMember({"none", "best-effort", "restricted", "single-numa-node"}));
   // Two flags, not CLI11's "!--no-..." negation, which --help shows as "{false}".
   auto* prefer = cmd->add_flag("--prefer-closest", options.prefer_closest,
                                "among equally wide NUMA masks prefer the one whose cells are closest, so that cells of "

@@ -87,7 +87,7 @@ Status apply_strategy_options(const StrategyCliOptions& options, FitOptions& fit
   if (options.nova_pack) {
     // --pack predates --strategy: Nova's packing order, so alone it selects nova.
     if (!options.strategy.empty() && *strategy != Strategy::Nova) {
-      return make_error("InvalidArgument", "--pack is Nova's packing order; it goes with --strategy nova, not " +
+      return make_error("UsageError", "--pack is Nova's packing order; it goes with --strategy nova, not " +
                                                options.strategy);
     }
     fit.strategy = Strategy::Nova;
@@ -95,7 +95,7 @@ Status apply_strategy_options(const StrategyCliOptions& options, FitOptions& fit
   }
   if (!options.ratio_shape.empty()) {
     if (fit.strategy != Strategy::Ratio) {
-      return make_error("InvalidArgument", "--ratio-shape goes with --strategy ratio");
+      return make_error("UsageError", "--ratio-shape goes with --strategy ratio");
     }
     auto shape = parse_ratio_shape(options.ratio_shape);
     if (!shape) return shape.error();

@@ -18,7 +18,7 @@ bool is_host_scoring_name(const std::string& name) {
 // (LeastAllocated, as Nova's RAM weigher does by default). --ratio-weights weigh both.
 Result<scoring::ScoringConfig> scoring_config(const RankStrategyFlags& o, Strategy cell_strategy) {
   if (!o.host_strategy.empty() && is_host_scoring_name(o.cells.strategy) && o.cells.strategy != o.host_strategy) {
-    return make_error("InvalidArgument", "--strategy " + o.cells.strategy + " and --host-strategy " + o.host_strategy +
+    return make_error("UsageError", "--strategy " + o.cells.strategy + " and --host-strategy " + o.host_strategy +
                                              " name two host scorings; give one (--host-strategy)");
   }
   std::string name = !o.host_strategy.empty() ? o.host_strategy
@@ -42,7 +42,7 @@ Result<scoring::ScoringConfig> scoring_config(const RankStrategyFlags& o, Strate
     if (!shape) return shape.error();
     config.shape = std::move(*shape);
   } else if (!o.cells.ratio_shape.empty() && cell_strategy != Strategy::Ratio) {
-    return make_error("InvalidArgument", "--ratio-shape goes with --strategy ratio or --host-strategy "
+    return make_error("UsageError", "--ratio-shape goes with --strategy ratio or --host-strategy "
                                          "RequestedToCapacityRatio");
   }
   return config;

@@ -78,7 +78,8 @@ TEST(AmbiguousInput, RankNamesContradictoryFlags) {
   const std::string host = dir.file("h.json", "{\"name\": \"h\", \"cells\": [" + kHostCell + "]}");
   const std::string base = "rank --hosts " + host + " --vcpus 2 --memory 512";
   CliRun scorings = run(base + " --strategy MostAllocated --host-strategy LeastAllocated");
-  EXPECT_EQ(scorings.exit_code, 1) << scorings.err;
+  EXPECT_EQ(scorings.exit_code, 2) << scorings.err;
+  EXPECT_EQ(scorings.err.rfind("numaplace: UsageError: ", 0), 0u) << scorings.err;
   EXPECT_NE(scorings.err.find("name two host scorings"), std::string::npos) << scorings.err;
   EXPECT_EQ(run(base + " --strategy MostAllocated --host-strategy MostAllocated").exit_code, 0);
   CliRun shapes = run(base + " --strategy ratio --ratio-shape 0:10,100:0 --shape 0:0,100:10");

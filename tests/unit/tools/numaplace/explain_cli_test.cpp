@@ -110,8 +110,14 @@ TEST(ExplainCli, BadStrategyOptionsAreNamedErrors) {
   CliRun weights = run("place " + kExample + kTestHost + kWorkedSpecs + " --ratio-weights gpu=1");
   EXPECT_EQ(weights.exit_code, 1);
   EXPECT_NE(weights.err.find("InvalidResourceWeights"), std::string::npos) << weights.err;
+  // Flags that do not go together are a usage error, as every other contradiction of the command line.
   CliRun mixed = run("place " + kExample + kTestHost + kWorkedSpecs + " --strategy spread --pack");
-  EXPECT_EQ(mixed.exit_code, 1);
+  EXPECT_EQ(mixed.exit_code, 2);
+  EXPECT_NE(mixed.err.find("UsageError: --pack is Nova's packing order"), std::string::npos) << mixed.err;
+  CliRun policy = run("place " + kExample + kTestHost + " --policy bogus");
+  EXPECT_EQ(policy.exit_code, 2);
+  EXPECT_NE(policy.err.find("UsageError: --policy: bogus not in {none,best-effort,restricted,single-numa-node}"),
+            std::string::npos) << policy.err;
   CliRun ratio = run("place " + kExample + kTestHost + kWorkedSpecs + " --strategy ratio --ratio-shape 0:10,100:0 --ratio-weights cpu=1,memory=3");
   EXPECT_EQ(ratio.exit_code, 0) << ratio.err;
   CliRun nova = run("place " + kExample + kTestHost + kWorkedSpecs + " --strategy nova --pack --explain");

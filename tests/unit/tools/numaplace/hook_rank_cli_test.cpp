@@ -367,8 +367,8 @@ TEST_F(HookCli, RankUsesPlacesCellStrategyAndFlags) {
   // A shape with nothing scored by ratio, and --pack beside a scored strategy, are refused as by place.
   for (const std::string flags : {" --ratio-shape 0:0,100:10", " --pack --strategy spread"}) {
     CliRun out = run(request + flags);
-    EXPECT_EQ(out.exit_code, 1) << flags;
-    EXPECT_EQ(nlohmann::json::parse(out.out)["error"]["name"], "InvalidArgument") << flags << ": " << out.out;
+    EXPECT_EQ(out.exit_code, 2) << flags;
+    EXPECT_EQ(nlohmann::json::parse(out.out)["error"]["name"], "UsageError") << flags << ": " << out.out;
     EXPECT_EQ(out.out.find("ranked"), std::string::npos) << flags;
   }
 }

@@ -35,17 +35,24 @@ int run_audit(const AuditOptions& o) {
   const HostSourceOptions source = with_default_host(o.host);
   auto host = load_host(source);
   if (!host) return report(host.error(), o.json);
-  auto guests = read_claims(*host, source, o.claims, o.include_defined, {}, {});
+  std::size_t unread = 0;
+  auto guests = read_claims(*host, source, o.claims, o.include_defined, {}, {}, &unread);
   if (!guests) return report(guests.error(), o.json);
   const std::vector<AuditFinding> findings = audit_host(*host, *guests);
   if (o.json) {
     nlohmann::json list = nlohmann::json::array();
     for (const auto& finding : findings) list.push_back(finding_json(finding));
-    std::cout << numaplace::plugin::json_text(nlohmann::json{{"host", describe_source(source)}, {"guests", guests->size()}, {"findings", list}}, 2)
+    std::cout << numaplace::plugin::json_text(nlohmann::json{{"host", describe_source(source)},
+                                                             {"guests", guests->size()},
+                                                             {"unread", unread},
+                                                             {"findings", list}}, 2)
               << '\n';
   } else {
-    std::cout << "audit of " << describe_source(source) << ": " << count_of(guests->size(), "guest") << ", "
-              << (findings.empty() ? "nothing found" : count_of(findings.size(), "finding")) << '\n';
+    // A guest that could not be read was not checked: "nothing found" covers only the others.
+    std::cout << "audit of " << describe_source(source) << ": " << count_of(guests->size(), "guest")
+              << (unread > 0 ? " checked, " + std::to_string(unread) + " not read (warnings above)" : std::string()) << ", "
+              << (findings.empty() ? (unread > 0 ? "nothing found among those checked" : "nothing found")
+                                   : count_of(findings.size(), "finding")) << '\n';
     for (const auto& finding : findings) {
       // One line each, whatever a guest's name holds (a newline or an escape sequence, libvirt refuses
       // such names but a --claim file need not be libvirt's).
@@ -77,9 +84,10 @@ Command register_audit(CLI::App& app) {
           "  DeviceHeldTwice          a PCI device passed through to two or more guests\n"
           "  RemoteDevice             a passed-through PCI device on a cell where the guest has neither vCPUs\n"
           "                           nor memory\n"
-          "--json prints {\"host\", \"guests\" (how many were checked), \"findings\": [{\"kind\", \"guests\",\n"
-          "\"resource\", \"cell\", \"message\", \"remedy\"}]}. A domain whose claims cannot be read is a warning on\n"
-          "stderr and is not checked.\n"
+          "--json prints {\"host\", \"guests\" (how many were checked), \"unread\" (how many could not be read),\n"
+          "\"findings\": [{\"kind\", \"guests\", \"resource\", \"cell\", \"message\", \"remedy\"}]}. A domain whose\n"
+          "claims cannot be read is a warning on stderr and is not checked: the summary line says how many, and\n"
+          "\"nothing found\" then covers only the guests checked (the exit code stays 0).\n"
           "\n") +
       kHostSourcesHelp +
       std::string(

@@ -283,7 +283,8 @@ std::string format_load(double load) {
 
 Result<std::vector<GuestClaim>> read_claims(const HostTopology& host, const HostSourceOptions& source,
                                             const std::vector<std::string>& claim_files, bool include_defined,
-                                            const std::string& name, const std::string& uuid) {
+                                            const std::string& name, const std::string& uuid,
+                                            std::size_t* unread) {
   ClaimSourceOptions options;
   options.connect_uri = libvirt_uri(source);
   options.status_dir = source.status_dir;
@@ -298,6 +299,7 @@ Result<std::vector<GuestClaim>> read_claims(const HostTopology& host, const Host
   auto claims = load_claims(options, host);
   if (!claims) return claims.error();
   for (const auto& warning : claims->warnings) std::cerr << "numaplace: warning: claims not counted: " << warning << '\n';
+  if (unread != nullptr) *unread = claims->warnings.size();
   return std::move(claims->claims);
 }
 

@@ -73,10 +73,11 @@ void add_request_options(CLI::App* cmd, std::vector<std::string>& specs, std::ve
 
 // The guests already on the host: the libvirt host's domains (or its status files) and --claim
 // files, leaving out the guest named `name` / `uuid` (the one being placed). Domains whose claims
-// cannot be read are warnings on stderr.
+// cannot be read are warnings on stderr, counted in *unread when it is given.
 Result<std::vector<GuestClaim>> read_claims(const HostTopology& host, const HostSourceOptions& source,
                                             const std::vector<std::string>& claim_files, bool include_defined,
-                                            const std::string& name, const std::string& uuid);
+                                            const std::string& name, const std::string& uuid,
+                                            std::size_t* unread = nullptr);
 // read_claims, folded into the host's usage.
 Result<std::vector<GuestClaim>> fold_claims(HostTopology& host, const HostSourceOptions& source,
                                             const std::vector<std::string>& claim_files, bool include_defined,

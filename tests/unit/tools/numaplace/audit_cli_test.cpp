@@ -62,6 +62,27 @@ TEST_F(AuditCli, GuestsPlacedAroundEachOtherAreClean) {
   EXPECT_NE(audit.out.find(": 2 guests, nothing found"), std::string::npos) << audit.out;
 }
 
+// A running guest whose status file cannot be read is not checked: the summary says how many were
+// not read, and "nothing found" covers only the guests checked (text and JSON).
+TEST_F(AuditCli, GuestsThatCouldNotBeReadAreCountedNotCalledClean) {
+  const fs::path status = dir / "status";
+  fs::create_directories(status);
+  std::ofstream(status / "good.xml") << "<domstatus state='running'>" << slurp(guest("good", true)) << "</domstatus>";
+  std::ofstream(status / "broken.xml") << "<domstatus state='running'><domain type='kvm'><name>broken</name>";
+  CliRun audit = run("audit --capabilities " + caps + " --status-dir " + status.string());
+  EXPECT_EQ(audit.exit_code, 0) << audit.out << audit.err;
+  EXPECT_NE(audit.out.find(": 1 guest checked, 1 not read (warnings above), nothing found among those checked"),
+            std::string::npos) << audit.out;
+  EXPECT_NE(audit.err.find("claims not counted"), std::string::npos) << audit.err;
+  CliRun json = run("audit --capabilities " + caps + " --status-dir " + status.string() + " --json");
+  const auto doc = nlohmann::json::parse(json.out);
+  EXPECT_EQ(doc["guests"], 1);
+  EXPECT_EQ(doc["unread"], 1);
+  fs::remove(status / "broken.xml");
+  CliRun clean = run("audit --capabilities " + caps + " --status-dir " + status.string());
+  EXPECT_NE(clean.out.find(": 1 guest, nothing found\n"), std::string::npos) << clean.out;
+}
+
 // Two guests pinned alike (placed without knowing of each other) and one floating over every
 // pCPU: PcpuHeldTwice names both, FloatsOverHeldPcpu the floating one against each holder.
 TEST_F(AuditCli, PinsHeldTwiceAndFloatingThreadsAreFindingsWithRemedies) {

@@ -17,9 +17,13 @@
 
 namespace numaplace::plugin {
 
+namespace {
+constexpr const char* kBuiltInLockPath = "/run/numaplace/host.lock";
+}  // namespace
+
 std::string default_lock_path() {
   const char* env = std::getenv("NUMAPLACE_LOCK_FILE");
-  return env != nullptr && *env != '\0' ? env : "/run/numaplace/host.lock";
+  return env != nullptr && *env != '\0' ? env : kBuiltInLockPath;
 }
 
 Result<int> default_lock_timeout_seconds() {
@@ -48,8 +52,18 @@ std::string holder_of(int fd) {
 
 Result<HostLock> HostLock::acquire(const std::string& path, int timeout_seconds, const std::string& purpose,
                                    const std::string& unless_held_for) {
+  // /run/numaplace is numaplace's own and is made when missing (a tmpfs starts empty). Another
+  // lock's directory must exist: every numaplace on a host has to name the same lock, and one
+  // misspelt in NUMAPLACE_LOCK_FILE, its directories made on the spot, would lock nothing.
   std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (path == kBuiltInLockPath) {
+    std::filesystem::create_directories(parent, ec);
+  } else if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
+    return make_error("LockUnavailable", "the host lock '" + path + "' is in a directory that does not exist (" +
+                                             parent.string() + "); create it, or correct NUMAPLACE_LOCK_FILE: every "
+                                             "numaplace on a host must name the same lock");
+  }
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
   if (fd < 0) {
     return make_error("LockUnavailable", "cannot open the host lock '" + path + "': " + std::strerror(errno) +

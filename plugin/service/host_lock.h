@@ -24,7 +24,9 @@ class HostLock {
   // Blocks until the lock is ours, or fails after `timeout_seconds` with "LockTimeout". `purpose`
   // is written into the file while the lock is held. When `unless_held_for` is not empty and the
   // holder's purpose is exactly that, returns at once without the lock (borrowed()): the holder
-  // is the operation the caller runs inside.
+  // is the operation the caller runs inside. LockUnavailable when the file cannot be opened or
+  // locked, or `path` is not the built-in /run/numaplace/host.lock and its directory is missing
+  // (only the built-in one's directory is made).
   static Result<HostLock> acquire(const std::string& path, int timeout_seconds = 60, const std::string& purpose = {},
                                   const std::string& unless_held_for = {});
   bool borrowed() const { return fd_ < 0; }

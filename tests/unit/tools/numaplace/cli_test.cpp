@@ -317,6 +317,25 @@ TEST(Cli, DefineDryRunPrintsTheDomainItWouldDefine) {
   std::filesystem::remove_all(dir);
 }
 
+// A lock path in a directory that does not exist is LockUnavailable (exit 4) with nothing made or
+// written: a misspelt NUMAPLACE_LOCK_FILE would otherwise lock nothing another numaplace takes.
+TEST(Cli, ALockInAMissingDirectoryIsRefusedNotMade) {
+  const std::string dir = std::filesystem::temp_directory_path() / ("numaplace-lockdir-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string vm = dir + "/vm.xml";
+  std::ofstream(vm) << "<domain type='test'><name>cli-lock</name><memory unit='MiB'>256</memory><vcpu>1</vcpu>"
+                       "<os><type arch='i686'>hvm</type></os><devices/></domain>";
+  CliRun r = run("define " + vm + " -c test:///default", "NUMAPLACE_LOCK_FILE=" + dir + "/missing/lock");
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  EXPECT_NE(r.err.find("LockUnavailable: the host lock '" + dir + "/missing/lock' is in a directory that does not exist"),
+            std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/missing"));
+  CliRun taken = run("define " + vm + " -c test:///default", "NUMAPLACE_LOCK_FILE=" + dir + "/lock");
+  EXPECT_EQ(taken.exit_code, 0) << taken.err;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Cli, TopologyPrintsATableAndJson) {
   CliRun table = run("topology --capabilities " + shared_path("samples/libvirt/caps-4cell.xml"));
   EXPECT_EQ(table.exit_code, 0);

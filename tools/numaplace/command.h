@@ -55,7 +55,7 @@ inline int parse_and_run(CLI::App& app, const std::vector<Command>& commands, in
     for (const auto* sub : app.get_subcommands({})) {
       if (sub->get_name() == argv[1] && sub->get_option_no_throw("--json") == nullptr) {
         json = false;
-        no_json_option = app.get_name() + " " + sub->get_name() + " has no --json option; ";
+        no_json_option = app.get_name() + " " + sub->get_name() + " has no --json option";
       }
     }
   }
@@ -90,7 +90,9 @@ inline int parse_and_run(CLI::App& app, const std::vector<Command>& commands, in
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return with_output_written(app.exit(e));  // --help, --version
-    return usage_error(no_json_option + e.what());
+    // CLI11 would list --json among the arguments it did not expect (with a "--" beside it): the
+    // option is the one thing wrong to say.
+    return usage_error(no_json_option.empty() ? std::string(e.what()) : no_json_option + "; leave it out");
   }
   for (const auto& command : commands) {
     if (command.app->parsed()) return with_output_written(command.run());

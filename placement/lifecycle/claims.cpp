@@ -79,6 +79,13 @@ bool is_same_guest(std::string_view name, std::string_view uuid, std::string_vie
   return !name.empty() && name == other_name;
 }
 
+std::optional<std::size_t> counted_already(const GuestClaim& claim, const std::vector<GuestClaim>& counted) {
+  for (std::size_t i = 0; i < counted.size(); ++i) {
+    if (is_same_guest(claim.name, claim.uuid, counted[i].name, counted[i].uuid)) return i;
+  }
+  return std::nullopt;
+}
+
 std::vector<std::pair<std::uint32_t, std::string>> pinning_collisions(const GuestClaim& candidate,
                                                                        const std::vector<GuestClaim>& others) {
   std::vector<std::pair<std::uint32_t, std::string>> out;

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,6 +70,11 @@ std::vector<std::string> apply_claims(HostTopology& host, const std::vector<Gues
 // name; an empty name or uuid matches nothing.
 bool is_same_guest(std::string_view name, std::string_view uuid, std::string_view other_name,
                    std::string_view other_uuid);
+
+// The index in `counted` of a claim of the same guest as `claim` (is_same_guest), or nullopt.
+// Counting a guest twice would hold its pCPUs, memory and pages twice: every reader of claims
+// refuses a guest it has counted already.
+std::optional<std::size_t> counted_already(const GuestClaim& claim, const std::vector<GuestClaim>& counted);
 
 // pCPUs of `candidate` already held by one of `others`, each with the holder's name.
 std::vector<std::pair<std::uint32_t, std::string>> pinning_collisions(const GuestClaim& candidate,

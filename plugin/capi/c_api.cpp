@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "placement/lifecycle/claims.h"
+#include "placement/model/utf8_text.h"
 #include "plugin/sources/host_cells.h"
 #include "plugin/sources/host_claims.h"
 #include "plugin/sources/host_config_file.h"
@@ -309,7 +310,20 @@ np_status np_host_add_claims(np_host* host, const char* const* domain_xmls, size
     if (!read.warnings.empty()) {
       return fail(error, numaplace::make_error("InvalidClaim", "a claim cannot be read: " + read.warnings.front()));
     }
-    for (auto& claim : read.claims) host->claims.push_back(std::move(claim));
+    // All or nothing: a guest the host counts already, or given twice here, adds nothing.
+    std::vector<numaplace::GuestClaim> counted = host->claims;
+    for (std::size_t i = 0; i < read.claims.size(); ++i) {
+      if (const auto at = numaplace::counted_already(read.claims[i], counted)) {
+        const std::string guest = "guest '" + numaplace::printable_text(read.claims[i].name) + "'";
+        return fail(error, numaplace::make_error(
+                               "InvalidClaim", *at >= host->claims.size()
+                                                   ? guest + " is given twice; give each guest once"
+                                                   : guest + " is counted on this host already; release it first "
+                                                             "(np_host_release) to count it again"));
+      }
+      counted.push_back(read.claims[i]);
+    }
+    host->claims = std::move(counted);
     refresh(*host);
     return NP_OK;
   });

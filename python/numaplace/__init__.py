@@ -364,7 +364,8 @@ class Host:
         return host
 
     def add_claims(self, domain_xmls: Iterable[str]) -> None:
-        """Counts what these already-placed guests hold (all or nothing)."""
+        """Counts what these already-placed guests hold (all or nothing). A guest the host counts
+        already (same name or uuid), or given twice, is InvalidClaim: release() it to count it anew."""
         texts = [_text(x, "claim domain XML") for x in _listed(domain_xmls, "domain_xmls")]
         array = (ctypes.c_char_p * max(1, len(texts)))(*texts)
         error = ctypes.c_void_p()

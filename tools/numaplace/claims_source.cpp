@@ -39,11 +39,9 @@ Result<plugin::HostClaims> load_claims(const ClaimSourceOptions& options, const 
       return make_error("InvalidClaim", "--claim " + path + ": " + from_file.warnings.front());
     }
     for (auto& claim : from_file.claims) {
-      for (std::size_t i = 0; i < claims.claims.size(); ++i) {
-        if (is_same_guest(claim.name, claim.uuid, claims.claims[i].name, claims.claims[i].uuid)) {
-          return make_error("InvalidClaim", "--claim " + path + ": guest '" + printable_text(claim.name) + "' is counted already (" +
-                                                origins[i] + "); give each guest once");
-        }
+      if (const auto i = counted_already(claim, claims.claims)) {
+        return make_error("InvalidClaim", "--claim " + path + ": guest '" + printable_text(claim.name) + "' is counted already (" +
+                                              origins[*i] + "); give each guest once");
       }
       claims.claims.push_back(std::move(claim));
       origins.push_back("--claim " + path);

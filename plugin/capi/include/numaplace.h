@@ -121,7 +121,9 @@ NP_EXPORT np_status np_host_apply_config(np_host* host, const char* config_text,
  * nothing is added. np_place leaves out a claim of the guest it places (same name
  * or uuid), so a guest can be placed again on its own host. Guests are counted as
  * they are, also two that hold one pCPU or device (a host `numaplace audit` would
- * report): every later fit avoids what either holds. */
+ * report): every later fit avoids what either holds. One guest is counted once: a guest the host
+ * counts already (same name or uuid, from np_host_add_claims or np_fit_claim), or given twice in
+ * one call, is InvalidClaim and nothing is added (np_host_release it first to count it anew). */
 NP_EXPORT np_status np_host_add_claims(np_host* host, const char* const* domain_xmls, size_t count, np_error** error);
 
 /* Places the guest of `domain_xml` on `host`. Its vCPUs and memory come from the

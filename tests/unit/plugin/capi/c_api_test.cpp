@@ -196,6 +196,32 @@ TEST_F(CApi, ClaimsMoveTheNextGuestAndNeverItself) {
   const char* broken[] = {"<domain"};
   EXPECT_EQ(np_host_add_claims(host, broken, 1, &error), NP_ERR_INVALID_INPUT);
   EXPECT_STREQ(np_error_name(error), "InvalidClaim");
+  np_error_free(error);
+  error = nullptr;
+
+  // A guest counted already, or given twice in one call, is refused and adds nothing: counted
+  // twice, its memory would be held twice (the CLI's --claim refuses it too).
+  char* before = nullptr;
+  ASSERT_EQ(np_host_to_json(host, &before, nullptr), NP_OK);
+  EXPECT_EQ(np_host_add_claims(host, own, 1, &error), NP_ERR_INVALID_INPUT);
+  EXPECT_STREQ(np_error_name(error), "InvalidClaim");
+  EXPECT_NE(std::string(np_error_message(error)).find("guest 'numaplace-demo' is counted on this host already"),
+            std::string::npos) << np_error_message(error);
+  np_error_free(error);
+  error = nullptr;
+  const std::string other_placed = np_result_xml(result);
+  const char* twice[] = {other_placed.c_str(), other_placed.c_str()};
+  EXPECT_EQ(np_host_add_claims(host, twice, 2, &error), NP_ERR_INVALID_INPUT);
+  EXPECT_NE(std::string(np_error_message(error)).find("guest 'other' is given twice"), std::string::npos)
+      << np_error_message(error);
+  char* after = nullptr;
+  ASSERT_EQ(np_host_to_json(host, &after, nullptr), NP_OK);
+  EXPECT_STREQ(before, after);
+  np_string_free(before);
+  np_string_free(after);
+  // Released, the guest may be counted again.
+  ASSERT_EQ(np_host_release(host, "numaplace-demo", nullptr), NP_OK);
+  EXPECT_EQ(np_host_add_claims(host, own, 1, nullptr), NP_OK);
 }
 
 TEST_F(CApi, OneHostManyThreads) {

@@ -225,7 +225,7 @@ void devices(const HostTopology& host, const std::vector<GuestClaim>& guests, st
                        "PCI device " + address + " of '" + guest.name + "' is on cell " +
                            std::to_string(*dev.numa_node) + ", where the guest has neither vCPUs nor memory (it has " +
                            cells_text(local) + "): its DMA and interrupts cross the interconnect",
-                       "place '" + guest.name + "' again with the device (hw:pci_numa_affinity=required keeps them "
+                       "place '" + guest.name + "' again with the device (hw:pci_numa_affinity_policy=required keeps them "
                        "together)"});
       }
     }

@@ -110,6 +110,13 @@ std::string nearest_known_key(std::string_view key) {
   }
   std::string nearest;
   std::size_t best = 0;
+  // A known key the slip is the start of (hw:pci_numa_affinity for hw:pci_numa_affinity_policy),
+  // when the slip is long enough to mean one.
+  if (stem.size() >= 12) {
+    for (const std::string& name : names) {
+      if (name.size() > stem.size() && name.compare(0, stem.size(), stem) == 0) return name + index;
+    }
+  }
   for (const std::string& name : names) {
     // A slip per six letters or so, at least two: hw:numanodes and hw:memory_page_size are near,
     // hw:bogus is near nothing.

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "placement/lifecycle/audit.h"
+#include "placement/request/spec_keys.h"
 #include "support/topology_builders.h"
 
 namespace numaplace {
@@ -207,6 +208,13 @@ TEST(AuditProperty, FindingsAreExactlyWhatAPlainCheckerFinds) {
     for (const auto& f : findings) {
       ASSERT_FALSE(f.message.empty()) << context;
       ASSERT_FALSE(f.remedy.empty()) << context;
+      // A key a remedy tells the operator to set is one numaplace takes (a remedy once named
+      // hw:pci_numa_affinity, which place refuses as UnknownSpecKey).
+      for (std::size_t at = f.remedy.find("hw:"); at != std::string::npos; at = f.remedy.find("hw:", at + 1)) {
+        const std::size_t end = f.remedy.find_first_not_of("abcdefghijklmnopqrstuvwxyz_.0123456789", at + 3);
+        const std::string key = f.remedy.substr(at, end == std::string::npos ? std::string::npos : end - at);
+        ASSERT_TRUE(is_known_key(key)) << key << " in: " << f.remedy;
+      }
       ASSERT_FALSE(f.guests.empty()) << context;
       switch (f.kind) {
         case FindingKind::PcpuHeldTwice:

@@ -155,7 +155,7 @@ TEST(CpuPolicy, AnUnknownHardwareKeyIsRefusedWithTheKeyMeant) {
       {"hw:cpu-policy", "'hw:cpu_policy'"},           {"hw:numa-cpus.1", "'hw:numa_cpus.1'"},
       {"hw:numanodes", "did you mean 'hw:numa_nodes'?"}, {"hw:cpupolicy", "did you mean 'hw:cpu_policy'?"},
       {"hw:watchdog-action", "'hw:watchdog_action'"}, {"hw:numa_cpu.0", "did you mean 'hw:numa_cpus.0'?"},
-      {"hw:hugepages", "check its spelling"},         {"numaplace:mem_pagesize.2", "'numaplace:mem_page_size.2'"}};
+      {"hw:hugepages", "check its spelling"},         {"hw:pci_numa_affinity", "did you mean 'hw:pci_numa_affinity_policy'?"},         {"numaplace:mem_pagesize.2", "'numaplace:mem_page_size.2'"}};
   for (const auto& [key, message] : meant) {
     auto r = derive_guest_topology(request(4, {{key, "1"}}));
     ASSERT_FALSE(r.ok()) << key;

@@ -58,6 +58,7 @@ std::vector<PciRequest> pci_of(const json& request) {
     const json& p = (*pci)[i];
     const std::string at = "request.pci[" + std::to_string(i) + "]";
     if (!p.is_object()) bad(at, "must be {\"count\", \"vendor_id\", \"product_id\"} or {\"count\", \"specs\"}");
+    json_fields::check_members(p, {"count", "vendor_id", "product_id", "specs", "alias_numa_policy"}, at);
     PciRequest r;
     if (const json* count = field(p, "count")) r.count = static_cast<std::uint32_t>(unsigned_of(*count, at + ".count", 1024));
     if (r.count == 0) bad(at + ".count", "must be at least 1");
@@ -119,6 +120,9 @@ std::int64_t pagesize_of(const json& cell, const std::string& where) {
 GuestTopology topology_of(const json& t) {
   const std::string where = "request.topology";
   if (!t.is_object()) bad(where, "must be an object or null");
+  json_fields::check_members(t, {"cells", "cpu_policy", "cpu_thread_policy", "emulator_threads_policy",
+                                 "pci_numa_affinity_policy", "realtime_cpus", "locked_memory", "network_metadata"},
+                             where);
   GuestTopology topology;
   topology.cpu_policy = policy_of(t, "cpu_policy", {CpuPolicy::Shared, CpuPolicy::Dedicated, CpuPolicy::Mixed});
   topology.thread_policy =
@@ -145,6 +149,7 @@ GuestTopology topology_of(const json& t) {
     const json& c = (*cells)[i];
     const std::string at = where + ".cells[" + std::to_string(i) + "]";
     if (!c.is_object()) bad(at, "must be an object");
+    json_fields::check_members(c, {"id", "cpus", "pcpus", "memory_mib", "memory_kib", "pagesize"}, at);
     GuestCell cell;
     cell.id = static_cast<std::uint32_t>(i);
     if (const json* id = field(c, "id")) {
@@ -176,6 +181,7 @@ GuestTopology topology_of(const json& t) {
 GuestRequest guest_request_of(const json& request) {
   const json* flavor = field(request, "flavor");
   if (flavor == nullptr || !flavor->is_object()) bad("request.flavor", "must be {\"vcpus\", \"memory_mib\", \"extra_specs\"}");
+  json_fields::check_members(*flavor, {"vcpus", "memory_mib", "memory_kib", "extra_specs"}, "request.flavor");
   GuestRequest out;
   const json* vcpus = field(*flavor, "vcpus");
   if (vcpus == nullptr) bad("request.flavor", "has no vcpus");
@@ -186,6 +192,7 @@ GuestRequest guest_request_of(const json& request) {
   if (const json* specs = field(*flavor, "extra_specs")) out.flavor_specs = spec_map(*specs, "request.flavor.extra_specs");
   if (const json* image = field(request, "image")) {
     if (!image->is_object()) bad("request.image", "must be {\"properties\": {...}}");
+    json_fields::check_members(*image, {"properties"}, "request.image");
     if (const json* props = field(*image, "properties")) out.image_props = spec_map(*props, "request.image.properties");
   }
   out.pci = pci_of(request);
@@ -200,6 +207,7 @@ json policy_json(const std::string& name) { return name == "unset" ? json() : js
 Result<FitRequest> fit_request_from_json(const nlohmann::json& request) {
   try {
     if (!request.is_object()) bad("request", "must be an object with flavor (and image) or topology");
+    json_fields::check_members(request, {"flavor", "image", "topology", "pci", "network_metadata"}, "request");
     const bool has_flavor = request.contains("flavor");
     const bool has_topology = request.contains("topology");
     if (has_flavor == has_topology) bad("request", "must have either flavor (and image) or topology");

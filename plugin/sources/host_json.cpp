@@ -19,6 +19,7 @@ using nlohmann::json;
 
 using json_fields::bad;
 using json_fields::BadField;
+using json_fields::check_members;
 using json_fields::cpus_of;
 using json_fields::field;
 using json_fields::memory_of;
@@ -40,17 +41,6 @@ std::string string_of(const json& object, const char* name, const std::string& w
   if (value == nullptr) return {};
   if (!value->is_string()) bad(where + "." + name, "must be a string");
   return value->get<std::string>();
-}
-
-// Refuses a member of `object` that is not one of `known`: a misspelt field ("pinnned_cpus")
-// would otherwise be dropped without a word, and a busy cell read as idle.
-void check_members(const json& object, std::initializer_list<std::string_view> known, const std::string& where) {
-  for (const auto& [key, value] : object.items()) {
-    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
-    std::string names;
-    for (std::string_view name : known) names += (names.empty() ? "" : ", ") + std::string(name);
-    bad(where + "." + key, "is not a field (" + names + "); check its spelling");
-  }
 }
 
 HostCell cell_of(const json& c, const std::string& where) {

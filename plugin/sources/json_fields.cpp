@@ -215,6 +215,17 @@ NetworkAffinity network_of(const json& value, const std::string& where) {
   return out;
 }
 
+// A misspelt field ("pinnned_cpus") would otherwise be dropped without a word, and a busy cell
+// read as idle.
+void check_members(const json& object, std::initializer_list<std::string_view> known, const std::string& where) {
+  for (const auto& [key, value] : object.items()) {
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    std::string names;
+    for (std::string_view name : known) names += (names.empty() ? "" : ", ") + std::string(name);
+    bad(where + "." + key, "is not a field (" + names + "); check its spelling");
+  }
+}
+
 std::uint64_t memory_of(const json& object, const std::string& where, bool required) {
   constexpr std::uint64_t kMaxKib = std::uint64_t{1} << 50;  // 1 EiB
   if (const json* kib = field(object, "memory_kib")) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <initializer_list>
 #include <string_view>
 
 #include "placement/model/cpu_set.h"
@@ -57,6 +58,10 @@ std::map<std::string, PciTagValue> tag_map_of(const nlohmann::json& value, const
 
 // tag_map_of's inverse: the object it reads back to the same map.
 nlohmann::json tag_map_json(const std::map<std::string, PciTagValue>& tags);
+
+// Refuses a member of `object` that is not one of `known` (BadField naming it and the known
+// ones): a misspelt field would otherwise be dropped without a word.
+void check_members(const nlohmann::json& object, std::initializer_list<std::string_view> known, const std::string& where);
 
 // KiB from memory_kib or memory_mib; neither: 0, or BadField when `required`.
 std::uint64_t memory_of(const nlohmann::json& object, const std::string& where, bool required);

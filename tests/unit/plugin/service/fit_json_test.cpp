@@ -53,5 +53,35 @@ TEST(FitJson, NamesEachBadPciSpec) {
   }
 }
 
+// A member the request's schema does not have, at any level, is named: a misspelt extra_specs
+// would otherwise be a request without a topology, which every host fits. What np_derive's answer
+// holds reads back.
+TEST(FitJson, NamesEveryMemberItDoesNotKnow) {
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({"flavor": {"vcpus": 4, "memory_mib": 1024, "extra_spec": {"hw:numa_nodes": "2"}}})", "request.flavor.extra_spec"},
+      {R"({"flavor": {"vcpus": 4, "memory_mib": 1024}, "images": {"properties": {}}})", "request.images"},
+      {R"({"flavor": {"vcpus": 4, "memory_mib": 1024}, "image": {"property": {}}})", "request.image.property"},
+      {R"({"flavor": {"vcpus": 4, "memory_mib": 1024}, "pci": [{"count": 1, "vendorid": "8086"}]})", "request.pci[0].vendorid"},
+      {R"({"topology": {"cells": [{"cpus": [0], "memory_mib": 512, "page_size": -1}]}})", "request.topology.cells[0].page_size"},
+      {R"({"topology": {"cells": [{"cpus": [0], "memory_mib": 512}], "cpu-policy": "dedicated"}})", "request.topology.cpu-policy"},
+  };
+  for (const auto& [text, named] : cases) {
+    auto request = plugin::fit_request_from_json_text(text);
+    ASSERT_FALSE(request) << text;
+    EXPECT_EQ(request.error().name, "InvalidRequestJson") << text;
+    EXPECT_NE(request.error().message.find(std::string(named) + ": is not a field ("), std::string::npos)
+        << text << " -> " << request.error().message;
+  }
+  auto derived = plugin::fit_request_from_json_text(
+      R"({"flavor": {"vcpus": 4, "memory_mib": 1024, "extra_specs": {"hw:numa_nodes": "2", "hw:cpu_policy": "dedicated"}}})");
+  ASSERT_TRUE(derived) << derived.error().message;
+  ASSERT_TRUE(derived->has_value());
+  const std::string again = "{\"topology\": " + plugin::guest_topology_json(*derived).dump() + "}";
+  auto read_back = plugin::fit_request_from_json_text(again);
+  ASSERT_TRUE(read_back) << again << " -> " << read_back.error().message;
+  ASSERT_TRUE(read_back->has_value());
+  EXPECT_EQ((**read_back).cells.size(), 2u);
+}
+
 }  // namespace
 }  // namespace numaplace

@@ -199,7 +199,8 @@ Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& r
                                 digits.front() != '0' &&
                                 std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
     if (!nodes || !(is_canonical_int(*flavor_nodes_text) || beyond_64_bits) || *nodes < 1) {
-      return make_error("InvalidNUMANodesNumber", "The property 'numa_nodes' cannot be '" + *flavor_nodes_text +
+      return make_error("InvalidNUMANodesNumber", "The property 'numa_nodes' cannot be '" +
+                                                      printable_text(flavor_nodes_text->substr(0, 40)) +
                                                       "'. It must be a number greater than 0");
     }
   } else if (image->numa_nodes) {

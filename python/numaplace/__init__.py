@@ -265,9 +265,14 @@ def _pairs(mapping: Optional[Mapping[str, Any]], what: str):
     array = (_Pair * max(1, len(items)))()
     keep = []
     for i, (key, value) in enumerate(items):
+        # str() of bytes is "b'...'": a bytes key would become another key, dropped unread.
+        if not isinstance(key, str):
+            raise Error("InvalidArgument", f"{what} key {key!r} must be a str, not {type(key).__name__}", 1)
+        if isinstance(value, (bytes, bytearray)):
+            raise Error("InvalidArgument", f"{what}[{key!r}] must be a str (or a number), not {type(value).__name__}", 1)
         if isinstance(value, bool):
             value = "true" if value else "false"
-        k, v = _text(str(key), f"{what} key"), _text(str(value), f"{what}[{key!r}]")
+        k, v = _text(key, f"{what} key"), _text(str(value), f"{what}[{key!r}]")
         keep += [k, v]
         array[i].key, array[i].value = k, v
     return array, len(items), keep

@@ -189,6 +189,19 @@ class FitApiTest(unittest.TestCase):
         self.assertIn("above 65536", caught.exception.message)
         self.assertEqual(len(numaplace.derive(65536, 4096, {"hw:numa_nodes": "2"})["cells"]), 2)
 
+    def test_bytes_keys_and_values_are_refused_not_renamed(self):
+        # str(b"hw:numa_nodes") is "b'hw:numa_nodes'": a key outside hw:, dropped unread.
+        for specs in ({b"hw:numa_nodes": "2"}, {"hw:numa_nodes": b"2"}, {1: "2"}):
+            for make in (lambda: numaplace.derive(4, 2048, specs),
+                         lambda: numaplace.Request(vcpus=4, memory_mib=2048, flavor=specs),
+                         lambda: numaplace.derive(4, 2048, {}, specs)):
+                with self.assertRaises(numaplace.Error) as caught:
+                    make()
+                self.assertEqual(caught.exception.name, "InvalidArgument", specs)
+                self.assertIn("must be a str", caught.exception.message)
+        self.assertEqual(len(numaplace.derive(4, 2048, {"hw:numa_nodes": "2"})["cells"]), 2)
+        self.assertEqual(len(numaplace.derive(4, 2048, {}, {"hw_numa_nodes": 2})["cells"]), 2)
+
     def test_fit_and_no_fit(self):
         host = numaplace.Host(TWO_CELLS)
         request = numaplace.Request(vcpus=4, memory_mib=1024, flavor={"hw:cpu_policy": "dedicated"})

@@ -17,7 +17,9 @@
 // reads stdin, loads the host and the status files, and prints the verdict.
 #include <unistd.h>
 
+#include <charconv>
 #include <csignal>
+#include <cstring>
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
@@ -31,6 +33,7 @@
 #include "plugin/service/domain_lifecycle.h"
 #include "plugin/service/host_lock.h"
 #include "plugin/service/qemu_hook.h"
+#include "placement/model/utf8_text.h"
 #include "plugin/sources/status_claims.h"
 
 namespace numaplace::cli {
@@ -67,14 +70,22 @@ bool disabled(const HookOptions& o) {
   return !o.disabled_file.empty() && std::filesystem::exists(o.disabled_file, ec);
 }
 
-unsigned timeout_seconds(const HookOptions& o) {
+// --timeout, else NUMAPLACE_HOOK_TIMEOUT, else the default. A variable that is no number of
+// seconds from 1 to the maximum is an error (strtoul read "abc" as unset and "-5" as an hour).
+Result<unsigned> timeout_seconds(const HookOptions& o) {
   if (o.timeout > 0) return std::min(o.timeout, kMaxTimeoutSeconds);
-  if (const char* env = std::getenv("NUMAPLACE_HOOK_TIMEOUT")) {
-    char* end = nullptr;
-    const unsigned long value = std::strtoul(env, &end, 10);
-    if (end != env && *end == '\0' && value > 0) return static_cast<unsigned>(std::min<unsigned long>(value, kMaxTimeoutSeconds));
+  const char* env = std::getenv("NUMAPLACE_HOOK_TIMEOUT");
+  if (env == nullptr || *env == '\0') return kDefaultTimeoutSeconds;
+  unsigned value = 0;
+  const char* end = env + std::strlen(env);
+  const auto [stop, ec] = std::from_chars(env, end, value);
+  if (ec != std::errc() || stop != end || value < 1 || value > kMaxTimeoutSeconds) {
+    return make_error("InvalidArgument", "NUMAPLACE_HOOK_TIMEOUT '" + printable_text(env) +
+                                             "' is not a whole number of seconds from 1 to " +
+                                             std::to_string(kMaxTimeoutSeconds) + "; fix it, or unset it for the "
+                                             "default of " + std::to_string(kDefaultTimeoutSeconds) + " s");
   }
-  return kDefaultTimeoutSeconds;
+  return value;
 }
 
 // This host as the CLI's other commands read it (host_source.h): a capabilities file when given,
@@ -94,7 +105,8 @@ int run_hook(const HookOptions& o) {
   if (!plugin::hook_reads_input(input.op, input.subop)) return 0;
 
   std::signal(SIGALRM, on_timeout);
-  alarm(timeout_seconds(o));
+  const Result<unsigned> timeout = timeout_seconds(o);
+  alarm(timeout ? *timeout : kDefaultTimeoutSeconds);
   const std::string operation = input.op == "prepare" ? "start (prepare begin)" : input.op + " " + input.subop;
   auto refuse = [&](const Error& error) {
     std::cerr << "numaplace hook: refusing " << operation << " of guest '" << input.guest << "': " << error.name
@@ -102,6 +114,7 @@ int run_hook(const HookOptions& o) {
     return kHookRefused;
   };
   try {
+    if (!timeout) return refuse(timeout.error());
     auto text = read_input("-", "domain XML");
     if (!text) return refuse(text.error());
     input.domain_xml = std::move(*text);
@@ -110,7 +123,7 @@ int run_hook(const HookOptions& o) {
     // and then the lock is held on this operation's behalf.
     std::optional<plugin::HostLock> lock;
     if (plugin::hook_places_again(input.op, input.subop)) {
-      auto taken = plugin::HostLock::acquire(plugin::default_lock_path(), static_cast<int>(timeout_seconds(o)),
+      auto taken = plugin::HostLock::acquire(plugin::default_lock_path(), static_cast<int>(*timeout),
                                              "hook " + input.op + " " + input.guest,
                                              plugin::start_lock_purpose(input.guest));
       if (!taken) return refuse(taken.error());

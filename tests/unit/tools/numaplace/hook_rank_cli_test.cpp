@@ -154,6 +154,24 @@ TEST_F(HookCli, AStatusDirectoryThatIsNotThereIsARefusalNotAnIdleHost) {
   EXPECT_EQ(run(passing, guest).exit_code, 0);
 }
 
+// NUMAPLACE_HOOK_TIMEOUT that is no number of seconds from 1 to 3600 refuses the operations the
+// hook judges, naming the variable (strtoul took "abc" as unset and "-5" as an hour); --timeout
+// given on the command line wins over it, and operations the hook does not judge still pass.
+TEST_F(HookCli, ABadHookTimeoutVariableIsARefusalNotTheDefault) {
+  const std::string guest = placed_guest("web-1");
+  for (const char* value : {"abc", "-5", "0", "3601", "10s"}) {
+    CliRun r = run(hook("web-1", "restore", "begin"), guest, std::string("NUMAPLACE_HOOK_TIMEOUT=") + value);
+    EXPECT_EQ(r.exit_code, 1) << value << ": " << r.err;
+    EXPECT_EQ(r.out, "") << value;
+    EXPECT_NE(r.err.find(std::string("InvalidArgument: NUMAPLACE_HOOK_TIMEOUT '") + value +
+                         "' is not a whole number of seconds from 1 to 3600"),
+              std::string::npos) << r.err;
+  }
+  EXPECT_EQ(run(hook("web-1", "restore", "begin", "--timeout 5"), guest, "NUMAPLACE_HOOK_TIMEOUT=abc").exit_code, 0);
+  EXPECT_EQ(run(hook("web-1", "restore", "begin"), guest, "NUMAPLACE_HOOK_TIMEOUT=20").exit_code, 0);
+  EXPECT_EQ(run(hook("web-1", "stopped", "end"), guest, "NUMAPLACE_HOOK_TIMEOUT=abc").exit_code, 0);
+}
+
 // The <cpu> element of a domain as written: the guest's NUMA cells, their vCPUs, memory and distances.
 std::string cpu_of(const std::string& xml) {
   const auto from = xml.find("\n  <cpu>");

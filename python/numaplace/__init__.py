@@ -52,7 +52,14 @@ try:  # written by the build (build/python), `cmake --install` or the wheel's bu
     from . import _config
 except ImportError:  # the bare source tree
     _config = None
-__version__ = getattr(_config, "VERSION", None)
+if getattr(_config, "VERSION", None) is not None:
+    __version__ = _config.VERSION
+else:
+    def __getattr__(name: str) -> Any:
+        # The bare source tree has no _config: the version is the library's, read when asked for.
+        if name == "__version__":
+            return library_version()
+        raise AttributeError(f"module 'numaplace' has no attribute {name!r}")
 _INSTALLED_LIBRARY = getattr(_config, "LIBRARY", None)
 _INSTALLED_LIBRARY_RELATIVE = getattr(_config, "LIBRARY_RELATIVE", None)
 

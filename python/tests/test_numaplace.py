@@ -106,6 +106,15 @@ class VersionTest(unittest.TestCase):
         self.assertRegex(numaplace.__version__, r"^[0-9]+\.[0-9]+\.[0-9]+$")
         self.assertEqual(numaplace.library_version(), numaplace.__version__)
 
+    def test_the_bare_source_tree_has_the_version_too(self):
+        # python/numaplace without the build's _config.py (PYTHONPATH=python, as docs/library.md runs it).
+        import subprocess
+        import sys
+        env = dict(os.environ, PYTHONPATH=os.path.join(SOURCE, "python"), PYTHONDONTWRITEBYTECODE="1")
+        out = subprocess.run([sys.executable, "-c", "import numaplace; print(numaplace.__version__)"], env=env,
+                             capture_output=True, text=True, check=True).stdout.strip()
+        self.assertEqual(out, numaplace.library_version())
+
 
 class ErrorTest(unittest.TestCase):
     def test_no_fit(self):

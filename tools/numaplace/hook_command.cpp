@@ -109,8 +109,18 @@ int run_hook(const HookOptions& o) {
   alarm(timeout ? *timeout : kDefaultTimeoutSeconds);
   const std::string operation = input.op == "prepare" ? "start (prepare begin)" : input.op + " " + input.subop;
   auto refuse = [&](const Error& error) {
+    // One line, which libvirt shows in its error: a message of several (a NoFit's per-cell
+    // reasons) is joined with "; ".
+    std::string message;
+    std::size_t start = 0;
+    while (start <= error.message.size()) {
+      const std::size_t end = std::min(error.message.find('\n', start), error.message.size());
+      const std::size_t text = error.message.find_first_not_of(' ', start);
+      if (text < end) message += (message.empty() ? "" : "; ") + error.message.substr(text, end - text);
+      start = end + 1;
+    }
     std::cerr << "numaplace hook: refusing " << operation << " of guest '" << input.guest << "': " << error.name
-              << ": " << error.message << '\n';
+              << ": " << message << '\n';
     return kHookRefused;
   };
   try {

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -133,6 +134,9 @@ TEST_F(HookCli, RestorePlacesAgainAroundRunningGuests) {
   EXPECT_EQ(refused.out, "");
   EXPECT_NE(refused.err.find("refusing restore begin of guest 'web-3'"), std::string::npos) << refused.err;
   EXPECT_NE(refused.err.find("NoFit"), std::string::npos) << refused.err;
+  // One line (libvirt shows it in its error), the fit's reasons joined.
+  EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
+  EXPECT_NE(refused.err.find("; guest cell 0 on host cell"), std::string::npos) << refused.err;
 }
 
 // A status directory that does not exist would read as a host where nothing runs: the hook refuses

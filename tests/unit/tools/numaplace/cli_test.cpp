@@ -265,13 +265,26 @@ TEST(Cli, AClaimFileOfTheGuestBeingPlacedIsNotCountedAgainstIt) {
   std::filesystem::remove_all(dir);
 }
 
+// A directory of the test's own holding DIR/vm.xml: a test-driver domain `name` of `vcpus` vCPUs and
+// 256 MiB without NUMA keys, for define on libvirt's test driver.
+struct TestDomainDir {
+  TestDomainDir(const std::string& tag, const std::string& name, int vcpus)
+      : dir(std::filesystem::temp_directory_path() / ("numaplace-" + tag + "-" + std::to_string(getpid()))),
+        vm(dir + "/vm.xml") {
+    std::filesystem::create_directories(dir);
+    std::ofstream(vm) << "<domain type='test'><name>" << name << "</name><memory unit='MiB'>256</memory><vcpu>"
+                      << vcpus << "</vcpu><os><type arch='i686'>hvm</type></os><devices/></domain>";
+  }
+  ~TestDomainDir() { std::filesystem::remove_all(dir); }
+  const std::string dir;
+  const std::string vm;
+};
+
 // define on libvirt's test driver: a guest without NUMA keys says where it was confined.
 TEST(Cli, DefineSaysWhereAGuestWithoutNumaKeysWasConfined) {
-  const std::string dir = std::filesystem::temp_directory_path() / ("numaplace-define-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string vm = dir + "/vm.xml";
-  std::ofstream(vm) << "<domain type='test'><name>cli-floating</name><memory unit='MiB'>256</memory><vcpu>1</vcpu>"
-                       "<os><type arch='i686'>hvm</type></os><devices/></domain>";
+  const TestDomainDir test("define", "cli-floating", 1);
+  const std::string& dir = test.dir;
+  const std::string& vm = test.vm;
   const std::string env = "NUMAPLACE_LOCK_FILE=" + dir + "/lock";
   CliRun confined = run("define " + vm + " -c test:///default", env);
   ASSERT_EQ(confined.exit_code, 0) << confined.err;
@@ -286,17 +299,14 @@ TEST(Cli, DefineSaysWhereAGuestWithoutNumaKeysWasConfined) {
   CliRun unconfined = run("define " + vm + " -c test:///default --policy none", env);
   ASSERT_EQ(unconfined.exit_code, 0) << unconfined.err;
   EXPECT_NE(unconfined.out.find("(no NUMA request: not confined)"), std::string::npos) << unconfined.out;
-  std::filesystem::remove_all(dir);
 }
 
 // define --dry-run: the XML that would be defined on stdout (a domain libvirt's schema takes), the
 // outcome's line on stderr; --json says dry_run and carries the same XML.
 TEST(Cli, DefineDryRunPrintsTheDomainItWouldDefine) {
-  const std::string dir = std::filesystem::temp_directory_path() / ("numaplace-dry-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string vm = dir + "/vm.xml";
-  std::ofstream(vm) << "<domain type='test'><name>cli-dry</name><memory unit='MiB'>256</memory><vcpu>2</vcpu>"
-                       "<os><type arch='i686'>hvm</type></os><devices/></domain>";
+  const TestDomainDir test("dry", "cli-dry", 2);
+  const std::string& dir = test.dir;
+  const std::string& vm = test.vm;
   const std::string env = "NUMAPLACE_LOCK_FILE=" + dir + "/lock";
   const std::string request = " -c test:///default --spec hw:numa_nodes=1 --spec hw:cpu_policy=dedicated";
   CliRun dry = run("define " + vm + request + " --dry-run", env);
@@ -314,17 +324,14 @@ TEST(Cli, DefineDryRunPrintsTheDomainItWouldDefine) {
   EXPECT_EQ(doc["dry_run"], true);
   EXPECT_EQ(doc["domain_xml"], dry.out);
   EXPECT_FALSE(doc["narrowings"].empty());
-  std::filesystem::remove_all(dir);
 }
 
 // A lock path in a directory that does not exist is LockUnavailable (exit 4) with nothing made or
 // written: a misspelt NUMAPLACE_LOCK_FILE would otherwise lock nothing another numaplace takes.
 TEST(Cli, ALockInAMissingDirectoryIsRefusedNotMade) {
-  const std::string dir = std::filesystem::temp_directory_path() / ("numaplace-lockdir-" + std::to_string(getpid()));
-  std::filesystem::create_directories(dir);
-  const std::string vm = dir + "/vm.xml";
-  std::ofstream(vm) << "<domain type='test'><name>cli-lock</name><memory unit='MiB'>256</memory><vcpu>1</vcpu>"
-                       "<os><type arch='i686'>hvm</type></os><devices/></domain>";
+  const TestDomainDir test("lockdir", "cli-lock", 1);
+  const std::string& dir = test.dir;
+  const std::string& vm = test.vm;
   CliRun r = run("define " + vm + " -c test:///default", "NUMAPLACE_LOCK_FILE=" + dir + "/missing/lock");
   EXPECT_EQ(r.exit_code, 4) << r.err;
   EXPECT_TRUE(r.out.empty()) << r.out;
@@ -333,7 +340,6 @@ TEST(Cli, ALockInAMissingDirectoryIsRefusedNotMade) {
   EXPECT_FALSE(std::filesystem::exists(dir + "/missing"));
   CliRun taken = run("define " + vm + " -c test:///default", "NUMAPLACE_LOCK_FILE=" + dir + "/lock");
   EXPECT_EQ(taken.exit_code, 0) << taken.err;
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Cli, TopologyPrintsATableAndJson) {

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <charconv>
-#include <limits>
 #include <map>
 #include <string_view>
 
@@ -194,11 +193,7 @@ Result<std::optional<GuestTopology>> derive_guest_topology(const GuestRequest& r
     // A count too large for 64 bits is still a count (Python's int() reads it): refused below as
     // more cells than any host has, not as no number at all.
     nodes = parse_python_int_saturating(*flavor_nodes_text);
-    const std::string_view digits = *flavor_nodes_text;
-    const bool beyond_64_bits = nodes == std::numeric_limits<std::int64_t>::max() && !digits.empty() &&
-                                digits.front() != '0' &&
-                                std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; });
-    if (!nodes || !(is_canonical_int(*flavor_nodes_text) || beyond_64_bits) || *nodes < 1) {
+    if (!nodes || !is_canonical_int(*flavor_nodes_text) || *nodes < 1) {
       return make_error("InvalidNUMANodesNumber", "The property 'numa_nodes' cannot be '" +
                                                       printable_text(flavor_nodes_text->substr(0, 40)) +
                                                       "'. It must be a number greater than 0");

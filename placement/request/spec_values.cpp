@@ -74,8 +74,12 @@ Error node_memory_out_of_range(std::string_view key, std::string_view value) {
 }
 
 bool is_canonical_int(std::string_view text) {
-  auto value = parse_python_int(text);
-  return value && std::to_string(*value) == text;
+  // Read from the text itself: Python's int has no 64-bit bound, so neither has its str.
+  const std::string_view digits = text.substr(text.starts_with('-') ? 1 : 0);
+  if (digits.empty() || !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return false;
+  }
+  return digits.front() != '0' || text == "0";
 }
 
 bool bool_from_string(std::string_view text) {

@@ -35,7 +35,8 @@ inline constexpr std::int64_t kMaxNodeMemoryMib = std::int64_t{1} << 40;
 // (negative, or over kMaxNodeMemoryMib, or too large for 64 bits), saying which.
 Error node_memory_out_of_range(std::string_view key, std::string_view value);
 
-// Python's str(int(text)) == text: no blanks, no '+', no leading zeros.
+// Python's str(int(text)) == text: no blanks, no '+', no leading zeros (and, as in Python, no
+// bound on the number of digits).
 bool is_canonical_int(std::string_view text);
 
 // oslo.utils bool_from_string, non-strict: 1/t/true/on/y/yes (any case, blanks around)

@@ -211,6 +211,25 @@ TEST(GuestTopology, CellMapKeysNovaDoesNotReadAreNamed) {
   EXPECT_EQ(unread_numa_keys(request(2, 2048, {{"hw:numa_cpus.99999999999999999999", "0"}}), 2).size(), 1u);
 }
 
+// A node count written plainly is a count however many digits it has (Python's int has no bound):
+// one beyond 64 bits is more cells than any host has, not "no number greater than 0"; a count not
+// written plainly is Nova's InvalidNUMANodesNumber either way.
+TEST(GuestTopology, ANodeCountBeyond64BitsIsTooManyCellsNotNoNumber) {
+  for (const char* count : {"99999999999999999999", "4294967298"}) {
+    auto r = derive_guest_topology(request(8, 4096, {{"hw:numa_nodes", count}}));
+    ASSERT_FALSE(r.ok()) << count;
+    EXPECT_EQ(r.error().name, "InvalidNUMANodesNumber");
+    EXPECT_NE(r.error().message.find(std::string(count) + "; no host has that many NUMA cells"), std::string::npos)
+        << r.error().message;
+  }
+  for (const char* count : {"099999999999999999999", "-99999999999999999999", "0", "-0", "02", "+2", " 2", "2_0"}) {
+    auto r = derive_guest_topology(request(8, 4096, {{"hw:numa_nodes", count}}));
+    ASSERT_FALSE(r.ok()) << count;
+    EXPECT_NE(r.error().message.find("It must be a number greater than 0"), std::string::npos)
+        << count << ": " << r.error().message;
+  }
+}
+
 // Nova's API takes the CPU limits as hw:max_cpu_*, but Nova's fit reads hw:cpu_max_*: the first is
 // named as not read, the second is read and not named.
 TEST(GuestTopology, TheCpuLimitsAsNovasApiSpellsThemAreNamedAsNotRead) {

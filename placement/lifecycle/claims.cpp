@@ -79,7 +79,7 @@ bool is_same_guest(std::string_view name, std::string_view uuid, std::string_vie
   return !name.empty() && name == other_name;
 }
 
-std::optional<std::size_t> counted_already(const GuestClaim& claim, const std::vector<GuestClaim>& counted) {
+std::optional<std::size_t> counted_already(const GuestClaim& claim, std::span<const GuestClaim> counted) {
   for (std::size_t i = 0; i < counted.size(); ++i) {
     if (is_same_guest(claim.name, claim.uuid, counted[i].name, counted[i].uuid)) return i;
   }

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -74,7 +75,7 @@ bool is_same_guest(std::string_view name, std::string_view uuid, std::string_vie
 // The index in `counted` of a claim of the same guest as `claim` (is_same_guest), or nullopt.
 // Counting a guest twice would hold its pCPUs, memory and pages twice: every reader of claims
 // refuses a guest it has counted already.
-std::optional<std::size_t> counted_already(const GuestClaim& claim, const std::vector<GuestClaim>& counted);
+std::optional<std::size_t> counted_already(const GuestClaim& claim, std::span<const GuestClaim> counted);
 
 // pCPUs of `candidate` already held by one of `others`, each with the holder's name.
 std::vector<std::pair<std::uint32_t, std::string>> pinning_collisions(const GuestClaim& candidate,

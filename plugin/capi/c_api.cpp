@@ -311,19 +311,18 @@ np_status np_host_add_claims(np_host* host, const char* const* domain_xmls, size
       return fail(error, numaplace::make_error("InvalidClaim", "a claim cannot be read: " + read.warnings.front()));
     }
     // All or nothing: a guest the host counts already, or given twice here, adds nothing.
-    std::vector<numaplace::GuestClaim> counted = host->claims;
-    for (std::size_t i = 0; i < read.claims.size(); ++i) {
-      if (const auto at = numaplace::counted_already(read.claims[i], counted)) {
-        const std::string guest = "guest '" + numaplace::printable_text(read.claims[i].name) + "'";
-        return fail(error, numaplace::make_error(
-                               "InvalidClaim", *at >= host->claims.size()
-                                                   ? guest + " is given twice; give each guest once"
-                                                   : guest + " is counted on this host already; release it first "
-                                                             "(np_host_release) to count it again"));
+    const std::span<const numaplace::GuestClaim> given = read.claims;
+    for (std::size_t i = 0; i < given.size(); ++i) {
+      const std::string guest = "guest '" + numaplace::printable_text(given[i].name) + "'";
+      if (numaplace::counted_already(given[i], host->claims)) {
+        return fail(error, numaplace::make_error("InvalidClaim", guest + " is counted on this host already; release "
+                                                                         "it first (np_host_release) to count it again"));
       }
-      counted.push_back(read.claims[i]);
+      if (numaplace::counted_already(given[i], given.first(i))) {
+        return fail(error, numaplace::make_error("InvalidClaim", guest + " is given twice; give each guest once"));
+      }
     }
-    host->claims = std::move(counted);
+    for (auto& claim : read.claims) host->claims.push_back(std::move(claim));
     refresh(*host);
     return NP_OK;
   });

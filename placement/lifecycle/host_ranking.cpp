@@ -40,20 +40,6 @@ std::optional<std::string> floating_misfit(const HostTopology& host, const Guest
   return std::nullopt;
 }
 
-std::string explain(const FitResult& fit, bool per_pair) {
-  std::string text = fit.summary.empty() ? "the guest does not fit" : fit.summary;
-  if (!per_pair) return text;
-  for (const auto& r : fit.rejections) {
-    text += "\n  guest cell " + std::to_string(r.guest_cell) + " on host cell " + std::to_string(r.host_cell) + ": " +
-            r.reason;
-  }
-  return text;
-}
-
-}  // namespace
-
-namespace {
-
 // Writes the host's totals into `node`, reusing its entries: a ranking does this for every fitting
 // host, and a map assigned its same keys again allocates nothing.
 void fill_host_resources(const HostTopology& host, scoring::NodeResources& node) {
@@ -147,7 +133,8 @@ Result<std::vector<RankedHost>> rank_hosts(std::span<const HostTopology> hosts, 
     if (topology != nullptr) {
       FitResult fit = fit_guest(host, *topology, options.fit);
       if (!fit.placement) {
-        ranked.reason = explain(fit, options.explain);
+        ranked.reason = fit.summary.empty() ? "the guest does not fit" : std::move(fit.summary);
+        if (options.explain) ranked.rejections = std::move(fit.rejections);
         refused.push_back(std::move(ranked));
         continue;
       }

@@ -42,7 +42,8 @@ struct RankedHost {
   bool fits = false;
   std::int64_t score = 0;              // 0..100 when it fits
   std::optional<Placement> placement;  // when it fits, the guest has a topology and keep_placements
-  std::string reason;                  // why it was refused: the fit summary (with explain, per cell pair)
+  std::string reason;                  // why it was refused: the fit's summary, one sentence
+  std::vector<CellRejection> rejections;  // with explain: every (guest cell, host cell) pair that cannot fit
 };
 
 // The host's totals as score_node reads them, before any new guest.

@@ -292,10 +292,20 @@ std::string cells_text(const Placement& placement) {
   return text;
 }
 
-// A multi-line reason under its host's line.
-std::string indented(std::string text) {
-  for (std::size_t at = text.find('\n'); at != std::string::npos; at = text.find('\n', at + 3)) text.insert(at + 1, "  ");
-  return text;
+// Each refused host on a line of its own, with its cell pairs (--explain) indented under it.
+void print_refusals(std::ostream& out, const std::vector<RankedHost>& ranked, const NamedHosts& hosts) {
+  for (const auto& r : ranked) {
+    if (r.fits) continue;
+    out << "  " << printable_text(hosts.names[r.index]) << ": " << r.reason << '\n';
+    for (const auto& pair : r.rejections) {
+      out << "    guest cell " << pair.guest_cell << " on host cell " << pair.host_cell << ": " << pair.reason << '\n';
+    }
+  }
+}
+
+std::string no_host_fits(std::size_t hosts) {
+  return hosts == 1 ? "the one host given cannot take the guest"
+                    : "none of the " + std::to_string(hosts) + " hosts given can take the guest";
 }
 
 int run_rank(const RankCliOptions& o) {
@@ -327,16 +337,23 @@ int run_rank(const RankCliOptions& o) {
                             {"placement", r.placement ? to_json(*r.placement) : nlohmann::json()}});
       } else if (!r.fits) {
         nlohmann::json entry{{"host", name}, {"reason", r.reason}};
+        if (o.explain) entry["cells"] = to_json(r.rejections);
         refused.push_back(entry);
       }
     }
-    std::cout << numaplace::plugin::json_text(nlohmann::json{{"strategy", to_string(options.fit.strategy)},
-                                {"host_strategy", scoring::to_string(options.scoring.strategy)},
-                                {"hosts", hosts->hosts.size()},
-                                {"fitting", fitting},
-                                {"ranked", fit_list},
-                                {"refused", refused}}, 2)
-              << '\n';
+    nlohmann::json doc{{"strategy", to_string(options.fit.strategy)},
+                       {"host_strategy", scoring::to_string(options.scoring.strategy)},
+                       {"hosts", hosts->hosts.size()},
+                       {"fitting", fitting},
+                       {"ranked", fit_list},
+                       {"refused", refused}};
+    // No host fits: the answer says so as every command's error does, beside the refusals.
+    if (fitting == 0) doc["error"] = {{"name", "NoFit"}, {"message", no_host_fits(ranked->size())}};
+    std::cout << numaplace::plugin::json_text(doc, 2) << '\n';
+  } else if (fitting == 0) {
+    // Nothing to rank: no table on stdout, and the refusal on stderr as place's NoFit.
+    std::cerr << "numaplace: NoFit: " << no_host_fits(ranked->size()) << (o.explain ? ":" : " (--explain says why)") << '\n';
+    if (o.explain) print_refusals(std::cerr, *ranked, *hosts);
   } else {
     // The host column as wide as the longest name shown, so that a long name never runs into its
     // score; names with control characters print them escaped.
@@ -354,11 +371,7 @@ int run_rank(const RankCliOptions& o) {
     if (refused > 0) {
       std::cout << refused << " of " << ranked->size() << " hosts refused" << (o.explain ? ":" : " (--explain says why)")
                 << '\n';
-      if (o.explain) {
-        for (const auto& r : *ranked) {
-          if (!r.fits) std::cout << "  " << printable_text(hosts->names[r.index]) << ": " << indented(r.reason) << '\n';
-        }
-      }
+      if (o.explain) print_refusals(std::cout, *ranked, *hosts);
     }
   }
   return fitting > 0 ? 0 : kExitNoFit;
@@ -390,9 +403,11 @@ Command register_rank(CLI::App& app) {
       "LeastAllocated (spread, Nova's default), with the same --ratio-weights; --host-strategy chooses\n"
       "the host scoring alone (so does --strategy with a host-scoring name, as before).\n"
       "The text output is a table (rank, host, score, the guest cells' host cells), then \"N of M hosts\n"
-      "refused\" and, with --explain, why, per guest cell and host cell. --json prints {\"strategy\" (the cells'),\n"
-      "\"host_strategy\", \"hosts\", "
-      "\"fitting\", \"ranked\": [{\"rank\", \"host\", \"score\", \"placement\"}], \"refused\": [{\"host\", \"reason\"}]}.\n"
+      "refused\" and, with --explain, why, per guest cell and host cell. When no host fits, stdout is empty\n"
+      "and stderr says NoFit (exit 3), with the refusals under --explain. --json prints {\"strategy\" (the\n"
+      "cells'), \"host_strategy\", \"hosts\", \"fitting\", \"ranked\": [{\"rank\", \"host\", \"score\", \"placement\"}],\n"
+      "\"refused\": [{\"host\", \"reason\", and with --explain \"cells\": [{\"guest_cell\", \"host_cell\",\n"
+      "\"reason\"}]}]}, and \"error\": {\"name\": \"NoFit\", \"message\"} beside them when no host fits.\n"
       "Example:\n"
       "  numaplace rank --hosts examples/hosts --hosts tests/data/samples/libvirt/caps-4cell.xml \\\n"
       "      --vcpus 8 --memory 8192 --spec hw:numa_nodes=2 --spec hw:cpu_policy=dedicated --explain\n"

@@ -3,6 +3,9 @@
 // strategy orders them, refused hosts say why, and the order is stable.
 #include <gtest/gtest.h>
 
+#include <set>
+#include <utility>
+
 #include "placement/lifecycle/host_ranking.h"
 
 namespace numaplace {
@@ -71,7 +74,23 @@ TEST(HostRanking, RefusedHostsComeLastWithTheirReason) {
   EXPECT_EQ((*ranked)[1].index, 0u);
   EXPECT_NE((*ranked)[1].reason.find("NUMA cells"), std::string::npos) << (*ranked)[1].reason;
   EXPECT_EQ((*ranked)[2].index, 1u);
-  EXPECT_NE((*ranked)[2].reason.find("guest cell 0 on host cell 0"), std::string::npos) << (*ranked)[2].reason;
+  EXPECT_NE((*ranked)[2].reason.find("no assignment"), std::string::npos) << (*ranked)[2].reason;
+  // The pairs: 2 dedicated vCPUs a guest cell, on host cells whose 4 CPUs are all pinned already, so
+  // every (guest cell, host cell) pair is named, each once.
+  std::set<std::pair<std::uint32_t, std::uint32_t>> pairs;
+  for (const auto& r : (*ranked)[2].rejections) {
+    pairs.insert({r.guest_cell, r.host_cell});
+    EXPECT_FALSE(r.reason.empty());
+  }
+  EXPECT_EQ(pairs.size(), 4u);
+  EXPECT_EQ((*ranked)[2].rejections.size(), 4u);
+  EXPECT_TRUE((*ranked)[1].rejections.empty());  // refused before any pair: too few cells
+  // Without explain, the summary alone.
+  options.explain = false;
+  auto quiet = rank_hosts(hosts, request, options);
+  ASSERT_TRUE(quiet);
+  EXPECT_TRUE((*quiet)[2].rejections.empty());
+  EXPECT_EQ((*quiet)[2].reason, (*ranked)[2].reason);
 }
 
 TEST(HostRanking, GuestWithoutTopologyNeedsRoomInTheTotals) {

@@ -421,9 +421,44 @@ TEST_F(HookCli, RankOrdersHostsAndExplainsRefusals) {
   CliRun pack = run(request + " --strategy MostAllocated --json");
   EXPECT_EQ(nlohmann::json::parse(pack.out)["ranked"][0]["host"], "busy");
 
-  CliRun none = run("rank --hosts " + shared_path("samples/libvirt/caps-1cell.xml") +
-                 " --vcpus 8 --memory 4096 --spec hw:numa_nodes=2");
+  // --explain in JSON: every refused pair as a value, beside the one-sentence reason.
+  CliRun explained = run(request + " --json --explain");
+  ASSERT_EQ(explained.exit_code, 0) << explained.err;
+  const auto refusal = nlohmann::json::parse(explained.out)["refused"][0];
+  EXPECT_EQ(refusal["reason"].get<std::string>().find('\n'), std::string::npos) << refusal;
+  EXPECT_TRUE(refusal["cells"].is_array()) << refusal;
+  EXPECT_FALSE(doc["refused"][0].contains("cells"));  // not asked for
+
+  // No host fits: nothing on stdout, NoFit on stderr (with the refusals under --explain), exit 3;
+  // in JSON the whole answer with the error beside it.
+  write(dir / "busy.json", R"({"name": "busy", "cells": [
+      {"id": 0, "cpus": "0-7", "memory_mib": 16384, "usage": {"pinned_cpus": "0-5", "memory_mib": 12000}},
+      {"id": 1, "cpus": "8-15", "memory_mib": 16384, "usage": {"pinned_cpus": "8-13", "memory_mib": 12000}}]})");
+  const std::string none_fits = "rank --hosts " + shared_path("samples/libvirt/caps-1cell.xml") + " --hosts " +
+                                (dir / "busy.json").string() +
+                                " --vcpus 8 --memory 4096 --spec hw:numa_nodes=2 --spec hw:cpu_policy=dedicated"
+                                " --spec hw:numa_mem.0=2048 --spec hw:numa_mem.1=2048 --spec hw:numa_cpus.0=0-3"
+                                " --spec hw:numa_cpus.1=4-7";
+  CliRun none = run(none_fits);
   EXPECT_EQ(none.exit_code, 3);
+  EXPECT_TRUE(none.out.empty()) << none.out;
+  EXPECT_NE(none.err.find("NoFit: none of the 2 hosts given can take the guest (--explain says why)"),
+            std::string::npos)
+      << none.err;
+  CliRun none_why = run(none_fits + " --explain");
+  EXPECT_EQ(none_why.exit_code, 3);
+  EXPECT_TRUE(none_why.out.empty()) << none_why.out;
+  EXPECT_NE(none_why.err.find("caps-1cell: the guest asks for 2 NUMA cells"), std::string::npos) << none_why.err;
+  EXPECT_NE(none_why.err.find("    guest cell 0 on host cell 0: needs 4 dedicated vCPUs"), std::string::npos)
+      << none_why.err;
+  CliRun none_json = run(none_fits + " --json --explain");
+  EXPECT_EQ(none_json.exit_code, 3);
+  const auto none_doc = nlohmann::json::parse(none_json.out);
+  EXPECT_EQ(none_doc["error"]["name"], "NoFit");
+  EXPECT_EQ(none_doc["fitting"], 0);
+  EXPECT_EQ(none_doc["refused"].size(), 2u);
+  EXPECT_EQ(none_doc["refused"][1]["host"], "busy");
+  EXPECT_FALSE(none_doc["refused"][1]["cells"].empty()) << none_doc;
   CliRun bad = run("rank --hosts " + hosts + " --vcpus 8 --memory 4096 --strategy Fastest");
   EXPECT_EQ(bad.exit_code, 2);  // as place's --strategy: a usage error naming what it takes
   EXPECT_NE(bad.err.find("adaptive"), std::string::npos) << bad.err;

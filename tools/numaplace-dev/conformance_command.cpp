@@ -41,7 +41,7 @@ Command register_conformance(CLI::App& app) {
               "  numaplace-dev conformance nova-fit tests/data/conformance/nova/edge.jsonl build/test-data/conformance/nova/fit.jsonl\n"
               "  numaplace-dev conformance nova-fit tests/data/conformance/nova/perf.jsonl --repeat 101");
   cmd->add_option("SUITE", options->suite, "suite name, e.g. nova-fit")->required();
-  cmd->add_option("FILE", options->files, "vector files (JSON lines)")->required()->check(existing_file());
+  cmd->add_option("FILE", options->files, "vector files (JSON lines)")->required()->check(existing_file("FILE"));
   cmd->add_flag("--show-skips", options->run.show_skips, "print a line for every skipped vector too");
   cmd->add_option("--repeat", options->run.repeat,
                   "also run each vector's engine call N times in this process and print its median time "

@@ -125,7 +125,7 @@ Command register_fleet(CLI::App& app) {
       "fleet", "Replay a fleet with numaplace's rank + place and with Nova's scheduler, admissions side by side");
   cmd->add_option("FILE", options->file, "a fleet: one JSON object with hosts and requests (tools/bench/make_fleet.py)")
       ->required()
-      ->check(existing_file());
+      ->check(existing_file("FILE"));
   add_strategy_options(cmd, options->strategies.cells, {},
                        "; each host's cells, as place and rank choose them; hosts are scored by its counterpart "
                        "(pack: MostAllocated, ratio: RequestedToCapacityRatio, else LeastAllocated) unless "

@@ -262,7 +262,7 @@ Command register_replay(CLI::App& app) {
       "replay", "Replay Nova's admission streams with a numaplace strategy and compare the figures with Nova's");
   cmd->add_option("FILE", options->file, "admission streams, one JSON object a line (conformance/nova/streams.jsonl)")
       ->required()
-      ->check(existing_file());
+      ->check(existing_file("FILE"));
   cmd->add_option("--strategy", options->strategy,
                   "adaptive (default: pack on hosts of three or more cells, spread on one or two), pack, spread, "
                   "ratio, or Nova's own choice: nova (spread order) or nova-pack (packing order); nova and "

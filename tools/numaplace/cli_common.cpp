@@ -12,20 +12,25 @@
 #include <sstream>
 
 #include "numaplace/claims_source.h"
+#include "numaplace/command.h"
 #include "xml/xml_document.h"
 #include "plugin/service/json_text.h"
 
 namespace numaplace::cli {
 
-const CLI::Validator& existing_file() {
-  static const CLI::Validator validator(
-      [](std::string& path) -> std::string {
+CLI::Validator existing_file(const std::string& option) {
+  return CLI::Validator(
+      [option](std::string& path) -> std::string {
+        const std::string named = option + ": cannot read '" + path + "': ";
         std::error_code ec;
-        if (std::filesystem::is_directory(path, ec)) return "is a directory, not a file: " + path;
-        return CLI::ExistingFile(path);
+        if (std::filesystem::is_directory(path, ec)) throw UnreadableFile(named + "it is a directory; give a file");
+        errno = 0;
+        if (std::ifstream in(path, std::ios::binary); !in) {
+          throw UnreadableFile(named + (errno != 0 ? std::strerror(errno) : "it cannot be opened"));
+        }
+        return {};
       },
       "FILE");
-  return validator;
 }
 
 CLI::Validator whole_number(std::uint64_t least, std::uint64_t most) {
@@ -238,7 +243,7 @@ void add_host_options(CLI::App* cmd, HostSourceOptions& host) {
                                   "when it answers, else hwloc; test:///default is libvirt's built-in test host)");
   auto* caps = cmd->add_option("--capabilities", host.capabilities_file,
                                "read the host from a saved 'virsh capabilities' XML file instead of libvirt")
-                   ->check(existing_file());
+                   ->check(existing_file("--capabilities"));
   connect->excludes(caps);
   auto* hwloc = cmd->add_option_function<std::vector<std::string>>(
                        "--hwloc",
@@ -247,9 +252,7 @@ void add_host_options(CLI::App* cmd, HostSourceOptions& host) {
                          host.hwloc_file = file.empty() ? std::string() : file.front();
                          if (!host.hwloc_file.empty()) {
                            std::string path = host.hwloc_file;
-                           if (std::string problem = existing_file()(path); !problem.empty()) {
-                             throw CLI::ValidationError("--hwloc", problem);
-                           }
+                           (void)existing_file("--hwloc")(path);
                          }
                        },
                        "read the host from hwloc: alone, this machine (a bare --hwloc takes the next word as its FILE, so "
@@ -262,12 +265,12 @@ void add_host_options(CLI::App* cmd, HostSourceOptions& host) {
                   "add the PCI devices of a node device XML file ('virsh nodedev-dumpxml', or a test-driver "
                   "<node> file) to the host (repeatable); with --connect they are read from libvirt anyway")
       ->allow_extra_args(false)
-      ->check(existing_file());
+      ->check(existing_file("--nodedev"));
   cmd->add_option("--host-config", host.host_config,
                   "the host's configuration (CPU sets for dedicated and floating guests, reserved CPUs, memory and "
                   "huge pages, allocation ratios; docs/accounting.md, \"Host configuration\"); by default "
                   "/etc/numaplace/numaplace.conf (or $NUMAPLACE_CONFIG) when the host is this machine")
-      ->check(existing_file());
+      ->check(existing_file("--host-config"));
   cmd->add_flag("--free-memory", host.free_memory,
                 "also count memory the live host reports in use: each cell's used memory is raised to at least "
                 "its total minus its free memory (libvirt's free memory per cell with --connect, libnuma with "
@@ -322,7 +325,7 @@ void add_claim_options(CLI::App* cmd, std::vector<std::string>& files, bool& inc
                   "domain XML of a guest already on this host (repeatable); with a libvirt host its running "
                   "guests are read as well")
       ->allow_extra_args(false)
-      ->check(existing_file());
+      ->check(existing_file("--claim"));
   cmd->add_flag("--include-defined", include_defined,
                 "also count defined guests that are not running but were placed by numaplace (their record "
                 "reserves their cells)");

@@ -25,9 +25,9 @@ namespace numaplace::cli {
 // The exit code of `error`'s kind (exit_codes.h).
 inline int exit_code_for(const Error& error) { return exit_code_for(error.kind); }
 
-// CLI11's ExistingFile, saying "is a directory" for a directory (where ExistingFile says the file
-// does not exist).
-const CLI::Validator& existing_file();
+// A file `option` names must be readable: otherwise parsing stops with UnreadableFile (command.h),
+// reported as CannotRead (exit 2) naming the option, the path and why ("it is a directory", errno).
+CLI::Validator existing_file(const std::string& option);
 // Prints the error (stderr as "PROGRAM: Name: message", or a JSON object on stdout) and returns its
 // exit code; `program` is what stderr names ("numaplace-dev replay" for the developer commands).
 int report(const Error& error, bool json, std::string_view program = "numaplace");

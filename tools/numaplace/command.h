@@ -26,6 +26,13 @@ struct Command {
   std::function<int()> run;
 };
 
+// A file named by an option that cannot be read (missing, a directory, no permission): thrown while
+// the command line is parsed (existing_file(), cli_common.h) and reported by parse_and_run as
+// CannotRead, exit 2, as an unreadable DOMAIN file is; not a usage error. `what()` names the option.
+struct UnreadableFile : CLI::ParseError {
+  explicit UnreadableFile(const std::string& message) : CLI::ParseError("UnreadableFile", message, kExitUsage) {}
+};
+
 // `code`, or CannotWrite's exit 1 (named on stderr) when standard output could not take all that
 // was written to it (a full disk, a closed pipe's reader gone): `numaplace place vm.xml >
 // placed.xml` must not say it succeeded when placed.xml is cut short.
@@ -88,6 +95,14 @@ inline int parse_and_run(CLI::App& app, const std::vector<Command>& commands, in
   }
   try {
     app.parse(argc, argv);
+  } catch (const UnreadableFile& e) {
+    if (json) {
+      std::cout << numaplace::plugin::json_text(nlohmann::json{{"error", {{"name", "CannotRead"}, {"message", e.what()}}}}, 2)
+                << '\n';
+    } else {
+      std::cerr << app.get_name() << ": CannotRead: " << e.what() << '\n';
+    }
+    return with_output_written(kExitUsage);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return with_output_written(app.exit(e));  // --help, --version
     // CLI11 would list --json among the arguments it did not expect (with a "--" beside it): the

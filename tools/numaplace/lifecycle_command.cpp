@@ -168,7 +168,7 @@ Command register_lifecycle(CLI::App& app, bool define) {
   cmd->add_option("--host-config", options->host_config,
                   "the host's configuration (docs/accounting.md, \"Host configuration\"); by default "
                   "/etc/numaplace/numaplace.conf (or $NUMAPLACE_CONFIG) for a local libvirt URI")
-      ->check(existing_file());
+      ->check(existing_file("--host-config"));
   add_request_options(cmd, options->specs, options->image_props);
   add_strategy_options(cmd, options->strategy);
   cmd->add_flag("--explain", options->explain,

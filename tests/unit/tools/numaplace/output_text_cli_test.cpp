@@ -161,10 +161,30 @@ TEST(OutputText, AWordThatIsNoCommandIsNamed) {
   EXPECT_EQ(after.exit_code, 2);
   EXPECT_TRUE(after.out.empty()) << after.out;
   EXPECT_EQ(after.err.rfind("numaplace: UsageError: ", 0), 0u) << after.err;
-  CliRun missing = run("place " + kExample + " --capabilities /nonexistent/caps.xml");
-  EXPECT_EQ(missing.exit_code, 2);
-  EXPECT_EQ(missing.err.rfind("numaplace: UsageError: --capabilities: File does not exist", 0), 0u) << missing.err;
-  EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
+}
+
+// A file that cannot be read is CannotRead (exit 2) whichever argument names it, the DOMAIN or an
+// option's FILE, in one line naming the option and the path; it was UsageError for options.
+TEST(OutputText, AnUnreadableFileIsCannotReadWhicheverArgumentNamesIt) {
+  const std::string missing = "/nonexistent/caps.xml";
+  const std::string caps = " --capabilities " + shared_path("samples/libvirt/caps-2cell.xml");
+  CliRun domain = run("place " + missing + caps);
+  EXPECT_EQ(domain.exit_code, 2);
+  EXPECT_EQ(domain.err.rfind("numaplace: CannotRead: ", 0), 0u) << domain.err;
+  for (const std::string option : {"--capabilities", "--hwloc", "--nodedev", "--host-config", "--claim"}) {
+    const std::string host = option == "--capabilities" || option == "--hwloc" ? "" : caps;
+    CliRun r = run("place " + kExample + host + " " + option + " " + missing);
+    EXPECT_EQ(r.exit_code, 2) << option;
+    EXPECT_TRUE(r.out.empty()) << option << ": " << r.out;
+    EXPECT_EQ(r.err, "numaplace: CannotRead: " + option + ": cannot read '" + missing +
+                         "': No such file or directory\n") << option;
+    CliRun json = run("place " + kExample + host + " " + option + " " + missing + " --json");
+    EXPECT_EQ(json.exit_code, 2) << option;
+    EXPECT_EQ(nlohmann::json::parse(json.out)["error"]["name"], "CannotRead") << option << ": " << json.out;
+  }
+  CliRun define = run("define " + kExample + " -c test:///default --dry-run --host-config " + missing);
+  EXPECT_EQ(define.exit_code, 2);
+  EXPECT_EQ(define.err.rfind("numaplace: CannotRead: --host-config: cannot read", 0), 0u) << define.err;
 }
 
 // A usage error points at the help that documents what went wrong: the command's own when one was

@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "placement/model/ascii_case.h"
+#include "placement/model/utf8_text.h"
 
 namespace numaplace {
 
@@ -84,6 +85,12 @@ std::optional<std::size_t> counted_already(const GuestClaim& claim, std::span<co
     if (is_same_guest(claim.name, claim.uuid, counted[i].name, counted[i].uuid)) return i;
   }
   return std::nullopt;
+}
+
+std::string same_guest_text(const GuestClaim& claim, const GuestClaim& counted) {
+  std::string text = "guest '" + printable_text(claim.name) + "'";
+  if (claim.name != counted.name) text += " (the uuid of guest '" + printable_text(counted.name) + "')";
+  return text;
 }
 
 std::vector<std::pair<std::uint32_t, std::string>> pinning_collisions(const GuestClaim& candidate,

@@ -76,6 +76,9 @@ bool is_same_guest(std::string_view name, std::string_view uuid, std::string_vie
 // Counting a guest twice would hold its pCPUs, memory and pages twice: every reader of claims
 // refuses a guest it has counted already.
 std::optional<std::size_t> counted_already(const GuestClaim& claim, std::span<const GuestClaim> counted);
+// "guest 'NAME'" for `claim`, and when `counted` (the same guest) goes by another name, which:
+// "guest 'b' (the uuid of guest 'a')", so that a refusal names the guest to release.
+std::string same_guest_text(const GuestClaim& claim, const GuestClaim& counted);
 
 // pCPUs of `candidate` already held by one of `others`, each with the holder's name.
 std::vector<std::pair<std::uint32_t, std::string>> pinning_collisions(const GuestClaim& candidate,

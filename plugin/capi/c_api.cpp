@@ -313,13 +313,16 @@ np_status np_host_add_claims(np_host* host, const char* const* domain_xmls, size
     // All or nothing: a guest the host counts already, or given twice here, adds nothing.
     const std::span<const numaplace::GuestClaim> given = read.claims;
     for (std::size_t i = 0; i < given.size(); ++i) {
-      const std::string guest = "guest '" + numaplace::printable_text(given[i].name) + "'";
-      if (numaplace::counted_already(given[i], host->claims)) {
-        return fail(error, numaplace::make_error("InvalidClaim", guest + " is counted on this host already; release "
-                                                                         "it first (np_host_release) to count it again"));
+      if (const auto held = numaplace::counted_already(given[i], host->claims)) {
+        const numaplace::GuestClaim& counted = host->claims[*held];
+        return fail(error, numaplace::make_error("InvalidClaim", numaplace::same_guest_text(given[i], counted) +
+                                                                     " is counted on this host already; release '" +
+                                                                     numaplace::printable_text(counted.name) +
+                                                                     "' first (np_host_release) to count it again"));
       }
-      if (numaplace::counted_already(given[i], given.first(i))) {
-        return fail(error, numaplace::make_error("InvalidClaim", guest + " is given twice; give each guest once"));
+      if (const auto earlier = numaplace::counted_already(given[i], given.first(i))) {
+        return fail(error, numaplace::make_error("InvalidClaim", numaplace::same_guest_text(given[i], given[*earlier]) +
+                                                                     " is given twice; give each guest once"));
       }
     }
     for (auto& claim : read.claims) host->claims.push_back(std::move(claim));

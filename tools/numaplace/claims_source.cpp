@@ -40,8 +40,8 @@ Result<plugin::HostClaims> load_claims(const ClaimSourceOptions& options, const 
     }
     for (auto& claim : from_file.claims) {
       if (const auto i = counted_already(claim, claims.claims)) {
-        return make_error("InvalidClaim", "--claim " + path + ": guest '" + printable_text(claim.name) + "' is counted already (" +
-                                              origins[*i] + "); give each guest once");
+        return make_error("InvalidClaim", "--claim " + path + ": " + same_guest_text(claim, claims.claims[*i]) +
+                                              " is counted already (" + origins[*i] + "); give each guest once");
       }
       claims.claims.push_back(std::move(claim));
       origins.push_back("--claim " + path);

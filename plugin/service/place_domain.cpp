@@ -470,7 +470,8 @@ Result<std::optional<xml::ConfinementRecord>> confine(Placing& p) {
 }
 
 // A guest confined to no cells (--policy none, or no mask chosen) still keeps off the pCPUs
-// dedicated guests hold.
+// dedicated guests hold: its <vcpu cpuset>, and each <vcpupin> and <emulatorpin> the operator
+// wrote, narrowed off them (said), or ConflictingPin when one would keep no pCPU.
 Status keep_off_held_cpus(Placing& p) {
   CpuSet floating_cpus;
   for (const auto& cell : p.view.cells) floating_cpus = floating_cpus.united(floating_cpus_of(p.view, cell));
@@ -478,6 +479,30 @@ Status keep_off_held_cpus(Placing& p) {
   if (floating_cpus.empty()) {
     return make_error("NoFit", "guest '" + p.summary.name + "' does not fit this host: every pCPU it may use is "
                                "held by a dedicated guest" + within_text(p.constraints));
+  }
+  CpuSet host_floating;  // the pins are the operator's own bounds: checked against the whole host's
+  for (const auto& cell : p.host.cells) host_floating = host_floating.united(floating_cpus_of(p.host, cell));
+  const CpuSet held = host_cpus_of(p.host).minus(host_floating);
+  auto pin_keeps_a_pcpu = [&](const std::string& element, const CpuSet& cpus) -> Status {
+    if (cpus.intersects(host_floating)) return Done{};
+    return make_error("ConflictingPin", p.what + ": " + element + " runs only on pCPUs " + to_cpu_list(cpus) +
+                                            ", which dedicated guests hold (or the host keeps from guests); pin it "
+                                            "onto one of " + to_cpu_list(host_floating) + ", or remove it");
+  };
+  for (const auto& [vcpu, cpus] : p.bindings.threads.vcpupins) {
+    // A 1:1 pin holds its pCPU for this guest (check_pin_collisions refused one onto another's).
+    if (cpus.size() == 1 && !held.contains(cpus.first())) continue;
+    const std::string element = "<vcpupin vcpu='" + std::to_string(vcpu) + "' cpuset='" + to_cpu_list(cpus) + "'>";
+    if (auto kept = pin_keeps_a_pcpu(element, cpus); !kept) return kept.error();
+  }
+  if (const auto& emulator = p.bindings.threads.emulatorpin) {
+    if (auto kept = pin_keeps_a_pcpu("<emulatorpin cpuset='" + to_cpu_list(*emulator) + "'>", *emulator); !kept) {
+      return kept.error();
+    }
+  }
+  for (const auto& change : xml::narrow_threads(p.doc.get(), held, host_cpus_of(p.host))) {
+    if (change.rfind("<vcpu cpuset>", 0) == 0) continue;  // set below, and said there
+    p.outcome.warnings.push_back("the domain's " + change + ", off the pCPUs dedicated guests hold");
   }
   xmlNode* vcpu = xml::first_child(xmlDocGetRootElement(p.doc.get()), "vcpu");
   xmlSetProp(vcpu, reinterpret_cast<const xmlChar*>("placement"), reinterpret_cast<const xmlChar*>("static"));

@@ -703,6 +703,20 @@ GuestAsk draw_guest(std::mt19937& rng, const TruthHost& host, const std::vector<
     case Kind::NoNuma:
       vcpus = 1 + rng() % 4;
       memory_kib = (1 + rng() % 24) * 512ull * 1024;
+      if (rng() % 3 == 0) {
+        // The operator bounded vCPU 0 and the emulator to a few pCPUs anywhere on the host, held by
+        // others or not (two or more each: a single pCPU would be a 1:1 pin, which holds it).
+        const Cpus all = host.all();
+        std::vector<std::uint32_t> pool(all.begin(), all.end());
+        auto some = [&] {
+          std::shuffle(pool.begin(), pool.end(), rng);
+          return Cpus(pool.begin(), pool.begin() + std::min<std::size_t>(pool.size(), 2 + rng() % 3));
+        };
+        if (pool.size() >= 2) {
+          top = "<cputune><vcpupin vcpu='0' cpuset='" + list_of(some()) + "'/><emulatorpin cpuset='" + list_of(some()) +
+                "'/></cputune>";
+        }
+      }
       break;
     case Kind::HandPinned: {
       // Another tool pinned it 1:1 onto pCPUs nobody holds; its memory it left unbound.

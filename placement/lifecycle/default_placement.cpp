@@ -33,7 +33,9 @@ std::vector<CellRoom> rooms_of(const HostTopology& host) {
     CellRoom room;
     room.cpus = static_cast<double>(floating_cpus_of(host, c).size());
     // A host without limits (AllocationRatio::enforced) caps neither: any room is enough.
-    room.load = host.ratio.enforced ? room.cpus * host.ratio.cpu - c.usage.shared_cpus : kNoLimit;
+    // A cell loaded beyond its ratio has no room, not less than none: summed over a mask, a
+    // negative room would take away what the other cells have.
+    room.load = host.ratio.enforced ? std::max(0.0, room.cpus * host.ratio.cpu - c.usage.shared_cpus) : kNoLimit;
     room.memory = static_cast<double>(strict_memory_room_kib(host, c));
     for (const auto& pool : c.pages) room.pages[pool.size_kib] += static_cast<double>(pool.free() * pool.size_kib);
     rooms.push_back(std::move(room));
@@ -180,7 +182,7 @@ std::vector<std::pair<std::uint32_t, std::uint64_t>> split_memory(const HostTopo
 }
 
 std::string memory_shortfall(const HostTopology& host, std::uint64_t memory_kib, std::uint64_t page_kib) {
-  std::string text = std::to_string(memory_kib / 1024) + " MiB" +
+  std::string text = "memory: " + std::to_string(memory_kib / 1024) + " MiB" +
                      (page_kib > 4 ? " in " + std::to_string(page_kib) + " KiB pages" : std::string()) +
                      " cannot be bound to any set of host cells: ";
   for (std::size_t i = 0; i < host.cells.size(); ++i) {
@@ -190,6 +192,19 @@ std::string memory_shortfall(const HostTopology& host, std::uint64_t memory_kib,
             " MiB free";
   }
   return text + " (memory physically free, never more than the RAM ratio allows)";
+}
+
+std::string cpu_shortfall(const HostTopology& host, const std::vector<CellRoom>& rooms, std::uint32_t vcpus) {
+  const auto count = [](long long n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
+  std::string text = "vCPUs: its " + count(vcpus, "floating vCPU") +
+                     " are more than the CPU ratio leaves room for on all host cells together: ";
+  for (std::size_t i = 0; i < host.cells.size(); ++i) {
+    text += (i ? ", " : "") + std::string("cell ") + std::to_string(host.cells[i].id) + " has room for " +
+            count(static_cast<long long>(rooms[i].load), "more vCPU") + " (" +
+            count(static_cast<long long>(rooms[i].cpus), "floating pCPU") + ")";
+  }
+  return text + " (room: floating pCPUs x the CPU ratio, less the floating load of the guests there; pCPUs "
+                "dedicated guests hold are not counted)";
 }
 
 }  // namespace
@@ -263,10 +278,18 @@ Result<DefaultPlacement> place_floating_guest(const HostTopology& host, const Fl
     out.resources.push_back({name, hints});
   }
 
-  // A strict binding is written only where the memory is: when no set of cells holds it, the
-  // guest does not fit (best-effort would otherwise bind it by its other resources' hints).
+  // The guest is confined to the cells chosen: when no set of cells holds its memory (a strict
+  // binding elsewhere would fail) or its vCPUs (they would overload the cells beyond the CPU
+  // ratio), it does not fit, whatever the policy (best-effort would otherwise bind it by its other
+  // resources' hints).
   if (out.resources[1].hints && out.resources[1].hints->empty()) {
     return make_error("NoFit", memory_shortfall(host, guest.memory_kib, guest.hugepage_kib));
+  }
+  // The CPU ratio is the host's limit; a vCPU per pCPU is only preferred (the cpu hints), as an
+  // operator may bound a guest's vCPUs to fewer pCPUs (<vcpu cpuset>).
+  const ResourceVector load_request({{"cpu-load", vcpus}});
+  if (!load_request.less_equal(available_in(rooms, masks.empty() ? 0 : masks.back()), MissingDimension::Zero)) {
+    return make_error("NoFit", cpu_shortfall(host, rooms, guest.vcpus));
   }
   for (const auto& [name, cells] : guest.pinned_vcpu_cells) {
     HintList hints;  // every mask reaching the pin's cells, preferred when it is one of them alone
@@ -297,30 +320,46 @@ Result<DefaultPlacement> place_floating_guest(const HostTopology& host, const Fl
   }
   out.cells = merged->hint.affinity;
   // The merge intersects every resource's choice, so the mask may be narrower than any that holds
-  // the memory: a strict binding there would fail. best-effort widens it to the narrowest mask of
-  // the memory's hints that contains it (else the memory's narrowest); the strict policies refuse.
-  const auto& memory_hints = out.resources[1].hints;
-  const auto holds_memory = [&](const NumaNodeMask& mask) {
-    for (const auto& hint : *memory_hints) {
-      if (hint.affinity && *hint.affinity == mask) return true;
+  // the vCPUs and the memory together: confined there, the guest would overload its pCPUs, or its
+  // strict binding would fail. best-effort widens it to the narrowest mask that holds both and
+  // contains it (else the narrowest that holds both: the union of a mask holding the vCPUs and
+  // one holding the memory holds both, and the whole host is a candidate); the strict policies refuse.
+  // A pCPU for each vCPU when some mask has them, else within the ratio alone.
+  std::vector<NumaNodeMask> holding_both;
+  for (const ResourceVector* vcpu_need : {&cpu_request, &load_request}) {
+    for (std::uint64_t m : masks) {
+      const ResourceVector room = available_in(rooms, m);
+      if (!vcpu_need->less_equal(room, MissingDimension::Zero) || !memory_request.less_equal(room, MissingDimension::Zero)) {
+        continue;
+      }
+      NumaNodeMask ids;
+      for (std::size_t i = 0; i < host.cells.size(); ++i) {
+        if ((m >> i) & 1U) ids = ids | NumaNodeMask::single(host.cells[i].id);
+      }
+      holding_both.push_back(ids);
     }
-    return false;
+    if (!holding_both.empty()) break;
+  }
+  const auto holds_both = [&](const NumaNodeMask& mask) {
+    return std::find(holding_both.begin(), holding_both.end(), mask) != holding_both.end();
   };
-  if (out.cells && memory_hints && !holds_memory(*out.cells)) {
+  if (out.cells && !holds_both(*out.cells)) {
     if (options.policy != TopologyPolicy::BestEffort) {
       return make_error("PolicyRefused", "the " + std::string(topology_policy_name(options.policy)) +
                                              " policy's mask, NUMA nodes " + out.cells->to_nodeset() +
-                                             ", cannot hold the guest's memory (" + out.resources[1].resource + ")");
+                                             ", cannot hold the guest's vCPUs and its memory (" +
+                                             out.resources[1].resource + ") together");
     }
     std::optional<NumaNodeMask> wider;
     for (bool containing : {true, false}) {
-      for (const auto& hint : *memory_hints) {
-        if (!hint.affinity || (containing && !out.cells->is_subset_of(*hint.affinity))) continue;
-        if (!wider || hint.affinity->is_narrower_than(*wider)) wider = hint.affinity;
+      for (const auto& mask : holding_both) {
+        if (containing && !out.cells->is_subset_of(mask)) continue;
+        if (!wider || mask.is_narrower_than(*wider)) wider = mask;
       }
       if (wider) break;
     }
-    out.reason += "; widened to NUMA nodes " + wider->to_nodeset() + ", the narrowest that holds the guest's memory";
+    if (!wider) return make_error("NoFit", cpu_shortfall(host, rooms, guest.vcpus));
+    out.reason += "; widened to NUMA nodes " + wider->to_nodeset() + ", the narrowest that holds the guest's vCPUs and memory";
     out.cells = wider;
     out.preferred = false;
   }

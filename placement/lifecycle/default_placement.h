@@ -5,7 +5,7 @@
 // the hints are merged under the host's policy, and the guest is confined to the
 // merged mask without inventing a guest NUMA topology.
 // Resources: vCPUs (shared capacity under the CPU ratio over the CPUs no dedicated guest
-// holds, never more vCPUs than CPUs), memory (physically free, within the RAM ratio) or huge
+// holds; a pCPU per vCPU preferred), memory (physically free, within the RAM ratio) or huge
 // pages of the requested size (exact),
 // each PCI device (its own NUMA node; a device without one has no preference), and each vCPU
 // the operator pinned (the cells its pin reaches: the mask must hold one of them).
@@ -67,9 +67,12 @@ struct DefaultPlacement {
 // and the host do not hold), never more than the RAM ratio leaves.
 std::uint64_t strict_memory_room_kib(const HostTopology& host, const HostCell& cell);
 
+// The cells chosen hold the guest whole: its vCPUs within the CPU ratio (and a pCPU each when some
+// set of cells has that many) and its memory; best-effort widens the merged mask to such cells.
 // Errors: "PolicyRefused" when restricted / single-numa-node cannot admit the guest (with why),
 // "NoFit" when no set of cells holds its memory (a strict binding elsewhere would fail or be
-// OOM-killed), "TooManyNumaNodes" for hosts above 64 cells.
+// OOM-killed) or its vCPUs under the CPU ratio (message "memory: ..." or "vCPUs: ..."),
+// "TooManyNumaNodes" for hosts above 64 cells.
 Result<DefaultPlacement> place_floating_guest(const HostTopology& host, const FloatingGuest& guest,
                                               const DefaultPlacementOptions& options,
                                               const std::vector<std::string>& pci_names = {});

@@ -441,7 +441,7 @@ Result<std::optional<xml::ConfinementRecord>> confine(Placing& p) {
   auto confined = place_floating_guest(within, p.floating, p.request.floating, p.pci_addresses);
   if (!confined) {
     if (confined.error().name != "NoFit") return confined.error();
-    return make_error("NoFit", size_text(p, p.floating.memory_kib) + " does not fit this host: memory: " +
+    return make_error("NoFit", size_text(p, p.floating.memory_kib) + " does not fit this host: " +
                                    confined.error().message + within_text(p.constraints));
   }
   std::optional<xml::ConfinementRecord> record;

@@ -3,7 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <random>
+#include <string>
 
 #include "plugin/service/place_domain.h"
 #include "support/test_paths.h"
@@ -218,6 +220,95 @@ TEST(DefaultPlacement, AGuestTooBigForOneSmallNodeGetsTheCellsOfOneSocket) {
   auto lowest = place_floating_guest(host, guest(12, 20, false), kubelet);
   ASSERT_TRUE(lowest.ok() && lowest->cells.has_value());
   EXPECT_EQ(lowest->cells->to_nodeset(), "1,2");
+}
+
+}  // namespace
+}  // namespace numaplace
+
+namespace numaplace {
+namespace {
+
+// Property: on random used hosts of 1 to 6 cells (pCPUs pinned by dedicated guests, floating load
+// up to beyond the CPU ratio, memory in use) a guest without NUMA keys is placed, under any policy,
+// only on cells that hold it whole: its vCPUs within what the CPU ratio leaves on them (and no
+// more vCPUs than their floating pCPUs when the host has that many), its memory within their free
+// memory. best-effort refuses it only when the whole host cannot hold it (room adds up over
+// cells, so then no set of cells can), and then says which: vCPUs or memory. The room is worked
+// out here from the drawn host alone.
+TEST(DefaultPlacementProperty, AConfinedGuestsCellsHoldItsVcpusAndMemory) {
+  std::mt19937 rng(9071);
+  std::map<std::string, int> outcomes;
+  for (int round = 0; round < 3000; ++round) {
+    HostTopology host;
+    const std::uint32_t cells = 1 + rng() % 6, threads = 1 + rng() % 6;
+    struct Room { double pcpus = 0, load = 0, memory_kib = 0; };
+    std::vector<Room> room(cells);
+    for (std::uint32_t i = 0; i < cells; ++i) {
+      HostCell cell = testing::flat_cell(i, CpuSet::range(i * threads, (i + 1) * threads - 1), (1 + rng() % 8) * testing::kGiBInKiB);
+      std::uint32_t pinned = 0;
+      for (std::uint32_t c = i * threads; c < (i + 1) * threads; ++c) {
+        if (rng() % 3 == 0) {
+          cell.usage.pinned_cpus.insert(c);
+          ++pinned;
+        }
+      }
+      cell.usage.shared_cpus = static_cast<double>(rng() % (threads * 20 + 1));
+      cell.usage.memory_kib = rng() % (cell.memory_kib + 1);
+      room[i].pcpus = threads - pinned;
+      room[i].load = std::max(0.0, room[i].pcpus * 16.0 - cell.usage.shared_cpus);
+      room[i].memory_kib = static_cast<double>(std::min(cell.memory_kib - cell.usage.memory_kib,
+                                                        static_cast<std::uint64_t>(1.5 * cell.memory_kib) - cell.usage.memory_kib));
+      host.cells.push_back(cell);
+    }
+    FloatingGuest g;
+    g.vcpus = 1 + rng() % (cells * threads + 2);
+    g.memory_kib = (1 + rng() % 16) * 512 * 1024;
+    const TopologyPolicy policies[] = {TopologyPolicy::BestEffort, TopologyPolicy::Restricted, TopologyPolicy::SingleNumaNode};
+    DefaultPlacementOptions options;
+    options.policy = policies[rng() % 3];
+    Room whole;
+    for (const auto& r : room) {
+      whole.pcpus += r.pcpus;
+      whole.load += r.load;
+      whole.memory_kib += r.memory_kib;
+    }
+    const bool cpus_fit = whole.load >= g.vcpus;
+    const bool memory_fits = whole.memory_kib >= static_cast<double>(g.memory_kib);
+    auto placed = place_floating_guest(host, g, options);
+    const std::string context = "round " + std::to_string(round) + " policy " + std::string(topology_policy_name(options.policy));
+    if (!placed.ok()) {
+      ++outcomes[placed.error().name];
+      if (placed.error().name == "PolicyRefused") {
+        EXPECT_NE(options.policy, TopologyPolicy::BestEffort) << context;
+        continue;
+      }
+      ASSERT_EQ(placed.error().name, "NoFit") << context << ": " << placed.error().message;
+      EXPECT_FALSE(cpus_fit && memory_fits) << context << ": refused what the whole host holds: " << placed.error().message;
+      const std::string said = placed.error().message.substr(0, 7);
+      EXPECT_TRUE(memory_fits ? said == "vCPUs: " : said == "memory:") << context << ": " << placed.error().message;
+      continue;
+    }
+    ++outcomes["placed"];
+    EXPECT_TRUE(cpus_fit && memory_fits) << context;
+    // Not confined (a host of one cell under single-numa-node): the guest has the whole host.
+    const std::string where = " cells " + (placed->cells ? placed->cells->to_nodeset() : std::string("all"));
+    Room chosen;
+    for (std::uint32_t i = 0; i < cells; ++i) {
+      if (placed->cells && !placed->cells->contains(i)) continue;
+      chosen.pcpus += room[i].pcpus;
+      chosen.load += room[i].load;
+      chosen.memory_kib += room[i].memory_kib;
+    }
+    if (whole.pcpus >= g.vcpus) {
+      EXPECT_GE(chosen.pcpus, g.vcpus) << context << where;
+    }
+    EXPECT_GE(chosen.load, g.vcpus) << context << where;
+    EXPECT_GE(chosen.memory_kib, static_cast<double>(g.memory_kib)) << context << where;
+  }
+  // Every outcome is reached often.
+  EXPECT_GT(outcomes["placed"], 400) << outcomes["placed"];
+  EXPECT_GT(outcomes["NoFit"], 300) << outcomes["NoFit"];
+  EXPECT_GT(outcomes["PolicyRefused"], 100) << outcomes["PolicyRefused"];
 }
 
 }  // namespace

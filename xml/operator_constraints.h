@@ -10,6 +10,7 @@
 #include <libxml/tree.h>
 
 #include <string>
+#include <vector>
 
 #include "placement/model/error.h"
 #include "placement/lifecycle/operator_constraints.h"
@@ -17,7 +18,12 @@
 
 namespace numaplace::xml {
 
+// With a record that keeps the elements as numaplace wrote them, an element the operator changed
+// since is taken as theirs (with_operator_edits), with a sentence in `edits`.
 Result<OperatorConstraints> read_operator_constraints(const xmlDoc* doc, const DomainBindings& bindings,
-                                                      const std::string& what);
+                                                      const std::string& what, std::vector<std::string>& edits);
+
+// The domain's binding elements as they stand, in the shape of the operator's constraints.
+OperatorConstraints constraints_as_written(const DomainBindings& bindings);
 
 }  // namespace numaplace::xml

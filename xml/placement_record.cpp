@@ -75,14 +75,14 @@ Result<std::optional<StoredRequest>> read_stored_request(const xmlDoc* doc, cons
   // dropped without a word, so it is refused here, where every use of a record starts.
   for (const xmlNode* part : child_elements(find_record(doc))) {
     bool known = false;
-    for (const char* name : {"request", "placement", "confinement", "constraints", "tuning"}) {
+    for (const char* name : {"request", "placement", "confinement", "constraints", "written", "tuning"}) {
       known = known || (in_our_namespace(part) && is_named(part, name));
     }
     if (!known) {
       return make_error("InvalidPlacementRecord",
                         what + ": unexpected element <" + std::string(reinterpret_cast<const char*>(part->name)) +
-                            "> in numaplace's record; it holds request, placement, confinement, constraints and "
-                            "tuning only (remove it, or place with --fresh)");
+                            "> in numaplace's record; it holds request, placement, confinement, constraints, "
+                            "written and tuning only (remove it, or place with --fresh)");
     }
   }
   const xmlNode* request = find_part(find_record(doc), "request");
@@ -193,10 +193,15 @@ Result<std::optional<ConfinementRecord>> read_confinement_record(const xmlDoc* d
   return std::optional<ConfinementRecord>{std::move(record)};
 }
 
-Result<std::optional<OperatorConstraints>> read_recorded_constraints(const xmlDoc* doc, const std::string& what) {
-  const xmlNode* part = find_part(find_record(doc), "constraints");
+namespace {
+
+// The constraints-shaped part `name` of the record: "constraints" (what the operator wrote first)
+// or "written" (the elements as numaplace left them).
+Result<std::optional<OperatorConstraints>> read_constraints_part(const xmlDoc* doc, const char* name,
+                                                                 const std::string& what) {
+  const xmlNode* part = find_part(find_record(doc), name);
   if (part == nullptr) return std::optional<OperatorConstraints>{};
-  const std::string where = what + ": numaplace constraints";
+  const std::string where = what + ": numaplace " + name;
   OperatorConstraints constraints;
   auto optional_set = [&](const char* name) -> Result<std::optional<CpuSet>> {
     auto text = attribute(part, name);
@@ -248,6 +253,16 @@ Result<std::optional<OperatorConstraints>> read_recorded_constraints(const xmlDo
     }
   }
   return std::optional<OperatorConstraints>{std::move(constraints)};
+}
+
+}  // namespace
+
+Result<std::optional<OperatorConstraints>> read_recorded_constraints(const xmlDoc* doc, const std::string& what) {
+  return read_constraints_part(doc, "constraints", what);
+}
+
+Result<std::optional<OperatorConstraints>> read_recorded_written(const xmlDoc* doc, const std::string& what) {
+  return read_constraints_part(doc, "written", what);
 }
 
 Result<WrittenTuning> read_tuning_record(const xmlDoc* doc, const std::string& what) {
@@ -326,8 +341,8 @@ void write_record(xmlDoc* doc, const StoredRequest& request, const RecordParts& 
     }
     set(node, "memory", memory);
   }
-  if (const OperatorConstraints* constraints = parts.constraints; constraints != nullptr && !constraints->empty()) {
-    xmlNode* node = xmlNewChild(record, ns, X("constraints"), nullptr);
+  auto write_constraints = [&](const char* name, const OperatorConstraints* constraints) {
+    xmlNode* node = xmlNewChild(record, ns, X(name), nullptr);
     if (constraints->vcpu_cpuset) set(node, "vcpu-cpuset", to_cpu_list(*constraints->vcpu_cpuset));
     if (constraints->emulatorpin) set(node, "emulatorpin", to_cpu_list(*constraints->emulatorpin));
     if (!constraints->memory.mode.empty()) set(node, "memory-mode", constraints->memory.mode);
@@ -348,7 +363,9 @@ void write_record(xmlDoc* doc, const StoredRequest& request, const RecordParts& 
       if (!binding.mode.empty()) set(memnode, "mode", binding.mode);
       if (binding.nodeset) set(memnode, "nodeset", to_cpu_list(*binding.nodeset));
     }
-  }
+  };
+  if (parts.constraints != nullptr && !parts.constraints->empty()) write_constraints("constraints", parts.constraints);
+  if (parts.written != nullptr) write_constraints("written", parts.written);
   if (const WrittenTuning* tuning = parts.tuning; tuning != nullptr && !tuning->empty()) {
     xmlNode* node = xmlNewChild(record, ns, X("tuning"), nullptr);
     if (tuning->vcpusched) set(node, "vcpusched", to_cpu_list(*tuning->vcpusched));

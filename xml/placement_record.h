@@ -21,6 +21,9 @@
 //       <numaplace:iothreadpin iothread="1" cpuset="0-1"/>
 //       <numaplace:memnode cellid="0" mode="preferred" nodeset="0"/>
 //     </numaplace:constraints>
+//     <numaplace:written vcpu-cpuset="8-15" emulatorpin="8-15">  (the same elements as numaplace
+//       <numaplace:vcpupin vcpu="0" cpuset="8"/>                   left them: one the operator
+//     </numaplace:written>                                          changes since is taken as theirs)
 //     <numaplace:tuning vcpusched="2-7" locked="yes" nosharepages="yes">  (what numaplace wrote
 //       <numaplace:operator-vcpusched vcpus="0-3" scheduler="batch"/>     besides the placement,
 //       <numaplace:topology sockets="2" dies="1" cores="2" threads="2"/>  and the operator's
@@ -81,6 +84,10 @@ bool has_record(const xmlDoc* doc);
 // record).
 Result<std::optional<OperatorConstraints>> read_recorded_constraints(const xmlDoc* doc, const std::string& what);
 
+// The pins and memory bindings as numaplace wrote them last (the "written" part), in the shape
+// of the operator's constraints; nullopt when the record has none (records written before numaplace kept this part).
+Result<std::optional<OperatorConstraints>> read_recorded_written(const xmlDoc* doc, const std::string& what);
+
 // What numaplace wrote besides the placement (empty when the record says nothing).
 Result<WrittenTuning> read_tuning_record(const xmlDoc* doc, const std::string& what);
 
@@ -89,6 +96,7 @@ struct RecordParts {
   const Placement* placement = nullptr;                // a guest with a NUMA topology
   const ConfinementRecord* confinement = nullptr;      // a confined guest without one
   const OperatorConstraints* constraints = nullptr;    // written when not empty
+  const OperatorConstraints* written = nullptr;        // the elements as written; written when given
   const WrittenTuning* tuning = nullptr;               // written when not empty
 };
 

@@ -2,12 +2,79 @@
 #include "placement/lifecycle/operator_constraints.h"
 
 #include <algorithm>
+#include <set>
 
 namespace numaplace {
 
 bool OperatorConstraints::empty() const {
   return !vcpu_cpuset && vcpupins.empty() && !emulatorpin && iothreadpins.empty() && memory.mode.empty() &&
          !memory.nodeset && memnodes.empty();
+}
+
+namespace {
+
+std::string set_text(const std::optional<CpuSet>& set) { return set ? "'" + to_cpu_list(*set) + "'" : "none"; }
+
+std::string binding_text(const MemoryBinding& binding) {
+  if (binding.mode.empty() && !binding.nodeset) return "none";
+  return "mode '" + (binding.mode.empty() ? std::string("strict") : binding.mode) + "' nodeset " + set_text(binding.nodeset);
+}
+
+bool same_binding(const MemoryBinding& a, const MemoryBinding& b) { return a.mode == b.mode && a.nodeset == b.nodeset; }
+
+// One element (or a keyed family of them) compared live against written; the live value wins
+// where they differ.
+template <typename Value, typename Same, typename Text>
+void take_edit(const Value& written, const Value& live, Value& merged, const std::string& element, Same same, Text text,
+               std::vector<std::string>& edits) {
+  if (same(written, live)) return;
+  edits.push_back("the domain's " + element + " was changed since numaplace placed it (" + text(written) + " -> " +
+                  text(live) + "); the new one is kept as the operator's");
+  merged = live;
+}
+
+template <typename Value, typename Same, typename Text>
+void take_keyed_edits(const std::map<std::uint32_t, Value>& written, const std::map<std::uint32_t, Value>& live,
+                      std::map<std::uint32_t, Value>& merged, const std::string& element, const char* key, Same same,
+                      Text text, std::vector<std::string>& edits) {
+  std::set<std::uint32_t> keys;
+  for (const auto& [k, v] : written) keys.insert(k);
+  for (const auto& [k, v] : live) keys.insert(k);
+  for (std::uint32_t k : keys) {
+    const auto w = written.find(k);
+    const auto l = live.find(k);
+    if (w != written.end() && l != live.end() && same(w->second, l->second)) continue;
+    const std::string named = "<" + element + " " + key + "='" + std::to_string(k) + "'>";
+    const std::string before = w != written.end() ? text(w->second) : "none";
+    if (l == live.end()) {
+      edits.push_back("the domain's " + named + " was removed since numaplace placed it (it was " + before +
+                      "); it no longer bounds the guest");
+      merged.erase(k);
+    } else {
+      edits.push_back("the domain's " + named + " was changed since numaplace placed it (" + before + " -> " +
+                      text(l->second) + "); the new one is kept as the operator's");
+      merged[k] = l->second;
+    }
+  }
+}
+
+}  // namespace
+
+OperatorConstraints with_operator_edits(const OperatorConstraints& recorded, const OperatorConstraints& written,
+                                        const OperatorConstraints& live, std::vector<std::string>& edits) {
+  OperatorConstraints merged = recorded;
+  const auto same_set = [](const std::optional<CpuSet>& a, const std::optional<CpuSet>& b) { return a == b; };
+  const auto cpus_text = [](const CpuSet& set) { return "'" + to_cpu_list(set) + "'"; };
+  const auto same_cpus = [](const CpuSet& a, const CpuSet& b) { return a == b; };
+  take_edit(written.vcpu_cpuset, live.vcpu_cpuset, merged.vcpu_cpuset, "<vcpu cpuset>", same_set, set_text, edits);
+  take_edit(written.emulatorpin, live.emulatorpin, merged.emulatorpin, "<emulatorpin>", same_set, set_text, edits);
+  take_edit(written.memory, live.memory, merged.memory, "<numatune><memory>", same_binding, binding_text, edits);
+  take_keyed_edits(written.vcpupins, live.vcpupins, merged.vcpupins, "vcpupin", "vcpu", same_cpus, cpus_text, edits);
+  take_keyed_edits(written.iothreadpins, live.iothreadpins, merged.iothreadpins, "iothreadpin", "iothread", same_cpus,
+                   cpus_text, edits);
+  take_keyed_edits(written.memnodes, live.memnodes, merged.memnodes, "memnode", "cellid", same_binding, binding_text,
+                   edits);
+  return merged;
 }
 
 const CpuSet* vcpu_bound(const OperatorConstraints& constraints, std::uint32_t vcpu) {

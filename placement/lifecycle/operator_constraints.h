@@ -38,6 +38,14 @@ struct OperatorConstraints {
   bool empty() const;
 };
 
+// A domain placed before: `recorded` is what the operator wrote first (numaplace's record keeps it),
+// `written` the same elements as numaplace left them, `live` as the domain has them now. An element
+// the operator changed, added or removed since (live differs from written) is the operator's again:
+// its live value replaces the recorded one (a removed one bounds nothing). `edits` gets a sentence
+// for each. Elements as numaplace left them keep the recorded constraint.
+OperatorConstraints with_operator_edits(const OperatorConstraints& recorded, const OperatorConstraints& written,
+                                        const OperatorConstraints& live, std::vector<std::string>& edits);
+
 // Where libvirt lets vCPU `vcpu` run: its <vcpupin>, else <vcpu cpuset>; null: anywhere.
 const CpuSet* vcpu_bound(const OperatorConstraints& constraints, std::uint32_t vcpu);
 

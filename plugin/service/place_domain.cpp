@@ -545,6 +545,14 @@ Status check_pin_collisions(const Placing& p) {
                                             ", which " + who + "; pin them elsewhere, or move that guest");
 }
 
+// The pins and memory bindings as this placement leaves them, kept in the record so that the next
+// placement tells an operator's later edit from numaplace's own output.
+std::optional<OperatorConstraints> elements_as_written(const Placing& p) {
+  auto bindings = xml::read_domain_bindings(p.doc.get(), p.what, p.summary.vcpus);
+  if (!bindings) return std::nullopt;  // written by numaplace itself, so read before; kept unrecorded
+  return xml::constraints_as_written(*bindings);
+}
+
 // The caller has checked them against other guests' pCPUs (check_pin_collisions).
 Status hold_operator_pins(Placing& p) {
   const CpuSet held = operator_held_pins(p);
@@ -629,7 +637,9 @@ Result<PlaceOutcome> place_without_topology(Placing& p) {
   warn_unbounded_lock(p);
   if (!p.stored.flavor_specs.empty() || !p.stored.image_props.empty() || !p.stored.pci_addresses.empty() || record ||
       !p.constraints.empty() || !p.written.empty() || p.had_tuning) {
-    xml::write_record(p.doc.get(), p.stored, {nullptr, record ? &*record : nullptr, &p.constraints, &p.written});
+    const auto as_written = elements_as_written(p);
+    xml::write_record(p.doc.get(), p.stored,
+                      {nullptr, record ? &*record : nullptr, &p.constraints, as_written ? &*as_written : nullptr, &p.written});
   }
   p.outcome.domain_xml = xml::serialize(p.doc.get());
   return std::move(p.outcome);
@@ -746,7 +756,9 @@ Result<PlaceOutcome> place_with_topology(Placing& p, const GuestTopology& topolo
                                  "; set what it said on the cells the guest keeps if the guest needs it");
   }
   warn_unbounded_lock(p);
-  xml::write_record(p.doc.get(), p.stored, {&*fit.placement, nullptr, &p.constraints, &p.written});
+  const auto as_written = elements_as_written(p);
+  xml::write_record(p.doc.get(), p.stored,
+                    {&*fit.placement, nullptr, &p.constraints, as_written ? &*as_written : nullptr, &p.written});
   p.outcome.placement = std::move(fit.placement);
   p.outcome.domain_xml = xml::serialize(p.doc.get());
   return std::move(p.outcome);
@@ -767,13 +779,15 @@ Result<PlaceOutcome> place_domain(const HostTopology& host, const PlaceRequest& 
   if (!summary) return summary.error();
   auto bindings = xml::read_domain_bindings(doc->get(), what, summary->vcpus);
   if (!bindings) return bindings.error();
-  auto constraints = xml::read_operator_constraints(doc->get(), *bindings, what);
+  std::vector<std::string> edits;
+  auto constraints = xml::read_operator_constraints(doc->get(), *bindings, what, edits);
   if (!constraints) return constraints.error();
   if (auto checked = check_operator_pins(host, *bindings, what); !checked) return checked.error();
 
   Placing p{host, request, what, std::move(*doc), std::move(*summary), std::move(*bindings), std::move(*constraints),
             {}, {}, {}, {}, {}, {}, {}, !written_before->empty(), {}};
   p.outcome.domain_name = p.summary.name;
+  for (auto& edit : edits) p.outcome.warnings.push_back(std::move(edit));
   p.outcome.domain_uuid = p.summary.uuid;
   if (auto read = read_request(p); !read) return read.error();
   if (auto read = read_devices(p); !read) return read.error();

@@ -71,6 +71,17 @@ Result<std::vector<std::pair<std::uint32_t, std::uint32_t>>> parse_pins(const st
 }  // namespace
 
 Result<std::optional<StoredRequest>> read_stored_request(const xmlDoc* doc, const std::string& what) {
+  // libvirt keeps one element per metadata namespace: with two records, which one a define keeps
+  // is not the one placed from, so a domain holding more than one is refused here.
+  std::size_t records = 0;
+  const xmlNode* metadata = first_child(xmlDocGetRootElement(const_cast<xmlDoc*>(doc)), "metadata");
+  for (const xmlNode* child : child_elements(metadata)) records += in_our_namespace(child) && is_named(child, "numaplace") ? 1 : 0;
+  if (records > 1) {
+    return make_error("InvalidPlacementRecord",
+                      what + ": its <metadata> holds " + std::to_string(records) +
+                          " numaplace records (<numaplace:numaplace>); libvirt keeps one element per namespace, so "
+                          "the others would be lost and the one kept might not describe the domain: remove all but one");
+  }
   // The record is rewritten whole with each placement: a part numaplace does not write would be
   // dropped without a word, so it is refused here, where every use of a record starts.
   for (const xmlNode* part : child_elements(find_record(doc))) {

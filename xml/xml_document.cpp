@@ -80,6 +80,26 @@ Result<Document> parse_document(std::string_view text, std::string_view what) {
   if (xmlDocGetRootElement(doc.get()) == nullptr) {
     return make_error("XmlMalformed", name + " has no root element");
   }
+  // XInclude is never processed (no XML_PARSE_XINCLUDE), but an <xi:include> kept in the output
+  // would be processed by whoever reads it next, or refused by libvirt: refused here instead.
+  for (const xmlNode* node = xmlDocGetRootElement(doc.get()); node != nullptr;) {
+    if (node->type == XML_ELEMENT_NODE && node->ns != nullptr && node->ns->href != nullptr) {
+      const std::string_view href(reinterpret_cast<const char*>(node->ns->href));
+      if (href == "http://www.w3.org/2001/XInclude" || href == "http://www.w3.org/2003/XInclude") {
+        return make_error("XmlForbiddenConstruct", name + " holds an XInclude element (<" +
+                                                       std::string(reinterpret_cast<const char*>(node->name)) +
+                                                       ">); numaplace refuses XInclude: give the included text inline");
+      }
+    }
+    // Depth first, without recursion: a deeply nested document must not exhaust the stack.
+    if (node->children != nullptr && node->type == XML_ELEMENT_NODE) {
+      node = node->children;
+      continue;
+    }
+    while (node != nullptr && node->next == nullptr) node = node->parent;
+    if (node != nullptr) node = node->next;
+    if (node != nullptr && node->type == XML_DOCUMENT_NODE) break;
+  }
   return doc;
 }
 

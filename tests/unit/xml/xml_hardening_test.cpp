@@ -163,6 +163,25 @@ TEST_F(XmlHardening, ExternalEntityIsRefusedAndItsFileNeverOpened) {
   EXPECT_LT(elapsed, 5.0);
 }
 
+// An <xi:include> is neither processed nor copied on: every reader refuses it, wherever it sits
+// (either XInclude namespace), and the CLI writes nothing.
+TEST_F(XmlHardening, XIncludeIsRefusedAndItsFileNeverOpened) {
+  for (const std::string ns : {"http://www.w3.org/2001/XInclude", "http://www.w3.org/2003/XInclude"}) {
+    const std::string text = "<domain type='kvm'><name>x</name><memory>1048576</memory><vcpu>1</vcpu>"
+                             "<devices><disk type='file'><source><xi:include xmlns:xi='" + ns + "' href='" + secret_ +
+                             "' parse='text'/></source></disk></devices></domain>";
+    expect_every_reader_refuses(text, "XmlForbiddenConstruct", kSecret);
+  }
+  const std::string path = (dir_ / "xinclude.xml").string();
+  std::ofstream(path) << "<domain type='kvm'><name>x</name><memory>1048576</memory><vcpu>1</vcpu><xi:include "
+                         "xmlns:xi='http://www.w3.org/2001/XInclude' href='" << secret_ << "' parse='text'/></domain>";
+  const CliRun run = run_cli("place " + path + " --capabilities " + shared_path("samples/libvirt/caps-2cell.xml"));
+  EXPECT_EQ(run.exit_code, 1) << run.output;
+  EXPECT_NE(run.output.find("XmlForbiddenConstruct"), std::string::npos) << run.output;
+  EXPECT_EQ(run.output.find(kSecret), std::string::npos) << run.output;
+  EXPECT_FALSE(secret_touched());
+}
+
 TEST_F(XmlHardening, ExternalEntityOnEtcPasswdLeaksNothingThroughTheCli) {
   const std::string domain = write("xxe.xml", xxe_domain("/etc/passwd"));
   const std::string caps = shared_path("samples/libvirt/caps-2cell.xml");

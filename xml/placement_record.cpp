@@ -2,6 +2,8 @@
 #include "xml/placement_record.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <charconv>
 #include <cstring>
 
@@ -136,6 +138,41 @@ Result<std::optional<StoredRequest>> read_stored_request(const xmlDoc* doc, cons
   return std::optional<StoredRequest>{std::move(stored)};
 }
 
+namespace {
+
+// A record is numaplace's own output, but it sits in XML anyone can edit: one that could not have
+// been written (a pCPU pinned to two vCPUs, a pin of a vCPU its cell lacks, a guest cell or vCPU given twice) would
+// have its pins written back as they are, so it is refused.
+Status check_placement_record(const Placement& placement, const std::string& where) {
+  const auto damaged = [&](const std::string& problem) {
+    return make_error("InvalidPlacementRecord", where + " is damaged: " + problem +
+                                                    "; place the domain with --fresh, or remove numaplace's record");
+  };
+  std::set<std::uint32_t> guest_cells;
+  CpuSet vcpus_seen;
+  std::map<std::uint32_t, std::uint32_t> pinned;  // pCPU -> vCPU
+  for (const auto& cell : placement.cells) {
+    const std::string named = "guest cell " + std::to_string(cell.guest_cell);
+    if (!guest_cells.insert(cell.guest_cell).second) return damaged(named + " is given twice");
+    if (cell.guest_cpus.intersects(vcpus_seen)) {
+      return damaged(named + " lists vCPUs " + to_cpu_list(cell.guest_cpus.intersected(vcpus_seen)) +
+                     ", which another cell lists too");
+    }
+    vcpus_seen = vcpus_seen.united(cell.guest_cpus);
+    for (const auto& [vcpu, pcpu] : cell.pinning) {
+      const std::string pin = "vCPU " + std::to_string(vcpu) + " -> pCPU " + std::to_string(pcpu);
+      if (!cell.guest_cpus.contains(vcpu)) return damaged(named + " pins " + pin + ", a vCPU the cell does not list");
+      if (const auto [at, fresh] = pinned.emplace(pcpu, vcpu); !fresh) {
+        return damaged("pCPU " + std::to_string(pcpu) + " is pinned to vCPUs " + std::to_string(at->second) + " and " +
+                       std::to_string(vcpu));
+      }
+    }
+  }
+  return Done{};
+}
+
+}  // namespace
+
 Result<std::optional<Placement>> read_placement_record(const xmlDoc* doc, const std::string& what) {
   const xmlNode* part = find_part(find_record(doc), "placement");
   if (part == nullptr) return std::optional<Placement>{};
@@ -173,6 +210,9 @@ Result<std::optional<Placement>> read_placement_record(const xmlDoc* doc, const 
     cell.host_cpus = *host_cpus;
     cell.pinning = std::move(*pins);
     placement.cells.push_back(std::move(cell));
+  }
+  if (auto consistent = check_placement_record(placement, what + ": numaplace placement"); !consistent) {
+    return consistent.error();
   }
   return std::optional<Placement>{std::move(placement)};
 }

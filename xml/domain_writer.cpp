@@ -99,9 +99,11 @@ void write_numatune(xmlNode* root, const Placement& placement, const OperatorCon
   xmlNode* memory = new_child(numatune, "memory");
   set_attr(memory, "mode", mode_or_strict(constraints.memory.mode));
   set_attr(memory, "nodeset", join_host_cells(placement));
-  // Under <memory mode='restrictive'> libvirt takes restrictive cells only (cgroups alone, no
-  // memory policy), so a cell the operator left without a mode gets the guest's.
-  const std::string cell_mode = constraints.memory.mode == "restrictive" ? "restrictive" : std::string();
+  // A cell the operator left without a <memnode> mode gets the guest's <memory> mode, as the operator
+  // wrote it (strict where none was given): libvirt reads a guest cell's memory policy from its
+  // <memnode> alone, so a strict one would turn the operator's preferred or interleave into strict.
+  // (Under <memory mode='restrictive'> libvirt also takes restrictive cells only.)
+  const std::string& cell_mode = constraints.memory.mode;
   for (const auto& cell : placement.cells) {
     xmlNode* memnode = new_child(numatune, "memnode");
     auto own = constraints.memnodes.find(cell.guest_cell);

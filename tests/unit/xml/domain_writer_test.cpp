@@ -401,23 +401,29 @@ TEST(DomainWriter, BadDomainsAreNamed) {
   EXPECT_NE(nameless.error().message.find("has no <name>"), std::string::npos) << nameless.error().message;
 }
 
-// Under <memory mode='restrictive'> libvirt takes only restrictive <memnode>s: the cells numaplace
-// binds get the guest's mode, and libvirt's test driver defines the result.
-TEST(DomainWriter, ARestrictiveGuestsCellsAreBoundRestrictively) {
+// libvirt reads a guest cell's memory policy from its <memnode> alone (and under <memory
+// mode='restrictive'> takes only restrictive ones): the cells numaplace binds get the operator's
+// <memory> mode, whichever it is (it was strict for all but restrictive, so preferred memory
+// became strict), and libvirt's test driver defines the result.
+TEST(DomainWriter, EachGuestCellIsBoundInTheOperatorsMemoryMode) {
   const testing::TestDriver conn = testing::open_test_driver();
   ASSERT_NE(conn, nullptr);
   const auto host = testing::test_driver_host(conn.get());
   ASSERT_TRUE(host.ok()) << host.error().message;
-  const std::string domain = "<domain type='test'><name>restrictive</name><memory unit='MiB'>1024</memory><vcpu>4</vcpu>"
-                             "<numatune><memory mode='restrictive' nodeset='0-1'/></numatune><os><type>hvm</type></os>"
-                             "</domain>";
-  auto outcome = place(*host, domain, {{"hw:numa_nodes", "2"}});
-  ASSERT_TRUE(outcome.ok()) << outcome.error().message;
-  EXPECT_NE(outcome->domain_xml.find("<memnode cellid=\"0\" mode=\"restrictive\" nodeset="), std::string::npos)
-      << outcome->domain_xml;
-  EXPECT_NE(outcome->domain_xml.find("<memnode cellid=\"1\" mode=\"restrictive\" nodeset="), std::string::npos);
-  testing::DefinedDomain defined(virDomainDefineXML(conn.get(), outcome->domain_xml.c_str()));
-  EXPECT_NE(defined, nullptr) << (virGetLastErrorMessage() != nullptr ? virGetLastErrorMessage() : "");
+  for (const std::string mode : {"restrictive", "preferred", "interleave", "strict", ""}) {
+    const std::string domain = "<domain type='test'><name>mode-" + mode + "</name><memory unit='MiB'>1024</memory><vcpu>4</vcpu>"
+                               "<numatune><memory " + (mode.empty() ? "" : "mode='" + mode + "' ") + "nodeset='0-1'/></numatune>"
+                               "<os><type>hvm</type></os></domain>";
+    auto outcome = place(*host, domain, {{"hw:numa_nodes", "2"}});
+    ASSERT_TRUE(outcome.ok()) << outcome.error().message;
+    const std::string written = mode.empty() ? "strict" : mode;
+    for (const std::string cell : {"0", "1"}) {
+      EXPECT_NE(outcome->domain_xml.find("<memnode cellid=\"" + cell + "\" mode=\"" + written + "\" nodeset="), std::string::npos)
+          << outcome->domain_xml;
+    }
+    testing::DefinedDomain defined(virDomainDefineXML(conn.get(), outcome->domain_xml.c_str()));
+    EXPECT_NE(defined, nullptr) << mode << ": " << (virGetLastErrorMessage() != nullptr ? virGetLastErrorMessage() : "");
+  }
 }
 
 // The real libvirt test driver accepts what numaplace writes, with schema validation on.

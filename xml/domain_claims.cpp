@@ -118,6 +118,27 @@ Result<GuestClaim> read_guest_claim(const xmlDoc* doc, const HostTopology& host,
     }
   }
 
+  // Memory bound to a node the host lacks would be counted as bound nowhere: refused, as a pin is.
+  CpuSet nodes;
+  for (const auto& cell : host.cells) nodes.insert(cell.id);
+  std::vector<std::pair<std::string, const CpuSet*>> bindings_of_memory;
+  if (bindings->memory.nodeset && !bindings->memory.placement_auto) {
+    bindings_of_memory.emplace_back("<numatune><memory nodeset='" + to_cpu_list(*bindings->memory.nodeset) + "'>",
+                                    &*bindings->memory.nodeset);
+  }
+  for (const auto& [cell, tune] : bindings->memnodes) {
+    if (!tune.nodeset || tune.placement_auto) continue;
+    bindings_of_memory.emplace_back("<memnode cellid='" + std::to_string(cell) + "' nodeset='" + to_cpu_list(*tune.nodeset) + "'>",
+                                    &*tune.nodeset);
+  }
+  for (const auto& [element, nodeset] : bindings_of_memory) {
+    if (!nodeset->is_subset_of(nodes)) {
+      return make_error("PinBeyondHost", what + ": " + element + " binds memory to NUMA node " +
+                                             to_cpu_list(nodeset->minus(nodes)) + ", which this host does not have "
+                                             "(its nodes are " + to_cpu_list(nodes) + ")");
+    }
+  }
+
   // Threads: a vCPU allowed on one pCPU holds it, one allowed on several floats over them. In a
   // guest numaplace placed, only the vCPUs its record pins (and those the operator pinned 1:1)
   // hold their pCPU: a floating vCPU narrowed down to one pCPU still floats.

@@ -363,6 +363,26 @@ TEST(Numbers, AConfinedGuestWhoseCellsUseDifferentPageSizesIsRefused) {
   EXPECT_TRUE(unconfined.ok()) << unconfined.error().message;
 }
 
+// Memory bound to a NUMA node the host lacks was counted as bound nowhere (audit: nothing found).
+TEST(Numbers, AMemoryBindingOntoANodeTheHostLacksIsRefusedNotCountedAsUnbound) {
+  const HostTopology host = two_cell_host();  // nodes 0-1
+  const std::string memory = "<memory unit='MiB'>1024</memory>";
+  for (const std::string numatune : {"<numatune><memory mode='strict' nodeset='5'/></numatune>",
+                                     "<numatune><memory mode='strict' nodeset='0,5'/></numatune>",
+                                     "<numatune><memnode cellid='0' mode='strict' nodeset='3'/></numatune>"}) {
+    const std::string cells = numatune.find("memnode") != std::string::npos
+                                  ? "<cpu><numa><cell id='0' cpus='0-1' memory='1048576'/></numa></cpu>"
+                                  : "";
+    auto beyond = claim_of(host, domain_with("<vcpu>2</vcpu>", memory, numatune + cells));
+    ASSERT_FALSE(beyond.ok()) << numatune;
+    EXPECT_EQ(beyond.error().name, "PinBeyondHost") << numatune;
+    EXPECT_NE(beyond.error().message.find("which this host does not have (its nodes are 0-1)"), std::string::npos)
+        << beyond.error().message;
+  }
+  auto within = claim_of(host, domain_with("<vcpu>2</vcpu>", memory, "<numatune><memory mode='strict' nodeset='1'/></numatune>"));
+  EXPECT_TRUE(within.ok()) << within.error().message;
+}
+
 TEST(Numbers, AVcpuPinOntoAPcpuTheHostLacksIsRefusedNotCountedElsewhere) {
   const HostTopology host = two_cell_host();  // CPUs 0-31
   const std::string memory = "<memory unit='MiB'>1024</memory>";

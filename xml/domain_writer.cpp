@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "xml/domain_writer.h"
 
+#include <charconv>
 #include <map>
 #include <string>
 
@@ -189,6 +190,34 @@ std::vector<std::string> write_cpu_numa(xmlNode* root, const HostTopology& host,
   for (auto& [id, node] : previous) {
     if (std::string settings = operator_cell_settings(node); !settings.empty()) dropped.push_back(std::move(settings));
     xmlFreeNode(node);
+  }
+  // <interconnects> follows the cells (libvirt's schema), and each <latency> or <bandwidth> in it
+  // names guest cells (initiator, target): one naming a cell the guest no longer has makes libvirt
+  // refuse the domain, so it is dropped and said.
+  if (xmlNode* interconnects = first_child(numa, "interconnects")) {
+    xmlUnlinkNode(interconnects);
+    CpuSet cells;
+    for (const auto& placed : placement.cells) cells.insert(placed.guest_cell);
+    for (xmlNode* link : child_elements(interconnects)) {
+      std::string lost;
+      for (const char* end : {"initiator", "target"}) {
+        const auto id = attribute(link, end);
+        std::uint32_t cell = 0;
+        const bool known = id && !id->empty() &&
+                           std::from_chars(id->data(), id->data() + id->size(), cell).ptr == id->data() + id->size() &&
+                           cells.contains(cell);
+        if (id && !known) lost += std::string(lost.empty() ? "" : " ") + end + "='" + *id + "'";
+      }
+      if (lost.empty()) continue;
+      dropped.push_back("<interconnects><" + std::string(reinterpret_cast<const char*>(link->name)) + " " + lost + ">");
+      xmlUnlinkNode(link);
+      xmlFreeNode(link);
+    }
+    if (child_elements(interconnects).empty()) {
+      xmlFreeNode(interconnects);
+    } else {
+      xmlAddChild(numa, interconnects);
+    }
   }
   return dropped;
 }

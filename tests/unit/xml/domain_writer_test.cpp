@@ -426,6 +426,41 @@ TEST(DomainWriter, EachGuestCellIsBoundInTheOperatorsMemoryMode) {
   }
 }
 
+// <interconnects> entries naming a guest cell the placement drops would make libvirt refuse the
+// domain: they are dropped and said; those between cells the guest keeps stay, after the cells.
+TEST(DomainWriter, InterconnectsOfCellsTheGuestLosesAreDroppedAndSaid) {
+  const testing::TestDriver conn = testing::open_test_driver();
+  ASSERT_NE(conn, nullptr);
+  const auto host = testing::test_driver_host(conn.get());
+  ASSERT_TRUE(host.ok()) << host.error().message;
+  const std::string domain =
+      "<domain type='test'><name>links</name><memory unit='MiB'>2048</memory><vcpu>4</vcpu><os><type>hvm</type></os>"
+      "<cpu><numa><cell id='0' cpus='0-1' memory='1048576'/><cell id='1' cpus='2-3' memory='1048576'/>"
+      "<interconnects><latency initiator='0' target='0' type='access' value='5'/>"
+      "<latency initiator='1' target='1' type='access' value='7'/>"
+      "<bandwidth initiator='0' target='1' type='access' value='204800' unit='KiB'/></interconnects></numa></cpu>"
+      "</domain>";
+  auto two = place(*host, domain, {{"hw:numa_nodes", "2"}});
+  ASSERT_TRUE(two.ok()) << two.error().message;
+  EXPECT_NE(two->domain_xml.find("initiator=\"1\" target=\"1\""), std::string::npos) << two->domain_xml;
+  EXPECT_LT(two->domain_xml.rfind("<cell "), two->domain_xml.find("<interconnects>")) << two->domain_xml;
+  {
+    testing::DefinedDomain both(virDomainDefineXMLFlags(conn.get(), two->domain_xml.c_str(), VIR_DOMAIN_DEFINE_VALIDATE));
+    EXPECT_NE(both, nullptr) << (virGetLastErrorMessage() != nullptr ? virGetLastErrorMessage() : "");
+  }  // undefined again: the one-cell placement below is defined under the same name
+
+  auto one = place(*host, domain, {{"hw:numa_nodes", "1"}});
+  ASSERT_TRUE(one.ok()) << one.error().message;
+  EXPECT_NE(one->domain_xml.find("<latency initiator=\"0\" target=\"0\""), std::string::npos) << one->domain_xml;
+  EXPECT_EQ(one->domain_xml.find("initiator=\"1\""), std::string::npos) << one->domain_xml;
+  EXPECT_EQ(one->domain_xml.find("target=\"1\""), std::string::npos) << one->domain_xml;
+  int said = 0;
+  for (const auto& warning : one->warnings) said += warning.find("<interconnects>") != std::string::npos ? 1 : 0;
+  EXPECT_EQ(said, 2);  // the latency of cell 1 and the bandwidth to it
+  testing::DefinedDomain kept(virDomainDefineXMLFlags(conn.get(), one->domain_xml.c_str(), VIR_DOMAIN_DEFINE_VALIDATE));
+  EXPECT_NE(kept, nullptr) << (virGetLastErrorMessage() != nullptr ? virGetLastErrorMessage() : "") << one->domain_xml;
+}
+
 // The real libvirt test driver accepts what numaplace writes, with schema validation on.
 TEST(DomainWriter, LibvirtTestDriverValidatesThePlacedDomain) {
   const testing::TestDriver conn = testing::open_test_driver();

@@ -207,6 +207,7 @@ Status read_memory(const xmlNode* root, const std::string& what, DomainBindings&
     if (std::any_of(out.cells.begin(), out.cells.end(), [&](const GuestNumaCell& c) { return c.id == *id; })) {
       return invalid(what, element + " is given twice; libvirt takes each cell once");
     }
+    CpuSet cell_cpus;
     if (const auto cpus_text = attribute(cell, "cpus")) {
       auto cpus = parse_cpu_list(*cpus_text, what + " " + element + " cpus");
       if (!cpus) return cpus.error();
@@ -220,11 +221,12 @@ Status read_memory(const xmlNode* root, const std::string& what, DomainBindings&
                                  ", which another cell holds; libvirt puts each vCPU in one cell");
       }
       vcpus_in_cells.unite_with(*cpus);
+      cell_cpus = *cpus;
     }
     auto kib = domain_memory_to_kib(attribute(cell, "memory").value_or(""), attribute(cell, "unit").value_or("KiB"),
                              what + " <cpu><numa><cell memory>");
     if (!kib) return kib.error();
-    out.cells.push_back({*id, *kib});
+    out.cells.push_back({*id, *kib, std::move(cell_cpus)});
   }
   // libvirt looks up each guest cell a <memnode> names (a <page nodeset>: guest_pages.cpp).
   for (const auto& [cell, tune] : out.memnodes) {

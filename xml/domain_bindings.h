@@ -60,6 +60,7 @@ struct DeviceGuestNode {
 struct GuestNumaCell {
   std::uint32_t id = 0;
   std::uint64_t memory_kib = 0;
+  CpuSet cpus;  // its vCPUs (none: a memory-only cell)
 };
 
 struct DomainBindings {

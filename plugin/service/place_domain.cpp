@@ -750,6 +750,20 @@ Result<PlaceOutcome> place_with_topology(Placing& p, const GuestTopology& topolo
                                  "now has " + count_of(fit.placement->cells.size(), "NUMA cell") +
                                  ", and libvirt refuses a <memnode> of a cell the guest lacks");
   }
+  // The operator's own cells, resized by the request (hw:numa_nodes splits the guest evenly unless
+  // hw:numa_cpus.N / hw:numa_mem.N say otherwise): said, never silently.
+  for (const auto& written : p.bindings.cells) {
+    for (const auto& placed : fit.placement->cells) {
+      if (placed.guest_cell != written.id) continue;
+      if (placed.guest_cpus == written.cpus && placed.memory_kib == written.memory_kib) continue;
+      p.outcome.warnings.push_back(
+          "the domain's <cpu><numa><cell id='" + std::to_string(written.id) + "'> (vCPUs " +
+          (written.cpus.empty() ? std::string("none") : to_cpu_list(written.cpus)) + ", " + mib_text(written.memory_kib) +
+          ") is now vCPUs " + (placed.guest_cpus.empty() ? std::string("none") : to_cpu_list(placed.guest_cpus)) + ", " +
+          mib_text(placed.memory_kib) + ", as the request gives the guest's cells; give hw:numa_cpus.N and "
+          "hw:numa_mem.N to keep the cells as written");
+    }
+  }
   for (const auto& cell : p.written.dropped_cells) {
     p.outcome.warnings.push_back("the domain's " + cell + " is dropped: the guest now has " +
                                  count_of(fit.placement->cells.size(), "NUMA cell") +

@@ -461,6 +461,36 @@ TEST(DomainWriter, InterconnectsOfCellsTheGuestLosesAreDroppedAndSaid) {
   EXPECT_NE(kept, nullptr) << (virGetLastErrorMessage() != nullptr ? virGetLastErrorMessage() : "") << one->domain_xml;
 }
 
+// The operator's own <cpu><numa> cells resized by the request (hw:numa_nodes alone splits evenly)
+// are said, each; cells the request keeps as written, and a second placement, say nothing.
+TEST(DomainWriter, OperatorCellsTheRequestResizesAreSaid) {
+  const testing::TestDriver conn = testing::open_test_driver();
+  ASSERT_NE(conn, nullptr);
+  const auto host = testing::test_driver_host(conn.get());
+  ASSERT_TRUE(host.ok()) << host.error().message;
+  const std::string domain =
+      "<domain type='test'><name>cells</name><memory unit='MiB'>2048</memory><vcpu>4</vcpu><os><type>hvm</type></os>"
+      "<cpu><numa><cell id='0' cpus='0' memory='512' unit='MiB'/><cell id='1' cpus='1-3' memory='1536' unit='MiB'/>"
+      "</numa></cpu></domain>";
+  const auto resized = [](const plugin::PlaceOutcome& outcome) {
+    std::vector<std::string> said;
+    for (const auto& warning : outcome.warnings) {
+      if (warning.find("as the request gives the guest's cells") != std::string::npos) said.push_back(warning);
+    }
+    return said;
+  };
+  auto even = place(*host, domain, {{"hw:numa_nodes", "2"}});
+  ASSERT_TRUE(even.ok()) << even.error().message;
+  const auto said = resized(*even);
+  ASSERT_EQ(said.size(), 2u);
+  EXPECT_NE(said[0].find("<cell id='0'> (vCPUs 0, 512 MiB) is now vCPUs 0-1, 1024 MiB"), std::string::npos) << said[0];
+  EXPECT_TRUE(resized(*place(*host, even->domain_xml, {})).empty());
+  auto as_written = place(*host, domain, {{"hw:numa_nodes", "2"}, {"hw:numa_cpus.0", "0"}, {"hw:numa_cpus.1", "1-3"},
+                                          {"hw:numa_mem.0", "512"}, {"hw:numa_mem.1", "1536"}});
+  ASSERT_TRUE(as_written.ok()) << as_written.error().message;
+  EXPECT_TRUE(resized(*as_written).empty());
+}
+
 // The real libvirt test driver accepts what numaplace writes, with schema validation on.
 TEST(DomainWriter, LibvirtTestDriverValidatesThePlacedDomain) {
   const testing::TestDriver conn = testing::open_test_driver();

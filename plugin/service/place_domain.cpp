@@ -7,6 +7,7 @@
 #include <charconv>
 #include <cstdio>
 #include <set>
+#include <sstream>
 #include <utility>
 
 #include "placement/request/guest_topology.h"
@@ -749,6 +750,23 @@ Result<PlaceOutcome> place_with_topology(Placing& p, const GuestTopology& topolo
     p.outcome.warnings.push_back("the domain's <memnode cellid='" + std::to_string(cell) + "'> is dropped: the guest "
                                  "now has " + count_of(fit.placement->cells.size(), "NUMA cell") +
                                  ", and libvirt refuses a <memnode> of a cell the guest lacks");
+  }
+  // Nova's rule lets shared cells overcommit a cell's memory up to the RAM ratio, but the binding is
+  // strict: past the cell's small pages the kernel cannot hold it all there. Allowed, and said.
+  for (const auto& placed : fit.placement->cells) {
+    const HostCell* cell = p.host.find_cell(placed.host_cell);
+    if (cell == nullptr || placed.pagesize_kib > 4 || p.host.accounting != Accounting::Exclusive) continue;
+    const std::uint64_t room = strict_memory_room_kib(p.host, *cell);
+    if (placed.memory_kib <= room) continue;
+    std::ostringstream ratio;
+    ratio << p.host.ratio.ram;
+    const std::string ratio_text = ratio.str();
+    p.outcome.warnings.push_back(
+        "host cell " + std::to_string(cell->id) + " has " + mib_text(room) + " of memory physically free and guest cell " +
+        std::to_string(placed.guest_cell) + " binds " + mib_text(placed.memory_kib) + " to it strictly: the RAM ratio (" +
+        ratio_text + ") lets shared guests overcommit a cell, as Nova counts, but the kernel cannot "
+        "hold it all there (audit: CellMemoryOvercommitted); ram_allocation_ratio = 1.0 in the host configuration "
+        "refuses such a placement");
   }
   // The operator's own cells, resized by the request (hw:numa_nodes splits the guest evenly unless
   // hw:numa_cpus.N / hw:numa_mem.N say otherwise): said, never silently.

@@ -15,7 +15,18 @@ constexpr std::int64_t kMilli = 1000;
 std::int64_t milli_cpus(double cpus) { return static_cast<std::int64_t>(std::llround(cpus * kMilli)); }
 
 // Nova's CoreFilter/RamFilter view for a guest that floats over the whole host.
-std::optional<std::string> floating_misfit(const HostTopology& host, const GuestRequest& request) {
+std::optional<std::string> floating_misfit(const HostTopology& host, const GuestRequest& request, std::uint64_t page_kib) {
+  if (page_kib > 4) {
+    // Huge pages are exact, ratio or not: free pages of the size over all the host's cells.
+    std::uint64_t free_kib = 0;
+    for (const auto& cell : host.cells) {
+      for (const auto& pool : cell.pages) free_kib += pool.size_kib == page_kib ? pool.free() * pool.size_kib : 0;
+    }
+    if (free_kib < request.memory_kib) {
+      return "needs " + std::to_string(request.memory_kib / 1024) + " MiB in " + std::to_string(page_kib) +
+             " KiB pages; the host has " + std::to_string(free_kib / 1024) + " MiB free in such pages";
+    }
+  }
   if (!host.ratio.enforced) return std::nullopt;  // no limits: nothing to exceed
   double shared_capacity = 0;
   double shared_load = 0;
@@ -32,7 +43,7 @@ std::optional<std::string> floating_misfit(const HostTopology& host, const Guest
            std::to_string(static_cast<long long>(std::max(0.0, shared_capacity - shared_load))) +
            " more floating vCPUs";
   }
-  if (memory_used + static_cast<double>(request.memory_kib) > memory_capacity) {
+  if (page_kib <= 4 && memory_used + static_cast<double>(request.memory_kib) > memory_capacity) {
     return "needs " + std::to_string(request.memory_kib / 1024) + " MiB; the host has " +
            std::to_string(static_cast<long long>(std::max(0.0, memory_capacity - memory_used) / 1024)) +
            " MiB left under its RAM ratio";
@@ -139,7 +150,7 @@ Result<std::vector<RankedHost>> rank_hosts(std::span<const HostTopology> hosts, 
         continue;
       }
       if (options.keep_placements) ranked.placement = std::move(fit.placement);
-    } else if (auto misfit = floating_misfit(host, request)) {
+    } else if (auto misfit = floating_misfit(host, request, options.floating_page_kib)) {
       ranked.reason = std::move(*misfit);
       refused.push_back(std::move(ranked));
       continue;

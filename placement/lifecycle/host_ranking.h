@@ -35,6 +35,9 @@ struct RankOptions {
   scoring::ScoringConfig scoring;   // how hosts are compared (default LeastAllocated: spread)
   bool explain = false;             // refused hosts carry every (guest cell, host cell) reason
   bool keep_placements = true;      // fitting hosts carry their cell placement
+  // A guest without a NUMA topology whose memory is backed by pages of this size (KiB; 0 or 4:
+  // small pages), as place confines it: the memory must be free in such pages over the host's cells.
+  std::uint64_t floating_page_kib = 0;
 };
 
 struct RankedHost {

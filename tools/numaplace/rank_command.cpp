@@ -226,8 +226,15 @@ std::string bound_elements(const xmlDoc* doc) {
   return found;
 }
 
-Result<GuestRequest> guest_request(const RankCliOptions& o) {
+// The guest and, for one without a NUMA topology backed by huge pages, their size (KiB).
+struct RankedGuest {
   GuestRequest request;
+  std::uint64_t floating_page_kib = 0;
+};
+
+Result<RankedGuest> guest_request(const RankCliOptions& o) {
+  GuestRequest request;
+  std::uint64_t floating_page_kib = 0;
   auto flavor = parse_pairs(o.specs, "--spec");
   if (!flavor) return flavor.error();
   auto image = parse_pairs(o.image_props, "--image-prop");
@@ -263,9 +270,19 @@ Result<GuestRequest> guest_request(const RankCliOptions& o) {
     const std::set<std::uint64_t> sizes = xml::page_sizes_of_cells(summary->pages, summary->guest_cells);
     if (!page_named && sizes.size() == 1 && *sizes.begin() > 4) {
       const std::uint64_t size = *sizes.begin();
-      request.flavor_specs["hw:mem_page_size"] = std::to_string(size);
-      std::cerr << "numaplace: the <memoryBacking><hugepages> of " << what << " asks for " << size
-                << " KiB pages: ranked as hw:mem_page_size=" << size << "\n";
+      auto topology = derive_guest_topology(request);
+      if (!topology) return topology.error();
+      if (!topology->has_value()) {
+        // As place: a guest without NUMA keys is confined to cells holding its pages, not given one
+        // cell (which hw:mem_page_size would ask for).
+        floating_page_kib = size;
+        std::cerr << "numaplace: the <memoryBacking><hugepages> of " << what << " asks for " << size
+                  << " KiB pages: ranked on the host's free pages of that size (the request asks for no NUMA topology)\n";
+      } else {
+        request.flavor_specs["hw:mem_page_size"] = std::to_string(size);
+        std::cerr << "numaplace: the <memoryBacking><hugepages> of " << what << " asks for " << size
+                  << " KiB pages: ranked as hw:mem_page_size=" << size << "\n";
+      }
     } else if (!page_named && sizes.size() > 1) {
       std::cerr << "numaplace: note: the <page> elements of " << what << " give its cells their own page sizes, "
                    "which rank does not check (place does): ask with hw:mem_page_size to have huge pages ranked\n";
@@ -280,7 +297,7 @@ Result<GuestRequest> guest_request(const RankCliOptions& o) {
   if (request.vcpus == 0 || request.memory_kib == 0) {
     return make_error("UsageError", "say how big the guest is: --vcpus N --memory MIB, or --domain FILE");
   }
-  return request;
+  return RankedGuest{std::move(request), floating_page_kib};
 }
 
 std::string cells_text(const Placement& placement) {
@@ -318,7 +335,8 @@ int run_rank(const RankCliOptions& o) {
 
   RankOptions options = *strategies;
   options.explain = o.explain;
-  auto ranked = rank_hosts(hosts->hosts, *request, options);
+  options.floating_page_kib = request->floating_page_kib;
+  auto ranked = rank_hosts(hosts->hosts, request->request, options);
   if (!ranked) return report(ranked.error(), o.json);
 
   std::size_t fitting = 0;
@@ -394,7 +412,7 @@ Command register_rank(CLI::App& app) {
       "neither is a usage error (exit 2). --spec and --image-prop give its NUMA request, as for place;\n"
       "without them a --domain's stored request (its numaplace metadata) is used, and a page size its\n"
       "<memoryBacking><hugepages> gives every cell is asked for when the request names no page size\n"
-      "(stderr says so). Its pins and nodesets\n"
+      "(stderr says so: hw:mem_page_size with a NUMA request, else free pages of the size over the host). Its pins and nodesets\n"
       "(<vcpu cpuset>, <vcpupin>, <emulatorpin>, <numatune>) are not applied: stderr names them, and\n"
       "place keeps the guest within them on the host chosen.\n"
       "Strategies: --strategy, --ratio-shape, --ratio-weights and --pack choose each host's cells as they do\n"

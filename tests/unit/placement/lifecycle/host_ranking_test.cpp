@@ -105,6 +105,31 @@ TEST(HostRanking, GuestWithoutTopologyNeedsRoomInTheTotals) {
   EXPECT_NE((*ranked)[1].reason.find("MiB"), std::string::npos);
 }
 
+// A guest without a NUMA topology backed by huge pages fits a host whose free pages of the size,
+// over all its cells, hold its memory (as place confines it over cells), whatever one cell holds.
+TEST(HostRanking, AGuestWithoutTopologyOnHugePagesNeedsThemFreeOverTheHost) {
+  std::vector<HostTopology> hosts{make_host(2, 4, 8192), make_host(2, 4, 8192), make_host(2, 4, 8192)};
+  const std::uint64_t gib = 1048576;
+  for (auto& cell : hosts[0].cells) cell.pages.push_back({gib, 3, 0, 0});  // 6 GiB over two cells
+  for (auto& cell : hosts[1].cells) cell.pages.push_back({gib, 2, 0, 0});  // 4 GiB
+  RankOptions options;
+  options.floating_page_kib = gib;
+  auto ranked = rank_hosts(hosts, guest(2, 5 * 1024, {}), options);
+  ASSERT_TRUE(ranked);
+  ASSERT_EQ(ranked->size(), 3u);
+  EXPECT_TRUE((*ranked)[0].fits);
+  EXPECT_EQ((*ranked)[0].index, 0u);
+  EXPECT_FALSE((*ranked)[1].fits);
+  EXPECT_NE((*ranked)[1].reason.find("needs 5120 MiB in 1048576 KiB pages; the host has 4096 MiB free"),
+            std::string::npos) << (*ranked)[1].reason;
+  EXPECT_FALSE((*ranked)[2].fits);  // no pages of the size at all
+  // On small pages the totals under the RAM ratio decide, as before: all three fit.
+  options.floating_page_kib = 0;
+  auto small = rank_hosts(hosts, guest(2, 5 * 1024, {}), options);
+  ASSERT_TRUE(small);
+  for (const auto& r : *small) EXPECT_TRUE(r.fits) << r.reason;
+}
+
 TEST(HostRanking, ABadRequestIsAnError) {
   std::vector<HostTopology> hosts{make_host(2, 4, 4096)};
   auto ranked = rank_hosts(hosts, guest(3, 2048, {{"hw:numa_nodes", "2"}}), RankOptions{});

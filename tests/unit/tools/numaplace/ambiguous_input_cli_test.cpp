@@ -143,9 +143,19 @@ TEST(AmbiguousInput, RankDomainAsksForThePageSizeEveryCellOfTheDomainUses) {
   text.insert(at + 7, "<memoryBacking><hugepages><page size='1' unit='GiB'/></hugepages></memoryBacking>");
   const std::string domain = dir.file("default-page.xml", text);
   const std::string host = dir.file("plain.json", "{\"name\": \"plain\", \"cells\": [" + kHostCell + "]}");
-  CliRun r = run("rank --hosts " + host + " --domain " + domain);
+  CliRun r = run("rank --hosts " + host + " --domain " + domain + " --explain");
   EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
-  EXPECT_NE(r.err.find("asks for 1048576 KiB pages: ranked as hw:mem_page_size=1048576"), std::string::npos) << r.err;
+  // No NUMA keys: ranked on free pages of the size over the host's cells, as place confines it there
+  // (hw:mem_page_size would ask for one guest cell holding them all).
+  EXPECT_NE(r.err.find("asks for 1048576 KiB pages: ranked on the host's free pages of that size"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("needs 4096 MiB in 1048576 KiB pages; the host has 0 MiB free in such pages"), std::string::npos)
+      << r.err;
+  // With a NUMA request the size is asked for as hw:mem_page_size.
+  CliRun numa = run("rank --hosts " + host + " --domain " + domain + " --spec hw:numa_nodes=1");
+  EXPECT_EQ(numa.exit_code, 3) << numa.out << numa.err;
+  EXPECT_NE(numa.err.find("asks for 1048576 KiB pages: ranked as hw:mem_page_size=1048576"), std::string::npos)
+      << numa.err;
 
   // Pages that name every cell of the domain with one size ask for it the same way; cells of
   // different sizes are only noted, and the guest is ranked on small pages.
@@ -160,7 +170,7 @@ TEST(AmbiguousInput, RankDomainAsksForThePageSizeEveryCellOfTheDomainUses) {
     named.replace(page, 27, pages);
     CliRun ranked = run("rank --hosts " + host + " --domain " + dir.file("named-pages.xml", named));
     EXPECT_EQ(ranked.exit_code, asked ? 3 : 0) << pages << "\n" << ranked.out << ranked.err;
-    EXPECT_EQ(ranked.err.find("ranked as hw:mem_page_size=2048") != std::string::npos, asked) << pages << "\n" << ranked.err;
+    EXPECT_EQ(ranked.err.find("asks for 2048 KiB pages: ranked") != std::string::npos, asked) << pages << "\n" << ranked.err;
     EXPECT_EQ(ranked.err.find("give its cells their own page sizes") != std::string::npos, !asked) << pages << "\n" << ranked.err;
   }
 

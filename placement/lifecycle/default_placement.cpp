@@ -336,7 +336,14 @@ Result<DefaultPlacement> place_floating_guest(const HostTopology& host, const Fl
       for (std::size_t i = 0; i < host.cells.size(); ++i) {
         if ((m >> i) & 1U) ids = ids | NumaNodeMask::single(host.cells[i].id);
       }
-      holding_both.push_back(ids);
+      // Each vCPU the operator pinned must keep a cell its pin reaches, or confining would refuse it.
+      bool reaches_pins = true;
+      for (const auto& [name, cells] : guest.pinned_vcpu_cells) {
+        bool reaches = false;
+        for (std::uint32_t cell : cells) reaches = reaches || ids.contains(cell);
+        reaches_pins = reaches_pins && reaches;
+      }
+      if (reaches_pins) holding_both.push_back(ids);
     }
     if (!holding_both.empty()) break;
   }
@@ -359,7 +366,7 @@ Result<DefaultPlacement> place_floating_guest(const HostTopology& host, const Fl
       if (wider) break;
     }
     if (!wider) return make_error("NoFit", cpu_shortfall(host, rooms, guest.vcpus));
-    out.reason += "; widened to NUMA nodes " + wider->to_nodeset() + ", the narrowest that holds the guest's vCPUs and memory";
+    out.reason += "; widened to NUMA nodes " + wider->to_nodeset() + ", the narrowest that holds the guest's vCPUs and memory and reaches every pinned vCPU's cells";
     out.cells = wider;
     out.preferred = false;
   }

@@ -313,3 +313,26 @@ TEST(DefaultPlacementProperty, AConfinedGuestsCellsHoldItsVcpusAndMemory) {
 
 }  // namespace
 }  // namespace numaplace
+
+namespace numaplace {
+namespace {
+
+// best-effort confines a guest to cells its operator's pins reach, each: vCPU 0 pinned within cell
+// 0 and vCPU 1 within cell 1 get both cells, though cell 0 alone holds the vCPUs and memory (the
+// merged mask {0} would leave vCPU 1's pin outside, and the placement refuse it).
+TEST(DefaultPlacement, BestEffortKeepsACellForEveryPinnedVcpu) {
+  HostTopology host;
+  host.cells.push_back(testing::flat_cell(0, CpuSet::range(0, 7), 8 * testing::kGiBInKiB));
+  host.cells.push_back(testing::flat_cell(1, CpuSet::range(8, 15), 8 * testing::kGiBInKiB));
+  FloatingGuest g;
+  g.vcpus = 2;
+  g.memory_kib = testing::kGiBInKiB;
+  g.pinned_vcpu_cells = {{"<vcpupin vcpu='0'>", CpuSet{0}}, {"<vcpupin vcpu='1'>", CpuSet{1}}};
+  auto placed = place_floating_guest(host, g, {});
+  ASSERT_TRUE(placed.ok()) << placed.error().message;
+  ASSERT_TRUE(placed->cells.has_value());
+  EXPECT_EQ(placed->cells->to_nodeset(), "0,1") << placed->reason;
+}
+
+}  // namespace
+}  // namespace numaplace

@@ -151,6 +151,12 @@ Result<DomainSummary> read_domain_summary(const xmlDoc* doc, const std::string& 
     return make_error("NotDomain", what + " has root <" + std::string(reinterpret_cast<const char*>(root->name)) +
                                        ">, not <domain>; give a libvirt domain XML");
   }
+  // libvirt's <domain> is in no namespace; one in another is some other vocabulary's element.
+  if (root->ns != nullptr && root->ns->href != nullptr) {
+    return make_error("NotDomain", what + " has root <domain> in namespace '" +
+                                       std::string(reinterpret_cast<const char*>(root->ns->href)) +
+                                       "', and libvirt's <domain> is in none; give a libvirt domain XML");
+  }
   if (auto single = check_single_elements(root, what); !single) return single.error();
   DomainSummary summary;
   summary.name = text_of(first_child(root, "name"));

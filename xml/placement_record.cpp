@@ -95,7 +95,7 @@ Result<std::optional<StoredRequest>> read_stored_request(const xmlDoc* doc, cons
       return make_error("InvalidPlacementRecord",
                         what + ": unexpected element <" + std::string(reinterpret_cast<const char*>(part->name)) +
                             "> in numaplace's record; it holds request, placement, confinement, constraints, "
-                            "written and tuning only (remove it, or place with --fresh)");
+                            "written and tuning only; remove it (--fresh keeps the record and would not help)");
     }
   }
   const xmlNode* request = find_part(find_record(doc), "request");

@@ -369,6 +369,9 @@ TEST(DomainWriter, BadDomainsAreNamed) {
   } cases[] = {
       {"<domain type='test'><name>x</name>", "XmlMalformed"},
       {"<capabilities/>", "NotDomain"},
+      // A <domain> of another vocabulary (a default or a prefixed namespace) is not libvirt's.
+      {"<domain xmlns='urn:other' type='test'><name>x</name><vcpu>2</vcpu><memory>1024</memory></domain>", "NotDomain"},
+      {"<o:domain xmlns:o='urn:other' type='test'><name>x</name><vcpu>2</vcpu><memory>1024</memory></o:domain>", "NotDomain"},
       {"<domain type='test'><name>x</name><memory>1024</memory></domain>", "InvalidDomain"},
       {"<domain type='test'><name>x</name><vcpu>0</vcpu><memory>1024</memory></domain>", "InvalidDomain"},
       {"<domain type='test'><name>x</name><vcpu>4294967297</vcpu><memory>1024</memory></domain>", "InvalidDomain"},

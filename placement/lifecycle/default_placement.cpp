@@ -7,6 +7,7 @@
 
 #include "placement/hints/merge_hints.h"
 #include "placement/hints/numa_info.h"
+#include "placement/model/count_words.h"
 #include "placement/model/resource_vector.h"
 
 namespace numaplace {
@@ -61,6 +62,23 @@ ResourceVector available_in(const std::vector<CellRoom>& rooms, std::uint64_t ma
   return available;
 }
 
+// The host cell ids of a mask over cell positions.
+NumaNodeMask cell_ids_of(const HostTopology& host, std::uint64_t positions) {
+  NumaNodeMask ids;
+  for (std::size_t i = 0; i < host.cells.size(); ++i) {
+    if ((positions >> i) & 1U) ids = ids | NumaNodeMask::single(host.cells[i].id);
+  }
+  return ids;
+}
+
+// Whether `ids` holds one of `cells` (the host cells an operator's pin reaches).
+bool reaches_one_of(const NumaNodeMask& ids, const CpuSet& cells) {
+  for (std::uint32_t cell : cells) {
+    if (ids.contains(cell)) return true;
+  }
+  return false;
+}
+
 // Hints for one resource: every mask whose cells can give `request` (a LessEqual over the request's
 // dimensions, missing ones reading as zero), preferred at the minimal width.
 HintList capacity_hints(const HostTopology& host, const std::vector<CellRoom>& rooms,
@@ -69,10 +87,7 @@ HintList capacity_hints(const HostTopology& host, const std::vector<CellRoom>& r
   int narrowest = -1;
   for (std::uint64_t m : masks) {
     if (!request.less_equal(available_in(rooms, m), MissingDimension::Zero)) continue;
-    NumaNodeMask ids;
-    for (std::size_t i = 0; i < host.cells.size(); ++i) {
-      if ((m >> i) & 1U) ids = ids | NumaNodeMask::single(host.cells[i].id);
-    }
+    const NumaNodeMask ids = cell_ids_of(host, m);
     if (narrowest < 0) narrowest = ids.count();
     hints.push_back({ids, ids.count() == narrowest});
   }
@@ -195,13 +210,12 @@ std::string memory_shortfall(const HostTopology& host, std::uint64_t memory_kib,
 }
 
 std::string cpu_shortfall(const HostTopology& host, const std::vector<CellRoom>& rooms, std::uint32_t vcpus) {
-  const auto count = [](long long n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); };
-  std::string text = "vCPUs: its " + count(vcpus, "floating vCPU") +
+  const auto count = [](double n, const char* what) { return count_of(static_cast<std::uint64_t>(n), what); };
+  std::string text = "vCPUs: its " + count_of(vcpus, "floating vCPU") +
                      " are more than the CPU ratio leaves room for on all host cells together: ";
   for (std::size_t i = 0; i < host.cells.size(); ++i) {
     text += (i ? ", " : "") + std::string("cell ") + std::to_string(host.cells[i].id) + " has room for " +
-            count(static_cast<long long>(rooms[i].load), "more vCPU") + " (" +
-            count(static_cast<long long>(rooms[i].cpus), "floating pCPU") + ")";
+            count(rooms[i].load, "more vCPU") + " (" + count(rooms[i].cpus, "floating pCPU") + ")";
   }
   return text + " (room: floating pCPUs x the CPU ratio, less the floating load of the guests there; pCPUs "
                 "dedicated guests hold are not counted)";
@@ -269,10 +283,7 @@ Result<DefaultPlacement> place_floating_guest(const HostTopology& host, const Fl
     }
     HintList hints;  // every mask holding the device's node, preferred alone
     for (std::uint64_t m : masks) {
-      NumaNodeMask ids;
-      for (std::size_t i = 0; i < host.cells.size(); ++i) {
-        if ((m >> i) & 1U) ids = ids | NumaNodeMask::single(host.cells[i].id);
-      }
+      const NumaNodeMask ids = cell_ids_of(host, m);
       if (ids.contains(*node)) hints.push_back({ids, ids.count() == 1});
     }
     out.resources.push_back({name, hints});
@@ -294,15 +305,8 @@ Result<DefaultPlacement> place_floating_guest(const HostTopology& host, const Fl
   for (const auto& [name, cells] : guest.pinned_vcpu_cells) {
     HintList hints;  // every mask reaching the pin's cells, preferred when it is one of them alone
     for (std::uint64_t m : masks) {
-      NumaNodeMask ids;
-      bool reaches = false;
-      for (std::size_t i = 0; i < host.cells.size(); ++i) {
-        if ((m >> i) & 1U) {
-          ids = ids | NumaNodeMask::single(host.cells[i].id);
-          reaches = reaches || cells.contains(host.cells[i].id);
-        }
-      }
-      if (reaches) hints.push_back({ids, ids.count() == 1});
+      const NumaNodeMask ids = cell_ids_of(host, m);
+      if (reaches_one_of(ids, cells)) hints.push_back({ids, ids.count() == 1});
     }
     out.resources.push_back({name, hints});
   }
@@ -332,17 +336,10 @@ Result<DefaultPlacement> place_floating_guest(const HostTopology& host, const Fl
       if (!vcpu_need->less_equal(room, MissingDimension::Zero) || !memory_request.less_equal(room, MissingDimension::Zero)) {
         continue;
       }
-      NumaNodeMask ids;
-      for (std::size_t i = 0; i < host.cells.size(); ++i) {
-        if ((m >> i) & 1U) ids = ids | NumaNodeMask::single(host.cells[i].id);
-      }
+      const NumaNodeMask ids = cell_ids_of(host, m);
       // Each vCPU the operator pinned must keep a cell its pin reaches, or confining would refuse it.
-      bool reaches_pins = true;
-      for (const auto& [name, cells] : guest.pinned_vcpu_cells) {
-        bool reaches = false;
-        for (std::uint32_t cell : cells) reaches = reaches || ids.contains(cell);
-        reaches_pins = reaches_pins && reaches;
-      }
+      const bool reaches_pins = std::all_of(guest.pinned_vcpu_cells.begin(), guest.pinned_vcpu_cells.end(),
+                                            [&](const auto& pin) { return reaches_one_of(ids, pin.second); });
       if (reaches_pins) holding_both.push_back(ids);
     }
     if (!holding_both.empty()) break;

@@ -142,18 +142,25 @@ namespace {
 
 // A record is numaplace's own output, but it sits in XML anyone can edit: one that could not have
 // been written (a pCPU pinned to two vCPUs, a pin of a vCPU its cell lacks, a guest cell or vCPU given twice) would
-// have its pins written back as they are, so it is refused.
+// have its pins written back as they are, so it is refused. So is one with two guest cells on a host cell,
+// or the emulator's pCPU or isolate's siblings given to a vCPU too or held twice.
 Status check_placement_record(const Placement& placement, const std::string& where) {
   const auto damaged = [&](const std::string& problem) {
     return make_error("InvalidPlacementRecord", where + " is damaged: " + problem +
                                                     "; place the domain with --fresh, or remove numaplace's record");
   };
   std::set<std::uint32_t> guest_cells;
+  std::set<std::uint32_t> host_cells;
   CpuSet vcpus_seen;
   std::map<std::uint32_t, std::uint32_t> pinned;  // pCPU -> vCPU
   for (const auto& cell : placement.cells) {
     const std::string named = "guest cell " + std::to_string(cell.guest_cell);
     if (!guest_cells.insert(cell.guest_cell).second) return damaged(named + " is given twice");
+    // Each guest cell has a host cell of its own (Nova's rule); two on one would each be re-pinned
+    // there as if the other held nothing.
+    if (!host_cells.insert(cell.host_cell).second) {
+      return damaged(named + " is on host cell " + std::to_string(cell.host_cell) + ", which another guest cell is on");
+    }
     if (cell.guest_cpus.intersects(vcpus_seen)) {
       return damaged(named + " lists vCPUs " + to_cpu_list(cell.guest_cpus.intersected(vcpus_seen)) +
                      ", which another cell lists too");
@@ -165,6 +172,21 @@ Status check_placement_record(const Placement& placement, const std::string& whe
       if (const auto [at, fresh] = pinned.emplace(pcpu, vcpu); !fresh) {
         return damaged("pCPU " + std::to_string(pcpu) + " is pinned to vCPUs " + std::to_string(at->second) + " and " +
                        std::to_string(vcpu));
+      }
+    }
+  }
+  // The emulator's pCPU and isolate's siblings are held apart from every vCPU, and each once.
+  CpuSet apart;
+  for (const auto& cell : placement.cells) {
+    for (const CpuSet* held : {&cell.cpuset_reserved, &cell.isolated_cpus}) {
+      const char* what = held == &cell.cpuset_reserved ? " reserved for the emulator" : " kept free by isolate";
+      for (std::uint32_t pcpu : *held) {
+        const std::string named = "pCPU " + std::to_string(pcpu) + what + " (guest cell " + std::to_string(cell.guest_cell) + ")";
+        if (const auto pin = pinned.find(pcpu); pin != pinned.end()) {
+          return damaged(named + " is pinned to vCPU " + std::to_string(pin->second));
+        }
+        if (apart.contains(pcpu)) return damaged(named + " is held by the record twice");
+        apart.insert(pcpu);
       }
     }
   }

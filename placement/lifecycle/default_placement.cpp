@@ -206,7 +206,8 @@ std::string memory_shortfall(const HostTopology& host, std::uint64_t memory_kib,
     text += (i ? ", " : "") + std::string("cell ") + std::to_string(cell.id) + " has " + std::to_string(room / 1024) +
             " MiB free";
   }
-  return text + " (memory physically free, never more than the RAM ratio allows)";
+  return text + (page_kib > 4 ? std::string(" (free pages of that size)")
+                               : std::string(" (memory physically free, never more than the RAM ratio allows)"));
 }
 
 std::string cpu_shortfall(const HostTopology& host, const std::vector<CellRoom>& rooms, std::uint32_t vcpus) {
@@ -240,6 +241,41 @@ std::uint64_t strict_memory_room_kib(const HostTopology& host, const HostCell& c
   return room;
 }
 
+namespace {
+
+// Every cell position with CPUs: the widest mask candidate_masks yields.
+std::uint64_t positions_with_cpus(const HostTopology& host) {
+  std::uint64_t all = 0;
+  for (std::size_t i = 0; i < host.cells.size() && i < 64; ++i) {
+    if (!host.cells[i].cpus.empty()) all |= std::uint64_t{1} << i;
+  }
+  return all;
+}
+
+ResourceVector memory_request_of(const FloatingGuest& guest) {
+  const auto memory = static_cast<double>(guest.memory_kib);
+  return guest.hugepage_kib > 4 ? ResourceVector({{"hugepages-" + std::to_string(guest.hugepage_kib), memory}})
+                                : ResourceVector({{"memory", memory}});
+}
+
+std::optional<std::string> shortfall_in(const HostTopology& host, const std::vector<CellRoom>& rooms,
+                                        const FloatingGuest& guest) {
+  const ResourceVector room = available_in(rooms, positions_with_cpus(host));
+  if (!memory_request_of(guest).less_equal(room, MissingDimension::Zero)) {
+    return memory_shortfall(host, guest.memory_kib, guest.hugepage_kib);
+  }
+  if (!ResourceVector({{"cpu-load", static_cast<double>(guest.vcpus)}}).less_equal(room, MissingDimension::Zero)) {
+    return cpu_shortfall(host, rooms, guest.vcpus);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> floating_shortfall(const HostTopology& host, const FloatingGuest& guest) {
+  return shortfall_in(host, rooms_of(host), guest);
+}
+
 Result<DefaultPlacement> place_floating_guest(const HostTopology& host, const FloatingGuest& guest,
                                               const DefaultPlacementOptions& options,
                                               const std::vector<std::string>& pci_names) {
@@ -261,12 +297,16 @@ Result<DefaultPlacement> place_floating_guest(const HostTopology& host, const Fl
   if (!numa) return numa.error();
 
   const std::vector<CellRoom> rooms = rooms_of(host);
+  // The guest is confined to the cells chosen: when no set of cells holds its memory (a strict
+  // binding elsewhere would fail) or its vCPUs (they would overload the cells beyond the CPU
+  // ratio), it does not fit, whatever the policy (best-effort would otherwise bind it by its other
+  // resources' hints). A pCPU per vCPU is only preferred (the cpu hints), as an operator may bound
+  // a guest's vCPUs to fewer pCPUs (<vcpu cpuset>).
+  if (auto shortfall = shortfall_in(host, rooms, guest)) return make_error("NoFit", *shortfall);
   const double vcpus = guest.vcpus;
-  const auto memory = static_cast<double>(guest.memory_kib);
   const std::string pages = "hugepages-" + std::to_string(guest.hugepage_kib);
   const ResourceVector cpu_request({{"cpu", vcpus}, {"cpu-load", vcpus}});
-  const ResourceVector memory_request = guest.hugepage_kib > 4 ? ResourceVector({{pages, memory}})
-                                                               : ResourceVector({{"memory", memory}});
+  const ResourceVector memory_request = memory_request_of(guest);
   const std::vector<std::uint64_t> masks = candidate_masks(host, [&](std::uint64_t m) {
     const ResourceVector room = available_in(rooms, m);
     return cpu_request.less_equal(room, MissingDimension::Zero) && memory_request.less_equal(room, MissingDimension::Zero);
@@ -289,19 +329,7 @@ Result<DefaultPlacement> place_floating_guest(const HostTopology& host, const Fl
     out.resources.push_back({name, hints});
   }
 
-  // The guest is confined to the cells chosen: when no set of cells holds its memory (a strict
-  // binding elsewhere would fail) or its vCPUs (they would overload the cells beyond the CPU
-  // ratio), it does not fit, whatever the policy (best-effort would otherwise bind it by its other
-  // resources' hints).
-  if (out.resources[1].hints && out.resources[1].hints->empty()) {
-    return make_error("NoFit", memory_shortfall(host, guest.memory_kib, guest.hugepage_kib));
-  }
-  // The CPU ratio is the host's limit; a vCPU per pCPU is only preferred (the cpu hints), as an
-  // operator may bound a guest's vCPUs to fewer pCPUs (<vcpu cpuset>).
   const ResourceVector load_request({{"cpu-load", vcpus}});
-  if (!load_request.less_equal(available_in(rooms, masks.empty() ? 0 : masks.back()), MissingDimension::Zero)) {
-    return make_error("NoFit", cpu_shortfall(host, rooms, guest.vcpus));
-  }
   for (const auto& [name, cells] : guest.pinned_vcpu_cells) {
     HintList hints;  // every mask reaching the pin's cells, preferred when it is one of them alone
     for (std::uint64_t m : masks) {

@@ -67,6 +67,13 @@ struct DefaultPlacement {
 // and the host do not hold), never more than the RAM ratio leaves.
 std::uint64_t strict_memory_room_kib(const HostTopology& host, const HostCell& cell);
 
+// Why no set of the host's cells can hold `guest` (only its vCPUs, memory and page size are read):
+// its memory beyond what the cells with CPUs can bind ("memory: ..."), or its vCPUs beyond what the
+// CPU ratio leaves on them ("vCPUs: ..."); nullopt when the host holds it. Room adds up over cells,
+// so this is the whole host's room, and exactly when place_floating_guest refuses with NoFit: rank
+// asks it so that a host it ranks is one place confines the guest on.
+std::optional<std::string> floating_shortfall(const HostTopology& host, const FloatingGuest& guest);
+
 // The cells chosen hold the guest whole: its vCPUs within the CPU ratio (and a pCPU each when some
 // set of cells has that many) and its memory; best-effort widens the merged mask to such cells.
 // Errors: "PolicyRefused" when restricted / single-numa-node cannot admit the guest (with why),

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "placement/model/count_words.h"
+#include "placement/lifecycle/default_placement.h"
 #include "placement/request/guest_tuning.h"
 
 namespace numaplace {
@@ -14,41 +14,14 @@ constexpr std::int64_t kMilli = 1000;
 
 std::int64_t milli_cpus(double cpus) { return static_cast<std::int64_t>(std::llround(cpus * kMilli)); }
 
-// Nova's CoreFilter/RamFilter view for a guest that floats over the whole host.
+// A guest without a NUMA topology is confined by place to cells that hold it (default_placement.h):
+// a host is refused when no set of its cells can, for the reason place would give.
 std::optional<std::string> floating_misfit(const HostTopology& host, const GuestRequest& request, std::uint64_t page_kib) {
-  if (page_kib > 4) {
-    // Huge pages are exact, ratio or not: free pages of the size over all the host's cells.
-    std::uint64_t free_kib = 0;
-    for (const auto& cell : host.cells) {
-      for (const auto& pool : cell.pages) free_kib += pool.size_kib == page_kib ? pool.free() * pool.size_kib : 0;
-    }
-    if (free_kib < request.memory_kib) {
-      return "needs " + std::to_string(request.memory_kib / 1024) + " MiB in " + std::to_string(page_kib) +
-             " KiB pages; the host has " + std::to_string(free_kib / 1024) + " MiB free in such pages";
-    }
-  }
-  if (!host.ratio.enforced) return std::nullopt;  // no limits: nothing to exceed
-  double shared_capacity = 0;
-  double shared_load = 0;
-  double memory_capacity = 0;
-  double memory_used = 0;
-  for (const auto& cell : host.cells) {
-    shared_capacity += static_cast<double>(cell.shared_cpus.size()) * host.ratio.cpu;
-    shared_load += cell.usage.shared_cpus;
-    memory_capacity += static_cast<double>(cell.memory_kib) * host.ratio.ram;
-    memory_used += static_cast<double>(cell.usage.memory_kib);
-  }
-  if (shared_load + request.vcpus > shared_capacity) {
-    return "needs " + count_of(request.vcpus, "vCPU") + "; the host has room for " +
-           std::to_string(static_cast<long long>(std::max(0.0, shared_capacity - shared_load))) +
-           " more floating vCPUs";
-  }
-  if (page_kib <= 4 && memory_used + static_cast<double>(request.memory_kib) > memory_capacity) {
-    return "needs " + std::to_string(request.memory_kib / 1024) + " MiB; the host has " +
-           std::to_string(static_cast<long long>(std::max(0.0, memory_capacity - memory_used) / 1024)) +
-           " MiB left under its RAM ratio";
-  }
-  return std::nullopt;
+  FloatingGuest guest;
+  guest.vcpus = request.vcpus;
+  guest.memory_kib = request.memory_kib;
+  guest.hugepage_kib = page_kib;
+  return floating_shortfall(host, guest);
 }
 
 // Writes the host's totals into `node`, reusing its entries: a ranking does this for every fitting

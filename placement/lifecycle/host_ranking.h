@@ -7,8 +7,9 @@
 // requested = pinned pCPUs x 1000 + floating vCPU load x 1000 / cpu ratio, and the
 // guest adds its dedicated vCPUs x 1000 and its shared vCPUs x 1000 / cpu ratio.
 // memory in bytes: allocatable = the cells' memory, requested = what guests hold.
-// A guest without a NUMA topology (Nova's no_topology) fits a host whose totals can
-// still take it (vCPUs within cpu ratio x CPUs, memory within ram ratio x memory).
+// A guest without a NUMA topology (Nova's no_topology) fits a host some set of whose cells
+// can hold it as place confines it (floating_shortfall: vCPUs within the CPU ratio on the
+// floating pCPUs, memory physically free in its page size, within the RAM ratio).
 // Order: fitting hosts by score (highest first), ties by input order; then the
 // refused ones in input order, each with its reason. A request place would refuse on any
 // host (a CPU topology it cannot write, guest_tuning.h) is an error. Pure; no I/O; no global state.

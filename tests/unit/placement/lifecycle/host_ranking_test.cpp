@@ -110,8 +110,9 @@ TEST(HostRanking, GuestWithoutTopologyNeedsRoomInTheTotals) {
 TEST(HostRanking, AGuestWithoutTopologyOnHugePagesNeedsThemFreeOverTheHost) {
   std::vector<HostTopology> hosts{make_host(2, 4, 8192), make_host(2, 4, 8192), make_host(2, 4, 8192)};
   const std::uint64_t gib = 1048576;
-  for (auto& cell : hosts[0].cells) cell.pages.push_back({gib, 3, 0, 0});  // 6 GiB over two cells
-  for (auto& cell : hosts[1].cells) cell.pages.push_back({gib, 2, 0, 0});  // 4 GiB
+  // As a host reports them: the small pages are what the 1 GiB pages leave of each 4 GiB cell.
+  for (auto& cell : hosts[0].cells) cell.pages = {{4, 1 * gib / 4, 0, 0}, {gib, 3, 0, 0}};  // 6 GiB over two cells
+  for (auto& cell : hosts[1].cells) cell.pages = {{4, 2 * gib / 4, 0, 0}, {gib, 2, 0, 0}};  // 4 GiB
   RankOptions options;
   options.floating_page_kib = gib;
   auto ranked = rank_hosts(hosts, guest(2, 5 * 1024, {}), options);
@@ -120,14 +121,22 @@ TEST(HostRanking, AGuestWithoutTopologyOnHugePagesNeedsThemFreeOverTheHost) {
   EXPECT_TRUE((*ranked)[0].fits);
   EXPECT_EQ((*ranked)[0].index, 0u);
   EXPECT_FALSE((*ranked)[1].fits);
-  EXPECT_NE((*ranked)[1].reason.find("needs 5120 MiB in 1048576 KiB pages; the host has 4096 MiB free"),
+  EXPECT_NE((*ranked)[1].reason.find("memory: 5120 MiB in 1048576 KiB pages cannot be bound to any set of host cells: "
+                                      "cell 0 has 2048 MiB free, cell 1 has 2048 MiB free"),
             std::string::npos) << (*ranked)[1].reason;
   EXPECT_FALSE((*ranked)[2].fits);  // no pages of the size at all
-  // On small pages the totals under the RAM ratio decide, as before: all three fit.
+  // On small pages, the huge page pools are carved out of the cells' memory: 1 + 1 GiB and 2 + 2 GiB
+  // of small pages are left on the first two hosts, too little for 5 GiB; the third has all 8 GiB.
   options.floating_page_kib = 0;
   auto small = rank_hosts(hosts, guest(2, 5 * 1024, {}), options);
   ASSERT_TRUE(small);
-  for (const auto& r : *small) EXPECT_TRUE(r.fits) << r.reason;
+  ASSERT_EQ(small->size(), 3u);
+  EXPECT_TRUE((*small)[0].fits);
+  EXPECT_EQ((*small)[0].index, 2u);
+  EXPECT_FALSE((*small)[1].fits);
+  EXPECT_FALSE((*small)[2].fits);
+  EXPECT_NE((*small)[1].reason.find("cell 0 has 1024 MiB free, cell 1 has 1024 MiB free"), std::string::npos)
+      << (*small)[1].reason;
 }
 
 TEST(HostRanking, ABadRequestIsAnError) {

@@ -149,7 +149,8 @@ TEST(AmbiguousInput, RankDomainAsksForThePageSizeEveryCellOfTheDomainUses) {
   // (hw:mem_page_size would ask for one guest cell holding them all).
   EXPECT_NE(r.err.find("asks for 1048576 KiB pages: ranked on the host's free pages of that size"), std::string::npos)
       << r.err;
-  EXPECT_NE(r.err.find("needs 4096 MiB in 1048576 KiB pages; the host has 0 MiB free in such pages"), std::string::npos)
+  EXPECT_NE(r.err.find("memory: 4096 MiB in 1048576 KiB pages cannot be bound to any set of host cells: cell 0 has 0 MiB free "
+                       "(free pages of that size)"), std::string::npos)
       << r.err;
   // With a NUMA request the size is asked for as hw:mem_page_size.
   CliRun numa = run("rank --hosts " + host + " --domain " + domain + " --spec hw:numa_nodes=1");

@@ -6,7 +6,7 @@
 // that succeeds leaves each thread within where the operator let it run, as libvirt reads the
 // elements (a vCPU's <vcpupin>, else <vcpu cpuset>; the emulator's <emulatorpin>, else <vcpu
 // cpuset>), never anywhere where the operator bounded it; the memory nodeset and every <memnode>
-// within the operator's nodeset, in the operator's mode. An isolated emulator (dedicated or mixed)
+// within the operator's nodeset, each in the operator's mode. An isolated emulator (dedicated or mixed)
 // runs on one pCPU of its own, which no vCPU of the guest may run on. The check parses the cpulists
 // and reads the output with code of its own.
 #include <gtest/gtest.h>
@@ -110,7 +110,7 @@ TEST(OperatorBindingsProperty, EveryBindingIsWrittenWithinTheOperatorsOwn) {
   const HostTopology host = testing::sample_capabilities_host("caps-4cell.xml");
   ASSERT_FALSE(host.cells.empty());
   std::mt19937 rng(20261207);
-  int placed = 0, refused = 0, checked = 0, isolated = 0, isolated_mixed = 0;
+  int placed = 0, refused = 0, checked = 0, isolated = 0, isolated_mixed = 0, memnodes = 0;
   std::map<std::string, int> refusals;
   for (int round = 0; round < 2000; ++round) {
     const Drawn d = draw(rng);
@@ -180,6 +180,9 @@ TEST(OperatorBindingsProperty, EveryBindingIsWrittenWithinTheOperatorsOwn) {
       }
       for (xmlNode* memnode : children(child(root, "numatune"), "memnode")) {
         EXPECT_TRUE(within(ids_in_list(attr(memnode, "nodeset").value_or("")), *d.nodeset)) << "a memnode outside the nodeset\n" << context;
+        // libvirt's default for both elements is strict; a guest cell's memory keeps the mode the operator chose.
+        EXPECT_EQ(attr(memnode, "mode").value_or("strict"), d.memory_mode.value_or("strict")) << "a memnode in another mode\n" << context;
+        ++memnodes;
       }
       ++checked;
     }
@@ -194,6 +197,7 @@ TEST(OperatorBindingsProperty, EveryBindingIsWrittenWithinTheOperatorsOwn) {
   EXPECT_GT(checked, 1500) << why;
   EXPECT_GT(isolated, 200) << why;
   EXPECT_GT(isolated_mixed, 80) << why;
+  EXPECT_GT(memnodes, 300) << why;
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "xml/capabilities_reader.h"
 
+#include "placement/model/host_consistency.h"
+
 #include <algorithm>
 #include <charconv>
 #include <map>
@@ -179,6 +181,13 @@ Result<HostTopology> read_capabilities(std::string_view text, std::string_view w
       }
       host.cells[i].distances.push_back(it != distances[i].end() ? it->second : 10);
     }
+  }
+  if (auto consistent = check_host_consistency(host, name); !consistent) return consistent.error();
+  // A machine without a CPU cannot report itself; such capabilities are damaged (a host JSON may
+  // model CPU-less cells only, as Nova's tests do).
+  if (std::all_of(host.cells.begin(), host.cells.end(), [](const HostCell& cell) { return cell.cpus.empty(); })) {
+    return make_error("InconsistentHost", name + ": no NUMA cell lists a CPU; give the output of 'virsh capabilities' "
+                                                 "unchanged");
   }
   return host;
 }

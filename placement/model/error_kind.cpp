@@ -37,6 +37,7 @@ constexpr RegisteredError kRegister[] = {
     {"ImageVCPULimitsRangeExceeded", ErrorKind::BadInput},
     {"ImageVCPULimitsRangeImpossible", ErrorKind::BadInput},
     {"ImageVCPUTopologyRangeExceeded", ErrorKind::BadInput},
+    {"InconsistentHost", ErrorKind::BadInput},
     {"InternalError", ErrorKind::Internal},
     {"Invalid", ErrorKind::BadInput},
     {"InvalidArgument", ErrorKind::BadOption},

@@ -2,6 +2,7 @@
 #include "plugin/sources/host_json.h"
 
 #include "placement/lifecycle/default_placement.h"
+#include "placement/model/host_consistency.h"
 #include "plugin/sources/json_fields.h"
 #include "placement/model/pci_address.h"
 
@@ -243,7 +244,9 @@ json cpu_array(const CpuSet& set) { return set.ids(); }
 
 Result<HostTopology> host_from_json(const nlohmann::json& host, std::string_view what) {
   try {
-    return parse(host, std::string(what));
+    HostTopology topology = parse(host, std::string(what));
+    if (auto consistent = check_host_consistency(topology, std::string(what)); !consistent) return consistent.error();
+    return topology;
   } catch (const BadField& problem) {
     return make_error("InvalidHostJson", problem.message);
   } catch (const std::exception& e) {

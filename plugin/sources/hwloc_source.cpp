@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "placement/model/host_consistency.h"
 #include "xml/xml_document.h"
 #include "placement/model/text_items.h"
 
@@ -220,6 +221,8 @@ Result<HostTopology> to_host(hwloc_topology_t topology, const std::string& what)
   for (hwloc_obj_t obj = hwloc_get_next_pcidev(topology, nullptr); obj != nullptr; obj = hwloc_get_next_pcidev(topology, obj)) {
     host.pci.push_back(pci_device(topology, obj));
   }
+  // In the caller's process (the C ABI), as after the CLI's child: the same contradictions refused.
+  if (auto consistent = check_host_consistency(host, what); !consistent) return consistent.error();
   return host;
 }
 
@@ -311,15 +314,31 @@ Status check_export_shape(std::string text, const std::string& what) {
                              "export does (write one with 'lstopo --of xml FILE')");
   }
   std::vector<const xmlNode*> pending{root};
+  // hwloc sizes a distance matrix as nbobjs x nbobjs in 32 bits: an nbobjs of 65537 wraps to a
+  // small buffer that hwloc then reads far beyond. A matrix relates objects of the export, so it
+  // has no more rows than the export has objects.
+  std::size_t objects = 0;
+  std::uint64_t widest_matrix = 0;
   while (!pending.empty()) {
     const xmlNode* node = pending.back();
     pending.pop_back();
     for (const xmlNode* child : xml::child_elements(node)) pending.push_back(child);
+    if (xml::is_named(node, "distances2") || xml::is_named(node, "distances2hetero") || xml::is_named(node, "distances")) {
+      const auto rows = xml::attribute(node, "nbobjs");
+      const auto value = decimal_attribute(rows, 10);
+      if (!value) {
+        return load_failed(what, "a <" + std::string(reinterpret_cast<const char*>(node->name)) + "> has the nbobjs '" +
+                                     rows.value_or("").substr(0, 32) + "'; hwloc writes the number of objects it relates");
+      }
+      widest_matrix = std::max(widest_matrix, *value);
+      continue;
+    }
     if (xml::is_named(node, "page_type")) {
       if (const auto problem = page_type_problem(node)) return load_failed(what, *problem);
       continue;
     }
     if (!xml::is_named(node, "object")) continue;
+    ++objects;
     const auto type = xml::attribute(node, "type");
     const bool io_or_misc = type == "Bridge" || type == "PCIDev" || type == "OSDev" || type == "Misc";
     for (const char* set : {"cpuset", "complete_cpuset", "nodeset", "complete_nodeset"}) {
@@ -368,6 +387,10 @@ Status check_export_shape(std::string text, const std::string& what) {
                                      "'; hwloc writes every set within its complete set");
       }
     }
+  }
+  if (widest_matrix > objects) {
+    return load_failed(what, "a distance matrix relates " + std::to_string(widest_matrix) + " objects, but the export has " +
+                                 std::to_string(objects) + "; the export is damaged: write one with 'lstopo --of xml FILE'");
   }
   return Done{};
 }

@@ -2,6 +2,7 @@
 #include "numaplace/host_source.h"
 
 #include <iostream>
+#include <map>
 
 #include "plugin/sources/free_memory.h"
 #include "plugin/sources/host_config_file.h"
@@ -25,6 +26,7 @@ std::string cell_ids(const HostTopology& host) {
 }
 
 Status add_nodedev_files(HostTopology& host, const std::vector<std::string>& files) {
+  std::map<std::string, std::string> given_by;  // address -> the file that gave it
   for (const auto& path : files) {
     const std::string what = "node device file '" + path + "'";
     auto text = xml::read_text_file(path, "node device file");
@@ -43,6 +45,18 @@ Status add_nodedev_files(HostTopology& host, const std::vector<std::string>& fil
                                                    std::to_string(*dev.numa_node) + ", but the host has cells " +
                                                    cell_ids(host) + ": the file describes another host");
       }
+      // A device given twice on two nodes (by the files, or by a file and the host source) is two
+      // hosts' devices: which node to bind it near would be a guess.
+      for (const auto& known : host.pci) {
+        if (known.address != dev.address || !known.numa_node || !dev.numa_node || *known.numa_node == *dev.numa_node) continue;
+        const auto earlier = given_by.find(dev.address);
+        return make_error("InvalidNodeDevice", "PCI device " + dev.address + " is on NUMA node " +
+                                                   std::to_string(*dev.numa_node) + " in " + what + " but on node " +
+                                                   std::to_string(*known.numa_node) + " in " +
+                                                   (earlier != given_by.end() ? earlier->second : std::string("the host source")) +
+                                                   "; give the node devices of this host only, each once");
+      }
+      given_by[dev.address] = what;
       plugin::add_or_update_pci(host, std::move(dev));
     }
   }

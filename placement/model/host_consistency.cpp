@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "placement/model/host_consistency.h"
+
+#include <set>
+
+namespace numaplace {
+namespace {
+
+std::string cell_ids(const HostTopology& host) {
+  std::string ids;
+  for (const auto& cell : host.cells) ids += (ids.empty() ? "" : ",") + std::to_string(cell.id);
+  return ids;
+}
+
+Status check_distances(const HostTopology& host, const std::string& what) {
+  const std::size_t cells = host.cells.size();
+  for (std::size_t i = 0; i < cells; ++i) {
+    const HostCell& cell = host.cells[i];
+    const std::string named = what + ": cell " + std::to_string(cell.id);
+    if (cell.distances.empty()) continue;
+    if (cell.distances.size() != cells) {
+      return make_error("InvalidNumaDistances", named + " lists " + std::to_string(cell.distances.size()) +
+                                                    " distances for " + std::to_string(cells) +
+                                                    " cells; a row gives one distance per cell, or none");
+    }
+    for (std::size_t j = 0; j < cells; ++j) {
+      const std::string to = " to cell " + std::to_string(host.cells[j].id);
+      if (cell.distances[j] == 0) {
+        return make_error("InvalidNumaDistances", named + " gives a distance of 0" + to +
+                                                      "; distances are relative, a cell's own is the least (10 by ACPI)");
+      }
+      if (cell.distances[j] < cell.distances[i]) {
+        return make_error("InvalidNumaDistances", named + " is farther from itself (" + std::to_string(cell.distances[i]) +
+                                                      ") than" + to + " (" + std::to_string(cell.distances[j]) +
+                                                      "); the matrix is damaged: take it from the host again");
+      }
+    }
+  }
+  return Done{};
+}
+
+}  // namespace
+
+Status check_host_consistency(const HostTopology& host, const std::string& what) {
+  std::set<std::uint32_t> ids;
+  for (const auto& cell : host.cells) {
+    if (!ids.insert(cell.id).second) {
+      return make_error("DuplicateNumaNode", what + ": NUMA cell " + std::to_string(cell.id) +
+                                                 " is listed twice; a host lists each node once");
+    }
+  }
+  if (const auto problem = cell_cpu_problem(host)) return make_error("InconsistentHost", what + ": " + *problem);
+  if (auto distances = check_distances(host, what); !distances) return distances;
+  std::set<std::string> addresses;
+  for (const auto& device : host.pci) {
+    if (!device.address.empty() && !addresses.insert(device.address).second) {
+      return make_error("InconsistentHost", what + ": PCI device " + device.address +
+                                                " is listed twice; a device is counted once, or it could be given twice");
+    }
+    if (device.numa_node && host.find_cell(*device.numa_node) == nullptr) {
+      return make_error("InconsistentHost", what + ": PCI device " + device.address + " is on NUMA node " +
+                                                std::to_string(*device.numa_node) + ", but the host has cells " +
+                                                cell_ids(host) + "; give the device's node as the host reports it");
+    }
+  }
+  return Done{};
+}
+
+}  // namespace numaplace

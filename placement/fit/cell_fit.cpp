@@ -94,11 +94,15 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
       return name_of(cell) + " reports pages of 0 KiB, which no host has; its memory cannot be counted";
     });
   }
+  // A small-page pool a source reports larger than its node cannot all be there: never more than
+  // the cell's memory is counted.
+  const std::uint64_t small_kib =
+      smallest != nullptr ? std::min(smallest->total * smallest->size_kib, cell.memory_kib) : cell.memory_kib;
   Demands totals;
   if (guest_cell.pagesize == kPageSizeNone) {
     if (smallest != nullptr) {
       const std::uint64_t rounded_kib = (want_kib + smallest->size_kib - 1) / smallest->size_kib * smallest->size_kib;
-      totals.add("memory", static_cast<double>(rounded_kib), static_cast<double>(smallest->total * smallest->size_kib));
+      totals.add("memory", static_cast<double>(rounded_kib), static_cast<double>(small_kib));
     } else {
       totals.add("memory", static_cast<double>(want_kib), static_cast<double>(cell.memory_kib));
     }
@@ -110,7 +114,7 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
     if (which == "memory" && smallest != nullptr) {
       return misfit(with_reason, [&] {
         return "needs " + mib(want_kib) + " of memory, " + name_of(cell) + " has " +
-            mib(smallest->total * smallest->size_kib) + " in " + std::to_string(smallest->size_kib) +
+            mib(small_kib) + " in " + std::to_string(smallest->size_kib) +
             " KiB pages in all";
       });
     }
@@ -139,7 +143,7 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
   const bool small_pages_only =
       host.accounting == Accounting::Exclusive && smallest != nullptr && guest_cell.pagesize == kPageSizeNone;
   const double free_memory =
-      static_cast<double>(small_pages_only ? smallest->total * smallest->size_kib : cell.memory_kib) -
+      static_cast<double>(small_pages_only ? small_kib : cell.memory_kib) -
       static_cast<double>(cell.usage.memory_kib);
   if (pinned) {
     const std::size_t pinned_here = cell.dedicated_cpus.count_common(cell.usage.pinned_cpus);

@@ -231,7 +231,9 @@ std::uint64_t strict_memory_room_kib(const HostTopology& host, const HostCell& c
   }
   // The small pages' memory (huge page pools are carved out of the cell's memory), or the whole
   // cell when the host reports no pools; less what guests (and the host) hold there.
-  const std::uint64_t small = smallest != nullptr ? smallest->total * smallest->size_kib : cell.memory_kib;
+  // (never more than the cell's memory: a pool a source reports larger than its node cannot all be there)
+  const std::uint64_t small =
+      smallest != nullptr ? std::min(smallest->total * smallest->size_kib, cell.memory_kib) : cell.memory_kib;
   std::uint64_t room = small > cell.usage.memory_kib ? small - cell.usage.memory_kib : 0;
   if (host.ratio.enforced) {
     const double ratio_room = static_cast<double>(cell.memory_kib) * host.ratio.ram -

@@ -101,20 +101,6 @@ Status define_xml(const LibvirtConnection& conn, const std::string& xml, const s
   return Done{};
 }
 
-// The recorded placement still fits the host as it is now (others' claims folded in).
-bool still_fits(const HostTopology& host, const GuestTopology& topology, const Placement& placement) {
-  if (placement.cells.size() != topology.cells.size()) return false;
-  for (std::size_t i = 0; i < placement.cells.size(); ++i) {
-    const CellPlacement& placed = placement.cells[i];
-    const HostCell* cell = host.find_cell(placed.host_cell);
-    if (cell == nullptr || placed.guest_cell != topology.cells[i].id) return false;
-    if (cell_misfit(host, *cell, topology, topology.cells[i])) return false;
-    const CpuSet held = placed.held_cpus();
-    if (held.intersects(cell->usage.pinned_cpus) || !held.is_subset_of(cell->cpus)) return false;
-  }
-  return true;
-}
-
 // What a lifecycle call reports of a placement: the cells, the confinement, and how the
 // recorded placement was used.
 void take_placement(LifecycleOutcome& outcome, PlaceOutcome&& placed) {
@@ -214,37 +200,10 @@ Result<LifecycleOutcome> start_domain(const std::string& name, const LifecycleOp
   const std::string what = "domain '" + name + "'";
   auto doc = xml::parse_document(domain_xml, what);
   if (!doc) return doc.error();
-  auto record = xml::read_placement_record(doc->get(), what);
-  if (!record) return record.error();
-  auto stored = xml::read_stored_request(doc->get(), what);
-  if (!stored) return stored.error();
-  auto summary = xml::read_domain_summary(doc->get(), what);
-  if (!summary) return summary.error();
-
-  const bool explicit_request = !options.flavor_specs.empty() || !options.image_props.empty();
-  bool keep = false;
-  if (*record && *stored && !explicit_request) {
-    GuestRequest guest{summary->vcpus, xml::boot_memory_kib(*summary), (*stored)->flavor_specs, (*stored)->image_props,
-                       {}, {}};
-    auto topology = derive_guest_topology(guest);
-    keep = topology.ok() && topology->has_value() && still_fits(session->host, **topology, **record);
-    if (keep) {
-      // Kept as it is, but guests defined or started since may float over its pCPUs.
-      auto narrowings = plan_narrowing(others, (*record)->held_cpus(), name);
-      if (!narrowings) return narrowings.error();
-      PlaceOutcome kept;
-      kept.placement = **record;
-      kept.held = (*record)->held_cpus();
-      kept.narrowings = std::move(*narrowings);
-      if (!options.dry_run) {
-        if (auto narrowed = narrow_others(*session, kept); !narrowed) return narrowed.error();
-      }
-      outcome.placement = **record;
-      outcome.replacement.kind = ReplacementKind::Kept;
-      outcome.narrowings = std::move(kept.narrowings);
-    }
-  }
-  if (!keep) {
+  // Placed as place would place the domain as it is now: its record is kept where it still holds
+  // (place_again), with what the operator changed since and the host configuration counted; only
+  // a domain the placement rewrites is defined again.
+  {
     PlaceRequest request{domain_xml, what, options.flavor_specs, options.image_props, options.fit, options.floating, {}};
     request.other_guests = &others;
     request.explanation = options.explanation;

@@ -10,6 +10,10 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <string>
 
 namespace numaplace::plugin {
 namespace {
@@ -215,6 +219,76 @@ TEST_F(Lifecycle, ADryRunPlacesAsTheRealCallWouldAndChangesNothing) {
   ASSERT_NE(domain, nullptr);
   EXPECT_EQ(virDomainIsActive(domain), 0) << "a dry run started the guest";
   virDomainFree(domain);
+}
+
+
+// The pCPU each vCPU of `xml` is pinned to (<vcpupin vcpu='V' cpuset='P'/> with one pCPU), read here.
+std::map<int, std::string> pins_of(const std::string& xml) {
+  std::map<int, std::string> pins;
+  const std::regex pin("<vcpupin vcpu='(\\d+)' cpuset='([^']*)'/>");
+  for (auto it = std::sregex_iterator(xml.begin(), xml.end(), pin); it != std::sregex_iterator(); ++it) {
+    pins[std::stoi((*it)[1].str())] = (*it)[2].str();
+  }
+  return pins;
+}
+
+// start keeps a recorded placement only where the domain as it is now still holds: an operator who
+// moved a defined guest's pins (virsh edit) onto a running guest's pCPUs gets a refusal or a
+// placement within the edit, never a start on held pCPUs; a host configuration reserving a
+// recorded pCPU since the define moves the guest off it.
+TEST_F(Lifecycle, StartNeverKeepsPinsOthersHoldOrTheHostReserves) {
+  LifecycleOptions options = options_for_test_driver();
+  options.flavor_specs = {{"hw:numa_nodes", "1"}, {"hw:cpu_policy", "dedicated"}};
+  LifecycleOptions from_metadata = options;
+  from_metadata.flavor_specs.clear();
+  ASSERT_TRUE(define_domain(guest("lc-held", 2, 256), "lc-held", options).ok());
+  ASSERT_TRUE(start_domain("lc-held", from_metadata).ok());
+  const auto held = pins_of(xml_of(keep_alive_, "lc-held"));
+  ASSERT_EQ(held.size(), 2u);
+  ASSERT_TRUE(define_domain(guest("lc-edited", 2, 256), "lc-edited", options).ok());
+  // The operator moves lc-edited's pins onto lc-held's pCPUs, as virsh edit would.
+  virDomainPtr domain = virDomainLookupByName(keep_alive_, "lc-edited");
+  ASSERT_NE(domain, nullptr);
+  char* raw = virDomainGetXMLDesc(domain, VIR_DOMAIN_XML_INACTIVE);
+  std::string edited = raw;
+  free(raw);
+  virDomainFree(domain);
+  for (const auto& [vcpu, pcpu] : pins_of(edited)) {
+    const std::string from = "<vcpupin vcpu='" + std::to_string(vcpu) + "' cpuset='" + pcpu + "'/>";
+    edited.replace(edited.find(from), from.size(), "<vcpupin vcpu='" + std::to_string(vcpu) + "' cpuset='" + held.at(vcpu) + "'/>");
+  }
+  domain = virDomainDefineXML(keep_alive_, edited.c_str());
+  ASSERT_NE(domain, nullptr);
+  virDomainFree(domain);
+  auto started = start_domain("lc-edited", from_metadata);
+  if (started.ok()) {
+    for (const auto& [vcpu, pcpu] : pins_of(xml_of(keep_alive_, "lc-edited"))) {
+      EXPECT_NE(pcpu, held.at(0)) << "vCPU " << vcpu << " started on lc-held's pCPU";
+      EXPECT_NE(pcpu, held.at(1)) << "vCPU " << vcpu << " started on lc-held's pCPU";
+    }
+  } else {
+    EXPECT_NE(started.error().name, "AlreadyRunning") << started.error().message;
+  }
+
+  // A defined guest whose recorded pCPU the host configuration now reserves.
+  ASSERT_TRUE(define_domain(guest("lc-reserved", 2, 256), "lc-reserved", options).ok());
+  domain = virDomainLookupByName(keep_alive_, "lc-reserved");
+  ASSERT_NE(domain, nullptr);
+  raw = virDomainGetXMLDesc(domain, VIR_DOMAIN_XML_INACTIVE);
+  const std::string reserved_pcpu = pins_of(raw).at(0);
+  free(raw);
+  virDomainFree(domain);
+  const std::string config = (std::filesystem::temp_directory_path() / ("numaplace-test-" + std::to_string(getpid()) + ".conf")).string();
+  std::ofstream(config) << "[numaplace]\nreserved_cpus = " << reserved_pcpu << "\n";
+  LifecycleOptions reserving = from_metadata;
+  reserving.host_config = config;
+  auto moved = start_domain("lc-reserved", reserving);
+  std::filesystem::remove(config);
+  ASSERT_TRUE(moved.ok()) << moved.error().message;
+  EXPECT_NE(moved->replacement.kind, ReplacementKind::Kept);
+  for (const auto& [vcpu, pcpu] : pins_of(xml_of(keep_alive_, "lc-reserved"))) {
+    EXPECT_NE(pcpu, reserved_pcpu) << "vCPU " << vcpu << " started on a reserved pCPU";
+  }
 }
 
 }  // namespace

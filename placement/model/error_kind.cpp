@@ -98,6 +98,7 @@ constexpr RegisteredError kRegister[] = {
     {"RealtimeMaskNotFoundOrInvalid", ErrorKind::BadInput},
     {"RequiredMixedInstancePolicy", ErrorKind::BadInput},
     {"RequiredMixedOrRealtimeCPUMask", ErrorKind::BadInput},
+    {"RunningGuestsUnknown", ErrorKind::HostUnavailable},
     {"StartFailed", ErrorKind::LibvirtRefused},
     {"TooManyNumaNodes", ErrorKind::BadInput},
     {"UnknownHostCell", ErrorKind::BadInput},

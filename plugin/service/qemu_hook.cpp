@@ -24,11 +24,19 @@ HookVerdict refuse(Error error, std::vector<std::string> warnings = {}) {
   return verdict;
 }
 
-// The claims of the guests running here, leaving out the guest itself.
-std::vector<GuestClaim> running_claims(const HookSources& sources, const HostTopology& host,
-                                       const xml::DomainSummary& self, std::vector<std::string>& warnings) {
-  HostClaims claims = read_host_claims(sources.running(), host, self.name, self.uuid);
-  for (auto& warning : claims.warnings) warnings.push_back("not counted: " + std::move(warning));
+// The claims of the guests running here, leaving out the guest itself; RunningGuestsUnknown when
+// one cannot be read or counted on this host: placing or passing around a guest whose holdings are
+// unknown could give its pCPUs away twice.
+Result<std::vector<GuestClaim>> running_claims(const HookSources& sources, const HostTopology& host,
+                                               const xml::DomainSummary& self) {
+  auto running = sources.running();
+  if (!running) return running.error();
+  HostClaims claims = read_host_claims(*running, host, self.name, self.uuid);
+  if (!claims.warnings.empty()) {
+    return make_error("RunningGuestsUnknown", "what a running guest holds cannot be counted (" + claims.warnings.front() +
+                                                  "), so its pCPUs and memory are unknown; fix its status file or the "
+                                                  "host source, or switch the hook off (docs/hook.md)");
+  }
   return std::move(claims.claims);
 }
 
@@ -59,7 +67,9 @@ HookVerdict place_again(const HookInput& input, const HookSources& sources) {
   auto host = sources.host();
   if (!host) return refuse(host.error());
   HookVerdict verdict;
-  const std::vector<GuestClaim> others = running_claims(sources, *host, summary, verdict.warnings);
+  auto running = running_claims(sources, *host, summary);
+  if (!running) return refuse(running.error());
+  const std::vector<GuestClaim>& others = *running;
   apply_claims(*host, others);
   PlaceRequest request;
   request.domain_xml = input.domain_xml;
@@ -88,15 +98,26 @@ HookVerdict check_pins(const HookInput& input, const HookSources& sources) {
   auto passed = read_passed_domain(input);
   if (!passed) return refuse(passed.error());
   const auto& [what, doc, summary] = *passed;
+  // A guest numaplace did not place is refused only for a collision it is known to have: what the
+  // hook cannot read about it or the running guests lets it pass, with a warning, as libvirt would.
+  auto stored = xml::read_stored_request(doc.get(), what);
+  const bool ours = !stored || stored->has_value();
+  HookVerdict verdict;
+  const auto cannot_decide = [&](Error error) {
+    if (ours) return refuse(std::move(error));
+    verdict.warnings.push_back("passed without a check of its pins: " + error.name + ": " + error.message);
+    return verdict;
+  };
   auto host = sources.host();
-  if (!host) return refuse(host.error());
+  if (!host) return cannot_decide(host.error());
   auto claim = xml::read_guest_claim(doc.get(), *host, what);
-  if (!claim) return refuse(claim.error());
+  if (!claim) return cannot_decide(claim.error());
   bool pins_anything = false;
   for (const auto& cell : claim->cells) pins_anything = pins_anything || !cell.pinned_cpus.empty();
   if (!pins_anything) return {};
-  HookVerdict verdict;
-  const auto collisions = pinning_collisions(*claim, running_claims(sources, *host, summary, verdict.warnings));
+  auto running = running_claims(sources, *host, summary);
+  if (!running) return cannot_decide(running.error());
+  const auto collisions = pinning_collisions(*claim, *running);
   if (collisions.empty()) return verdict;
   std::map<std::string, CpuSet> by_holder;
   for (const auto& [pcpu, holder] : collisions) by_holder[holder].insert(pcpu);

@@ -35,15 +35,16 @@ struct HookInput {
 
 struct HookSources {
   std::function<Result<HostTopology>()> host;        // this host, without claims
-  std::function<std::vector<DomainXml>()> running;   // the guests running here
+  // The guests running here; an error when any of them cannot be read (the hook cannot decide).
+  std::function<Result<std::vector<DomainXml>>()> running;
 };
 
 struct HookVerdict {
   bool refused = false;
   Error refusal;                      // when refused: why
   std::string new_xml;                // when not empty: print it, libvirt uses it
-  // "not counted: ..." for running guests whose claims could not be read; distances kept as the
-  // guest saw them although the new host cells are at others.
+  // Distances kept as the guest saw them although the new host cells are at others; on prepare
+  // begin, a guest numaplace did not place whose pins or running guests could not be read.
   std::vector<std::string> warnings;
   // Threads of running guests that may still run on the pCPUs the placed guest takes; the hook
   // cannot re-pin them (libvirt waits on it), so they are named (numaplace start narrows them).

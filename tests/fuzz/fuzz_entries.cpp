@@ -202,7 +202,7 @@ Outcome hook_stdin(std::string_view data) {
   input.domain_xml = std::string(data.substr(std::min(newline + 1, data.size())));
   plugin::HookSources sources;
   sources.host = [] { return Result<HostTopology>(fixed_host()); };
-  sources.running = [] {
+  sources.running = []() -> Result<std::vector<plugin::DomainXml>> {
     static const char* const kPinned =
         "<domain type='kvm'><name>running-pinned</name><memory unit='MiB'>512</memory><vcpu>2</vcpu>"
         "<cputune><vcpupin vcpu='0' cpuset='0'/><vcpupin vcpu='1' cpuset='1'/></cputune>"

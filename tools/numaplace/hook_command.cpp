@@ -149,9 +149,19 @@ int run_hook(const HookOptions& o) {
     }
     plugin::HookSources sources;
     sources.host = [&o] { return load_host(host_source_of(o)); };
-    sources.running = [&o] {
+    // A running guest the hook cannot read holds pCPUs it cannot see: it cannot decide.
+    sources.running = [&o]() -> Result<std::vector<plugin::DomainXml>> {
+      std::error_code ec;
+      if (!std::filesystem::is_directory(o.status_dir, ec)) {
+        return make_error("CannotRead", "the status directory of running guests '" + o.status_dir +
+                                            "' is not a directory, so the pCPUs and memory they hold are unknown; give "
+                                            "--status-dir, or check libvirt's QEMU driver");
+      }
       plugin::StatusScan scan = plugin::read_status_dir(o.status_dir);
-      for (const auto& warning : scan.warnings) std::cerr << "numaplace hook: warning: not counted: " << warning << '\n';
+      if (!scan.warnings.empty()) {
+        return make_error("RunningGuestsUnknown", "a running guest's status cannot be read (" + scan.warnings.front() +
+                                                      "), so what it holds is unknown; fix or remove the file");
+      }
       return std::move(scan.domains);
     };
     plugin::HookVerdict verdict = plugin::decide_qemu_hook(input, sources);
@@ -196,8 +206,10 @@ Command register_hook(CLI::App& app) {
       "When it cannot decide, on migrate begin, restore begin and prepare begin the hook refuses (exit 1,\n"
       "one line on stderr, which libvirt shows in its error): unreadable XML, a guest that no longer fits,\n"
       "a host hwloc cannot read, or the time limit. Starting the guest anyway would put two dedicated\n"
-      "guests on one pCPU without anyone noticing. A refusal blocks only numaplace-placed guests (others\n"
-      "pass before anything is read). Running guests' threads that still reach the pCPUs a restored guest\n"
+      "guests on one pCPU without anyone noticing. A running guest it cannot count is such a case too (a\n"
+      "status file it cannot read, a pin on a CPU the host lacks: RunningGuestsUnknown). Only numaplace-placed guests are\n"
+      "refused for what the hook cannot read; on prepare begin others are refused only for a collision with\n"
+      "a running guest's pins. Running guests' threads that still reach the pCPUs a restored guest\n"
       "takes are named on stderr: the hook may not call libvirt to re-pin them (numaplace start does).\n"
       "Switch it off at once: touch /etc/numaplace/hook-disabled (or NUMAPLACE_HOOK_DISABLED=1 in\n"
       "libvirtd's environment), and every operation passes untouched. Time limit: 10 s by default\n"

@@ -290,12 +290,32 @@ TEST_F(HookCli, GarbageIsARefusalNeverACrash) {
       EXPECT_NE(r.err.find("numaplace hook: refusing"), std::string::npos) << r.err;
     }
   }
-  // Garbage in a status file is a warning, not a failure.
-  running("broken", "<domain");
-  write(dir / "status" / "junk.xml", "not xml at all");
-  CliRun r = run(hook("db-1", "prepare", "begin"), placed_guest("db-1"));
-  EXPECT_EQ(r.exit_code, 0) << r.err;
-  EXPECT_NE(r.err.find("warning"), std::string::npos);
+}
+
+// A running guest the hook cannot count holds pCPUs it cannot see: a status file that is not XML,
+// or a running guest pinned to a CPU the host source lacks, refuses a numaplace guest's restore,
+// migrate and start (prepare) rather than handing its pCPUs out again; a guest numaplace did not
+// place, pinned by hand, passes prepare with a warning (the hook blocks it only for a collision).
+TEST_F(HookCli, ARunningGuestTheHookCannotCountIsARefusalNotAnIdleHost) {
+  const std::string guest = placed_guest("db-1");
+  std::string hand_pinned = slurp(source_path("examples/guest-8vcpu-4g.xml"));
+  hand_pinned.replace(hand_pinned.find("</vcpu>"), 7, "</vcpu><cputune><vcpupin vcpu='0' cpuset='40'/></cputune>");
+  std::string beyond = hand_pinned;  // running, its vCPU 0 on pCPU 40 of a 32-CPU host
+  beyond.replace(beyond.find("numaplace-demo"), 14, "db-0");
+  for (const auto& [name, status] : {std::pair<std::string, std::string>{"broken", "<domain"}, {"db-0", beyond}}) {
+    fs::remove_all(dir / "status");
+    fs::create_directories(dir / "status");
+    running(name, status);
+    for (const char* op : {"restore", "migrate", "prepare"}) {
+      CliRun r = run(hook("db-1", op, "begin"), guest);
+      EXPECT_EQ(r.exit_code, 1) << name << " " << op << ": " << r.err;
+      EXPECT_EQ(r.out, "");
+      EXPECT_NE(r.err.find("RunningGuestsUnknown"), std::string::npos) << name << " " << op << ": " << r.err;
+    }
+    CliRun by_hand = run(hook("hand", "prepare", "begin"), hand_pinned);
+    EXPECT_EQ(by_hand.exit_code, 0) << name << ": " << by_hand.err;
+    EXPECT_NE(by_hand.err.find("passed without a check of its pins"), std::string::npos) << by_hand.err;
+  }
 }
 
 TEST_F(HookCli, OperatorSwitchAndTimeLimit) {

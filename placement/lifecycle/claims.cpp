@@ -51,10 +51,21 @@ std::vector<std::string> apply_claims(HostTopology& host, const std::vector<Gues
     }
     host.unbound_memory_kib += claim.unbound_memory_kib;
     for (const auto& address : claim.pci_devices) {
+      bool listed = false;
       for (auto& device : host.pci) {
         if (device.address != address) continue;
+        listed = true;
         device.allocated = true;
         if (device.held_by.empty()) device.held_by = claim.name;
+      }
+      // Held whether or not the host source lists it (hwloc lists the "important" devices only):
+      // a device of unknown locality, but nobody else's.
+      if (!listed) {
+        PciDevice held;
+        held.address = address;
+        held.allocated = true;
+        held.held_by = claim.name;
+        host.pci.push_back(std::move(held));
       }
     }
     if (!all_known) foreign.push_back(claim.name);

@@ -61,7 +61,8 @@ struct GuestClaim {
 
 // Adds every claim to the usage of the cells it names: held pCPUs, load, memory (and the small
 // pages it takes), huge pages;
-// unbound memory to the host's; PCI devices become allocated and held by the guest. Cells the
+// unbound memory to the host's; PCI devices become allocated and held by the guest (one the host
+// does not list is added, held, without a NUMA node). Cells the
 // host does not have are ignored (a guest defined for another host); returns the names of
 // guests with such cells.
 std::vector<std::string> apply_claims(HostTopology& host, const std::vector<GuestClaim>& claims);

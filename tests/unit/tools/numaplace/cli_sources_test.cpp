@@ -203,6 +203,33 @@ TEST(CliSources, APciDeviceGivenWithPciIsRecordedAndHeld) {
   std::filesystem::remove_all(dir);
 }
 
+// A <hostdev> another guest holds is PciDeviceHeld whether or not the host source lists the device
+// (a capabilities file lists none; hwloc only the "important" ones): before, a device the host did
+// not list was given to a second guest with only "its NUMA locality is unknown".
+TEST(CliSources, ADeviceTheHostDoesNotListIsStillHeldOnce) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("numaplace-unlisted-" + std::to_string(getpid()));
+  std::filesystem::create_directories(dir);
+  std::string domain = slurp(source_path("examples/guest-8vcpu-4g.xml"));
+  domain.replace(domain.find("<devices/>"), 10,
+                 "<devices><hostdev mode='subsystem' type='pci' managed='yes'><source><address domain='0x0000' "
+                 "bus='0x3b' slot='0x00' function='0x0'/></source></hostdev></devices>");
+  const std::string first = (dir / "first.xml").string(), second = (dir / "second.xml").string();
+  std::ofstream(first) << domain;
+  domain.replace(domain.find("numaplace-demo"), 14, "second-guest");
+  std::ofstream(second) << domain;
+  const std::string caps = " --capabilities " + shared_path("samples/libvirt/caps-2cell.xml");
+  CliRun alone = run("place " + second + caps);
+  EXPECT_EQ(alone.exit_code, 0) << alone.err;
+  EXPECT_NE(alone.err.find("its NUMA locality is unknown"), std::string::npos) << alone.err;
+  CliRun held = run("place " + second + caps + " --claim " + first);
+  EXPECT_EQ(held.exit_code, 3) << held.err;
+  EXPECT_TRUE(held.out.empty());
+  EXPECT_NE(held.err.find("PciDeviceHeld: PCI device 0000:3b:00.0 of 'second-guest' is held by guest 'numaplace-demo'"),
+            std::string::npos)
+      << held.err;
+  std::filesystem::remove_all(dir);
+}
+
 // The operator's 1:1 pin onto a pCPU another guest holds is PinningCollision naming that guest
 // (it was ConflictingPin saying the pin lay outside the cells the guest was confined to); a guest
 // without a NUMA topology given a --pci device records it too.

@@ -94,10 +94,7 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
       return name_of(cell) + " reports pages of 0 KiB, which no host has; its memory cannot be counted";
     });
   }
-  // A small-page pool a source reports larger than its node cannot all be there: never more than
-  // the cell's memory is counted.
-  const std::uint64_t small_kib =
-      smallest != nullptr ? std::min(smallest->total * smallest->size_kib, cell.memory_kib) : cell.memory_kib;
+  const std::uint64_t small_kib = small_page_kib(cell);
   Demands totals;
   if (guest_cell.pagesize == kPageSizeNone) {
     if (smallest != nullptr) {

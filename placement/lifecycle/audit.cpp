@@ -108,7 +108,14 @@ void floats_over_held(const HostTopology& host, const std::vector<GuestClaim>& g
 
 void memory_beyond_cells(const HostTopology& host, const std::vector<GuestClaim>& guests,
                          std::vector<AuditFinding>& out) {
+  // Exclusive accounting (real hosts): small-page memory bound strictly to a cell comes from its
+  // small pages, out of which the huge page pools are carved; Nova's model counts the cell's memory
+  // and lets the allocation ratio overcommit it.
+  const bool overcommit = host.accounting == Accounting::Nova && host.ratio.enforced;
   for (const auto& cell : host.cells) {
+    const std::uint64_t capacity = host.accounting == Accounting::Exclusive ? small_page_kib(cell) : cell.memory_kib;
+    const std::string capacity_text = std::to_string(capacity / 1024) + " MiB" +
+                                      (capacity != cell.memory_kib ? " of small pages" : std::string()) + " in all";
     std::uint64_t bound = 0;
     Guests names;
     std::map<std::uint64_t, std::pair<std::uint64_t, Guests>> pages;  // size -> pages bound, by whom
@@ -118,12 +125,11 @@ void memory_beyond_cells(const HostTopology& host, const std::vector<GuestClaim>
         if (claim.memory_kib > 0) {
           bound += claim.memory_kib;
           names.push_back(guest.name);
-          if (claim.memory_kib > cell.memory_kib) {
+          if (claim.memory_kib > capacity) {
             out.push_back({FindingKind::MemoryExceedsCell, {guest.name}, "memory of cell " + std::to_string(cell.id),
                            cell.id, {},
                            "'" + guest.name + "' binds " + std::to_string(claim.memory_kib / 1024) +
-                               " MiB to cell " + std::to_string(cell.id) + ", which has " +
-                               std::to_string(cell.memory_kib / 1024) + " MiB in all",
+                               " MiB to cell " + std::to_string(cell.id) + ", which has " + capacity_text,
                            "place '" + guest.name + "' again over more cells (hw:numa_nodes) or on a larger cell"});
           }
         }
@@ -134,11 +140,8 @@ void memory_beyond_cells(const HostTopology& host, const std::vector<GuestClaim>
         }
       }
     }
-    // Exclusive accounting (real hosts): a strict binding needs physical memory; Nova's model lets
-    // the allocation ratio overcommit a cell.
-    const bool overcommit = host.accounting == Accounting::Nova && host.ratio.enforced;
     const double ratio = overcommit ? std::max(host.ratio.ram, 1.0) : 1.0;
-    const auto limit = static_cast<std::uint64_t>(static_cast<double>(cell.memory_kib) * ratio);
+    const auto limit = static_cast<std::uint64_t>(static_cast<double>(capacity) * ratio);
     const std::uint64_t kept = cell.usage.memory_kib;  // what the host keeps for itself
     if (names.size() > 1 && bound + kept > limit) {
       out.push_back({FindingKind::CellMemoryOvercommitted, names, "memory of cell " + std::to_string(cell.id), cell.id, {},

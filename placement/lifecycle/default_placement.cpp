@@ -225,15 +225,8 @@ std::string cpu_shortfall(const HostTopology& host, const std::vector<CellRoom>&
 }  // namespace
 
 std::uint64_t strict_memory_room_kib(const HostTopology& host, const HostCell& cell) {
-  const PagePool* smallest = nullptr;
-  for (const auto& pool : cell.pages) {
-    if (smallest == nullptr || pool.size_kib < smallest->size_kib) smallest = &pool;
-  }
-  // The small pages' memory (huge page pools are carved out of the cell's memory), or the whole
-  // cell when the host reports no pools; less what guests (and the host) hold there.
-  // (never more than the cell's memory: a pool a source reports larger than its node cannot all be there)
-  const std::uint64_t small =
-      smallest != nullptr ? std::min(smallest->total * smallest->size_kib, cell.memory_kib) : cell.memory_kib;
+  // The small pages' memory, less what guests (and the host) hold there.
+  const std::uint64_t small = small_page_kib(cell);
   std::uint64_t room = small > cell.usage.memory_kib ? small - cell.usage.memory_kib : 0;
   if (host.ratio.enforced) {
     const double ratio_room = static_cast<double>(cell.memory_kib) * host.ratio.ram -

@@ -113,6 +113,14 @@ PagePool* smallest_pool(HostCell& cell) {
   return smallest;
 }
 
+std::uint64_t small_page_kib(const HostCell& cell) {
+  const PagePool* smallest = nullptr;
+  for (const auto& pool : cell.pages) {
+    if (smallest == nullptr || pool.size_kib < smallest->size_kib) smallest = &pool;
+  }
+  return smallest != nullptr ? std::min(smallest->total * smallest->size_kib, cell.memory_kib) : cell.memory_kib;
+}
+
 CpuSet floating_cpus_of(const HostTopology& host, const HostCell& cell) {
   if (host.accounting == Accounting::Nova) return cell.shared_cpus;
   return cell.shared_cpus.minus(cell.usage.pinned_cpus);

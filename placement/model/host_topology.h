@@ -124,6 +124,11 @@ void assign_cache_domains(HostTopology& host, const std::vector<CpuSet>& l3_cach
 // The cell's smallest page pool (its small pages), or null when it reports none.
 PagePool* smallest_pool(HostCell& cell);
 
+// KiB of the cell's small pages: its smallest pool's (huge page pools are carved out of the cell's
+// memory), never more than the cell's memory (a pool a source reports larger than its node cannot
+// all be there); the cell's memory when it reports no pools.
+std::uint64_t small_page_kib(const HostCell& cell);
+
 // Where floating vCPUs may run on `cell`: its shared set, less (Exclusive accounting) the pCPUs
 // that dedicated guests hold.
 CpuSet floating_cpus_of(const HostTopology& host, const HostCell& cell);

@@ -126,3 +126,24 @@ TEST_F(AuditCli, MemoryBoundAwayFromTheVcpusIsAFinding) {
 }
 
 }  // namespace
+
+namespace {
+
+// On a real host (capabilities: Exclusive accounting) small-page memory bound strictly to a cell
+// comes from its small pages: caps-2cell's cell 0 has 32 GiB, 6 GiB of them in huge page pools, so
+// 30 GiB bound there is a finding (place refuses such a cell); 20 GiB is not.
+TEST_F(AuditCli, SmallPageMemoryBeyondACellsSmallPagesIsAFinding) {
+  for (const auto& [gib, found] : {std::pair{30, true}, std::pair{20, false}}) {
+    std::string xml = slurp(kExample);
+    xml.replace(xml.find("<memory unit='GiB'>4</memory>"), 29,
+                "<memory unit='GiB'>" + std::to_string(gib) + "</memory><numatune><memory mode='strict' nodeset='0'/></numatune>");
+    const std::string path = (dir / "big.xml").string();
+    std::ofstream(path) << xml;
+    CliRun audit = run("audit --capabilities " + caps + " --claim " + path);
+    EXPECT_EQ(audit.exit_code, found ? 6 : 0) << gib << " GiB: " << audit.out << audit.err;
+    EXPECT_EQ(audit.out.find("which has 26624 MiB of small pages in all") != std::string::npos, found)
+        << gib << " GiB: " << audit.out;
+  }
+}
+
+}  // namespace

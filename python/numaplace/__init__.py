@@ -637,10 +637,13 @@ def place(host: Union[str, Mapping[str, Any], Host], domain_xml: str, flavor: Op
           image: Optional[Mapping[str, Any]] = None, claims: Iterable[str] = (),
           options: Optional[Mapping[str, Any]] = None) -> Result:
     """Places the guest of `domain_xml` on `host` with the flavor's extra specs and the image's
-    properties (or, when both are empty, the request recorded in the domain's metadata)."""
+    properties (or, when both are empty, the request recorded in the domain's metadata). `claims`
+    count against a copy of a Host given: the caller's Host is left as it was."""
+    claims = _listed(claims, "claims")
     if not isinstance(host, Host):
         host = Host(host)
-    claims = _listed(claims, "claims")
+    elif claims:
+        host = Host(host.to_dict())
     if claims:
         host.add_claims(claims)
     return host.place(domain_xml, flavor=flavor, image=image, options=options)

@@ -76,6 +76,16 @@ class PlaceTest(unittest.TestCase):
         self.assertEqual(host.to_dict()["cells"][first.placement["cells"][0]["host_cell"]]["usage"]["pinned_cpus"],
                          sorted(first.placement["cells"][0]["pinning"].values()))
 
+    def test_claims_given_to_place_leave_the_callers_host_as_it_was(self):
+        host = numaplace.Host(CAPS_2CELL)
+        before = host.to_dict()
+        flavor = {"hw:numa_nodes": "1", "hw:cpu_policy": "dedicated"}
+        other = numaplace.place(host=CAPS_2CELL, flavor=flavor, domain_xml=GUEST).xml.replace("numaplace-demo", "other")
+        for _ in range(2):  # the second call counted the claim twice and was refused
+            result = numaplace.place(host=host, flavor=flavor, domain_xml=GUEST, claims=[other])
+            self.assertTrue(result.placed)
+        self.assertEqual(host.to_dict(), before)
+
     def test_host_configuration_partitions_the_host(self):
         host = numaplace.Host(CAPS_1CELL)
         host.apply_config("[compute]\ncpu_shared_set = 0-1\ncpu_dedicated_set = 2-7\n[numaplace]\nreserved_cpus = 2\n")

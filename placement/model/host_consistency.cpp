@@ -49,6 +49,25 @@ Status check_host_consistency(const HostTopology& host, const std::string& what)
                                                  " is listed twice; a host lists each node once");
     }
   }
+  // The bounds every reader holds a host to, so that a host one reads (and `topology --json`
+  // writes) another reads back: at most 1 EiB of memory a cell, pages of at most 1 TiB, 2^40 a pool.
+  constexpr std::uint64_t kMaxMemoryKib = std::uint64_t{1} << 50;
+  constexpr std::uint64_t kMaxPageKib = std::uint64_t{1} << 30;
+  constexpr std::uint64_t kMaxPages = std::uint64_t{1} << 40;
+  for (const auto& cell : host.cells) {
+    const std::string named = what + ": cell " + std::to_string(cell.id);
+    if (cell.memory_kib > kMaxMemoryKib) {
+      return make_error("InconsistentHost", named + " reports " + std::to_string(cell.memory_kib) +
+                                                " KiB of memory, more than any machine has (at most 2^50 KiB, 1 EiB)");
+    }
+    for (const auto& pool : cell.pages) {
+      if (pool.size_kib > kMaxPageKib || pool.total > kMaxPages) {
+        return make_error("InconsistentHost", named + " reports " + std::to_string(pool.total) + " pages of " +
+                                                  std::to_string(pool.size_kib) +
+                                                  " KiB; pages are at most 1 TiB, a pool at most 2^40 pages");
+      }
+    }
+  }
   if (const auto problem = cell_cpu_problem(host)) return make_error("InconsistentHost", what + ": " + *problem);
   if (auto distances = check_distances(host, what); !distances) return distances;
   std::set<std::string> addresses;

@@ -4,7 +4,9 @@
 // contradictions by the same name, whichever surface (CLI, C ABI, Python) reads it:
 //   DuplicateNumaNode     a cell id given twice;
 //   InconsistentHost      a CPU in two cells or in two sibling groups of a cell (cell_cpu_problem);
-//                         a PCI device listed twice, or on a NUMA node no cell has;
+//                         a PCI device listed twice, or on a NUMA node no cell has; a cell of more
+//                         than 1 EiB, a page size above 1 TiB or a pool above 2^40 pages (the host
+//                         JSON's bounds, so that what one reader takes every reader takes back);
 //   InvalidNumaDistances  a distance row of another length than the cells (no row at all is fine),
 //                         a distance of 0, or a cell farther from itself than from another cell.
 // A placement on such a host would bind what no machine can honour (two guest cells on "one" node,

@@ -112,6 +112,19 @@ TEST(HostContradictions, CapabilitiesWithoutAnyCpuAreRefused) {
   EXPECT_EQ(host.error().name, "InconsistentHost") << host.error().message;
 }
 
+// What one reader takes, every reader takes back: capabilities beyond the host JSON's bounds are
+// refused where they are read, not written by `topology --json` and refused by rank.
+TEST(HostContradictions, CapabilitiesBeyondTheHostJsonBoundsAreRefused) {
+  const std::string caps = text_of(kCaps);
+  for (const auto& [from, to] :
+       {std::pair<std::string, std::string>{"<memory unit='KiB'>33554432</memory>", "<memory unit='KiB'>2251799813685249</memory>"},
+        {"<pages unit='KiB' size='1048576'>4</pages>", "<pages unit='KiB' size='1048576'>1099511627777</pages>"}}) {
+    auto host = xml::read_capabilities(replaced(caps, from, to), "caps");
+    ASSERT_FALSE(host.ok()) << to;
+    EXPECT_EQ(host.error().name, "InconsistentHost") << host.error().message;
+  }
+}
+
 TEST(HostContradictions, NodeDevicesGivingOneDeviceTwoNodesAreRefused) {
   TempDir dir;
   const std::string on_node1 = shared_path("samples/libvirt/nodedev-pci-sriov-pf-numa1.xml");

@@ -148,6 +148,9 @@ Result<HostConfig> parse_host_config(std::string_view text, const std::string& w
         if (!ratio) return ratio.error();
         (key == "cpu_allocation_ratio" ? config.cpu_allocation_ratio : config.ram_allocation_ratio) = *ratio;
       } else if (key == "cpu_dedicated_set" || key == "cpu_shared_set" || key == "reserved_cpus") {
+        // An empty value is no value, as Nova reads its own (`if not CONF.compute.cpu_shared_set`):
+        // not an empty set that would leave the host no CPU for guests.
+        if (line.value.empty()) continue;
         auto cpus = parse_nova_cpu_spec(line.value, where);
         if (!cpus) return make_error("InvalidHostConfig", cpus.error().message);
         if (key == "reserved_cpus") {
@@ -168,6 +171,13 @@ Result<HostConfig> parse_host_config(std::string_view text, const std::string& w
         if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
           return make_error("InvalidHostConfig", where + ": count '" + text + "' is not a whole number of pages");
         }
+        for (const auto& earlier : config.reserved_huge_pages) {
+          if (earlier.node == *node && earlier.size_kib == *size) {
+            return make_error("InvalidHostConfig", where + ": node " + std::to_string(*node) + " and size " +
+                                                       std::to_string(*size) + " KiB are reserved by an earlier line "
+                                                       "too; give each node and page size once, with the whole count");
+          }
+        }
         config.reserved_huge_pages.push_back({*node, *size, count});
       } else if (key == "reserved_memory") {
         auto fields = fields_of(line.value, {"node", "size"}, where);
@@ -176,6 +186,13 @@ Result<HostConfig> parse_host_config(std::string_view text, const std::string& w
         if (!node) return node.error();
         auto size = size_kib(fields->at("size"), where + " size");
         if (!size) return make_error("InvalidHostConfig", size.error().message);
+        for (const auto& earlier : config.reserved_memory) {
+          if (earlier.node == *node) {
+            return make_error("InvalidHostConfig", where + ": node " + std::to_string(*node) +
+                                                       " is reserved by an earlier line too; give each node once, "
+                                                       "with the whole size");
+          }
+        }
         config.reserved_memory.push_back({*node, *size});
       } else if (key == "accounting") {
         if (line.value == "exclusive") {

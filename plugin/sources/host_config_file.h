@@ -7,7 +7,8 @@
 //   [numaplace] reserved_cpus = 0               (never given to a guest)
 //              reserved_memory = node:0,size:1GB (repeatable; size in KiB unless it has a unit)
 //              accounting = exclusive | nova
-// '#' and ';' start comment lines. An unknown section or key, a value given twice, or a bad
+// '#' and ';' start comment lines. An empty CPU set is no value (Nova's reading). An unknown
+// section or key, a value given twice (a node, or a node and page size, reserved on two lines), or a bad
 // value is InvalidHostConfig naming the file, the line and what to write instead; nothing is
 // half-read. Where the file lives: --host-config FILE, else $NUMAPLACE_CONFIG, else
 // /etc/numaplace/numaplace.conf, which is read only for this machine's own host (a file that

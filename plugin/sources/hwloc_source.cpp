@@ -425,11 +425,10 @@ Result<HostTopology> load_hwloc_live() {
 
 Result<HostTopology> load_hwloc_xml(const std::string& path) {
   const std::string what = "hwloc XML '" + path + "'";
+  // A file that cannot be read is CannotRead, as from every other surface (the CLI checks its
+  // options' files first): nothing hwloc could load was there.
   auto text = xml::read_text_file(path, "hwloc XML");
-  if (!text) {
-    if (text.error().name == "CannotRead") return load_failed(what, "the file cannot be read");
-    return text.error();
-  }
+  if (!text) return text.error();
   // hwloc parses the export itself; entities are never part of one.
   if (text->find("<!ENTITY") != std::string::npos) {
     return make_error("XmlForbiddenConstruct", what + " declares entities; hwloc exports never do, numaplace refuses it");

@@ -9,7 +9,8 @@
 // when hwloc has none), and the "important" PCI devices (network, storage,
 // display, accelerators) with their NUMA node: the one node of the device's
 // nearest non-I/O ancestor, none when that ancestor covers several nodes.
-// Failures are "HwlocLoadFailed" with hwloc's reason (errno) where it gives one;
+// Failures are "CannotRead" for a file that cannot be read, else "HwlocLoadFailed" with
+// hwloc's reason (errno) where it gives one;
 // an export declaring entities or a DOCTYPE other than hwloc's own is "XmlForbiddenConstruct";
 // an export is first read with numaplace's safe libxml2 parser (UTF-8 only, the xml/ limits and
 // errors), and one whose <object>s hwloc 2.9 would crash or stall on (an object other than I/O

@@ -279,6 +279,22 @@ np_status np_host_to_json(const np_host* host, char** json, np_error** error) {
   });
 }
 
+np_status np_host_copy(const np_host* host, np_host** copy, np_error** error) {
+  return guarded(error, [&]() -> np_status {
+    if (copy == nullptr) return invalid_argument(error, "the np_host** out parameter is NULL");
+    *copy = nullptr;
+    if (host == nullptr) return invalid_argument(error, "the host is NULL");
+    auto made = std::make_unique<np_host>();
+    std::shared_lock read(host->lock);
+    made->topology = host->topology;
+    made->claims = host->claims;
+    made->with_claims = host->with_claims;
+    made->warnings = host->warnings;
+    *copy = made.release();
+    return NP_OK;
+  });
+}
+
 np_status np_host_apply_config(np_host* host, const char* config_text, np_error** error) {
   return guarded(error, [&]() -> np_status {
     if (host == nullptr) return invalid_argument(error, "the host is NULL");

@@ -141,6 +141,7 @@ def _load() -> ctypes.CDLL:
                                                   out_error]),
             "np_host_from_libvirt": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_uint, out_host, out_error]),
             "np_host_to_json": (ctypes.c_int, [host_p, P(ctypes.c_void_p), out_error]),
+            "np_host_copy": (ctypes.c_int, [host_p, out_host, out_error]),
             "np_string_free": (None, [ctypes.c_void_p]),
             "np_host_free": (None, [host_p]),
             "np_host_add_claims": (ctypes.c_int, [host_p, P(ctypes.c_char_p), ctypes.c_size_t, out_error]),
@@ -374,6 +375,13 @@ class Host:
         host._lib = lib
         host._handle = ctypes.c_void_p(handle)
         return host
+
+    def copy(self) -> "Host":
+        """np_host_copy: a Host that is this one as it is now, claims included; changing either
+        afterwards leaves the other as it was."""
+        handle, error = ctypes.c_void_p(), ctypes.c_void_p()
+        _check(self._lib, self._lib.np_host_copy(self._handle, ctypes.byref(handle), ctypes.byref(error)), error)
+        return Host._adopt(self._lib, handle.value)
 
     def add_claims(self, domain_xmls: Iterable[str]) -> None:
         """Counts what these already-placed guests hold (all or nothing). A guest the host counts
@@ -643,7 +651,7 @@ def place(host: Union[str, Mapping[str, Any], Host], domain_xml: str, flavor: Op
     if not isinstance(host, Host):
         host = Host(host)
     elif claims:
-        host = Host(host.to_dict())
+        host = host.copy()
     if claims:
         host.add_claims(claims)
     return host.place(domain_xml, flavor=flavor, image=image, options=options)

@@ -557,8 +557,9 @@ def request_json(instance_topology, pci_requests=None, network_metadata=None) ->
         dedicated = set(_get(cell, "pcpuset", set()) or set())
         cpu_policy = cpu_policy or _get(cell, "cpu_policy", None)
         thread_policy = thread_policy or _get(cell, "cpu_thread_policy", None)
+        # Nova's fit reads a page size of 0 (hw:mem_page_size=0, which its API accepts) as none.
         cells.append({"id": i, "cpus": sorted(shared | dedicated), "pcpus": sorted(dedicated),
-                      "memory_mib": int(cell.memory), "pagesize": _get(cell, "pagesize", None)})
+                      "memory_mib": int(cell.memory), "pagesize": _get(cell, "pagesize", None) or None})
     if cpu_policy not in ("dedicated", "mixed"):
         for cell in cells:  # a shared guest's cells hold no dedicated vCPUs, whatever pcpuset says
             cell["pcpus"] = []

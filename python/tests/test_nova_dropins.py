@@ -46,6 +46,15 @@ class NovaDropInTest(unittest.TestCase):
         self.assertTrue(set(fitted.cells[0].cpu_pinning.values()) <= {4, 5, 6, 7})
         self.assertIsNone(npnova.numa_fit_instance_to_host(host, dedicated_request(5)))
 
+    def test_a_page_size_of_0_is_none_as_novas_fit_reads_it(self):
+        # hw:mem_page_size=0 passes Nova's API; its fit takes the cell's pagesize 0 as no page size.
+        host = objects.NUMATopology(cells=[cell(0, [0, 1, 2, 3])])
+        request = objects.InstanceNUMATopology(cells=[objects.InstanceNUMACell(
+            id=0, cpuset={0, 1}, pcpuset=set(), memory=1024, pagesize=0, cpu_policy="shared")])
+        fitted = npnova.numa_fit_instance_to_host(host, request)
+        self.assertIsNotNone(fitted)
+        self.assertEqual(fitted.cells[0].id, 0)
+
     def test_weigher_prefers_the_host_with_more_room(self):
         weigher = npnova.NUMAPlaceWeigher()
         spec = types.SimpleNamespace(numa_topology=dedicated_request(2))

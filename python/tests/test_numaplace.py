@@ -85,6 +85,17 @@ class PlaceTest(unittest.TestCase):
             result = numaplace.place(host=host, flavor=flavor, domain_xml=GUEST, claims=[other])
             self.assertTrue(result.placed)
         self.assertEqual(host.to_dict(), before)
+        # The copy keeps the Host's own claims as claims: a guest the Host counts is still left out
+        # when it is placed again, and keeps its pins, while the claims given move nothing of it.
+        first = numaplace.place(host=CAPS_2CELL, flavor=flavor, domain_xml=GUEST)
+        holding = numaplace.Host(CAPS_2CELL)
+        holding.add_claims([first.xml])
+        elsewhere = numaplace.place(host=holding, flavor=flavor, domain_xml=GUEST.replace("numaplace-demo", "other"))
+        again = numaplace.place(host=holding, domain_xml=first.xml, claims=[elsewhere.xml])
+        self.assertEqual(again.placement["cells"], first.placement["cells"])
+        copy = holding.copy()
+        copy.release("numaplace-demo")
+        self.assertNotEqual(copy.to_dict(), holding.to_dict())
 
     def test_host_configuration_partitions_the_host(self):
         host = numaplace.Host(CAPS_1CELL)
@@ -235,6 +246,26 @@ class FitApiTest(unittest.TestCase):
         self.assertEqual(answer["kind"], "no_fit")
         self.assertEqual(len(answer["rejections"]), 2)
         self.assertEqual(host.fit(numaplace.Request(vcpus=2, memory_mib=512))["kind"], "no_topology")
+
+    def test_novas_memory_rules_under_nova_accounting(self):
+        # A huge-page guest's memory counts in the cell's memory usage (Nova's
+        # numa_usage_from_instance_numa), so a small-page guest after it may not find room.
+        host = numaplace.Host({"cells": [{"id": 0, "cpus": [0, 1, 2, 3], "memory_mib": 4096, "pages": [
+            {"size_kib": 4, "total": 524288}, {"size_kib": 1048576, "total": 2}], "usage": {"memory_mib": 500}}],
+            "allocation_ratio": {"cpu": 16.0, "ram": 1.0}})
+        huge = numaplace.Request(vcpus=1, memory_mib=2048, flavor={"hw:mem_page_size": "1GB"})
+        small = numaplace.Request(vcpus=1, memory_mib=2048, flavor={"hw:numa_nodes": "1"})
+        self.assertEqual(host.fit(small)["kind"], "fit")
+        self.assertEqual(host.fit_claim(huge, "huge")["kind"], "fit")
+        self.assertEqual(host.to_dict()["cells"][0]["usage"]["memory_kib"], 2548 * 1024)
+        self.assertEqual(host.fit(small)["kind"], "no_fit")  # 2548 + 2048 > 4096 x 1.0
+        # A cell listing no small pages: the memory must be a whole number of its smallest pages.
+        two_mib = numaplace.Host({"cells": [{"id": 0, "cpus": [0, 1], "memory_mib": 4096,
+                                             "pages": [{"size_kib": 2048, "total": 1024}]}]})
+        self.assertEqual(two_mib.fit(numaplace.Request(vcpus=1, memory_mib=1024, flavor={"hw:numa_nodes": "1"}))["kind"],
+                         "fit")
+        self.assertEqual(two_mib.fit(numaplace.Request(vcpus=1, memory_mib=1025, flavor={"hw:numa_nodes": "1"}))["kind"],
+                         "no_fit")
 
     def test_topology_form_and_bad_documents(self):
         host = numaplace.Host(TWO_CELLS)

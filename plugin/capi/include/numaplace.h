@@ -107,6 +107,11 @@ NP_EXPORT np_status np_host_from_libvirt(const char* uri, unsigned int flags, np
  * top-level "warnings" list of sentences. A host JSON's "name" (rank's label) is not part of
  * the model and is not written back. The caller frees it with np_string_free. */
 NP_EXPORT np_status np_host_to_json(const np_host* host, char** json, np_error** error);
+/* A new host that is `host` as it is now: its topology, configuration, claims (each guest still
+ * known by name and uuid, so np_place leaves out the one it places, and np_host_release gives
+ * one back) and warnings. Changing either afterwards leaves the other as it was. Free it with
+ * np_host_free. */
+NP_EXPORT np_status np_host_copy(const np_host* host, np_host** copy, np_error** error);
 NP_EXPORT void np_string_free(char* text);
 NP_EXPORT void np_host_free(np_host* host);
 

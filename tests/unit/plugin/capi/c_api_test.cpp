@@ -60,6 +60,39 @@ TEST_F(CApi, PlacesOnACapabilitiesHost) {
   EXPECT_EQ(explanation["request"]["flavor"]["hw:numa_cpus.1"], "6,7");
 }
 
+// A copy holds the claims as claims and goes its own way: a claim added to it is not the original's.
+TEST_F(CApi, ACopiedHostKeepsItsClaimsAndGoesItsOwnWay) {
+  ASSERT_EQ(np_host_from_capabilities_xml(caps_2cell.c_str(), &host, &error), NP_OK);
+  const np_pair dedicated[] = {{"hw:numa_nodes", "1"}, {"hw:cpu_policy", "dedicated"}};
+  ASSERT_EQ(np_place(host, guest.c_str(), dedicated, 2, nullptr, 0, nullptr, 0, &result, &error), NP_OK);
+  const std::string placed = np_result_xml(result);
+  const char* claims[] = {placed.c_str()};
+  ASSERT_EQ(np_host_add_claims(host, claims, 1, &error), NP_OK);
+  np_host* copy = nullptr;
+  ASSERT_EQ(np_host_copy(host, &copy, &error), NP_OK);
+  char* original_json = nullptr;
+  char* copy_json = nullptr;
+  ASSERT_EQ(np_host_to_json(host, &original_json, &error), NP_OK);
+  ASSERT_EQ(np_host_to_json(copy, &copy_json, &error), NP_OK);
+  EXPECT_STREQ(original_json, copy_json);
+  np_string_free(copy_json);
+  copy_json = nullptr;
+  // The copy still knows the guest by name: it gives it back, and the original keeps it.
+  EXPECT_EQ(np_host_release(copy, "numaplace-demo", &error), NP_OK);
+  ASSERT_EQ(np_host_to_json(copy, &copy_json, &error), NP_OK);
+  EXPECT_STRNE(original_json, copy_json);
+  char* still = nullptr;
+  ASSERT_EQ(np_host_to_json(host, &still, &error), NP_OK);
+  EXPECT_STREQ(original_json, still);
+  np_string_free(still);
+  np_string_free(copy_json);
+  np_string_free(original_json);
+  np_host_free(copy);
+  np_host* none = nullptr;
+  EXPECT_EQ(np_host_copy(nullptr, &none, &error), NP_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(none, nullptr);
+}
+
 TEST_F(CApi, EveryHostSourceLoads) {
   const std::string hwloc = slurp(shared_path("samples/hwloc/synth-2pkg-4numa-pci-distances.xml"));
   ASSERT_EQ(np_host_from_hwloc_xml(hwloc.c_str(), &host, &error), NP_OK) << np_error_message(error);

@@ -97,6 +97,14 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
   const std::uint64_t small_kib = small_page_kib(cell);
   Demands totals;
   if (guest_cell.pagesize == kPageSizeNone) {
+    // A cell that lists no small pages: Nova's check of its smallest listed pages also needs the
+    // memory to be a whole number of them (can_fit_pagesize), rather than one page more.
+    if (smallest != nullptr && smallest->size_kib > 4 && want_kib % smallest->size_kib != 0) {
+      return misfit(with_reason, [&] {
+        return "needs " + mib(want_kib) + " of memory, not a whole number of the " +
+            std::to_string(smallest->size_kib) + " KiB pages, the smallest " + name_of(cell) + " lists";
+      });
+    }
     if (smallest != nullptr) {
       const std::uint64_t rounded_kib = (want_kib + smallest->size_kib - 1) / smallest->size_kib * smallest->size_kib;
       totals.add("memory", static_cast<double>(rounded_kib), static_cast<double>(small_kib));

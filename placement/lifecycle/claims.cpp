@@ -47,6 +47,9 @@ std::vector<std::string> apply_claims(HostTopology& host, const std::vector<Gues
         for (auto& pool : cell.pages) {
           if (pool.size_kib == size) pool.used += count;
         }
+        // Nova counts a huge-page guest cell's memory in the cell's memory usage too
+        // (numa_usage_from_instance_numa), which later guests' memory checks read.
+        if (host.accounting == Accounting::Nova) cell.usage.memory_kib += size * count;
       }
     }
     host.unbound_memory_kib += claim.unbound_memory_kib;

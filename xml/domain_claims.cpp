@@ -93,7 +93,8 @@ std::optional<CpuSet> cell_nodeset(const DomainBindings& bindings, std::optional
 
 }  // namespace
 
-Result<GuestClaim> read_guest_claim(const xmlDoc* doc, const HostTopology& host, const std::string& what) {
+Result<GuestClaim> read_guest_claim(const xmlDoc* doc, const HostTopology& host, const std::string& what,
+                                    BeyondHost beyond, std::vector<std::string>* notes) {
   auto summary = read_domain_summary(doc, what);
   if (!summary) return summary.error();
   auto bindings = read_domain_bindings(doc, what, summary->vcpus);
@@ -109,6 +110,33 @@ Result<GuestClaim> read_guest_claim(const xmlDoc* doc, const HostTopology& host,
   claim.placed_by_numaplace = has_record(doc);
   CpuSet anywhere;
   for (const auto& cell : host.cells) anywhere = anywhere.united(cell.cpus);
+  CpuSet nodes;
+  for (const auto& cell : host.cells) nodes.insert(cell.id);
+  if (beyond == BeyondHost::CountWithin) {
+    const auto note = [&](const std::string& text) {
+      if (notes != nullptr) notes->push_back(what + ": " + text);
+    };
+    for (auto it = bindings->threads.vcpupins.begin(); it != bindings->threads.vcpupins.end();) {
+      const CpuSet missing = it->second.minus(anywhere);
+      if (missing.empty()) {
+        ++it;
+        continue;
+      }
+      note("<vcpupin vcpu='" + std::to_string(it->first) + "'> names pCPU " + to_cpu_list(missing) +
+           ", which this host does not have (offline?); counted without it");
+      it->second = it->second.intersected(anywhere);
+      it = it->second.empty() ? bindings->threads.vcpupins.erase(it) : std::next(it);
+    }
+    const auto within = [&](std::optional<CpuSet>& nodeset, const std::string& element) {
+      if (!nodeset || nodeset->is_subset_of(nodes)) return;
+      note(element + " binds memory to NUMA node " + to_cpu_list(nodeset->minus(nodes)) +
+           ", which this host does not have; counted on the nodes left");
+      nodeset = nodeset->intersected(nodes);
+      if (nodeset->empty()) nodeset.reset();
+    };
+    within(bindings->memory.nodeset, "<numatune><memory>");
+    for (auto& [cell, tune] : bindings->memnodes) within(tune.nodeset, "<memnode cellid='" + std::to_string(cell) + "'>");
+  }
   for (const auto& [vcpu, cpus] : bindings->threads.vcpupins) {
     if (!cpus.is_subset_of(anywhere)) {  // never let a pin onto a missing pCPU count as anything else
       return make_error("PinBeyondHost", what + ": <vcpupin vcpu='" + std::to_string(vcpu) + "' cpuset='" +
@@ -119,8 +147,6 @@ Result<GuestClaim> read_guest_claim(const xmlDoc* doc, const HostTopology& host,
   }
 
   // Memory bound to a node the host lacks would be counted as bound nowhere: refused, as a pin is.
-  CpuSet nodes;
-  for (const auto& cell : host.cells) nodes.insert(cell.id);
   std::vector<std::pair<std::string, const CpuSet*>> bindings_of_memory;
   if (bindings->memory.nodeset && !bindings->memory.placement_auto) {
     bindings_of_memory.emplace_back("<numatune><memory nodeset='" + to_cpu_list(*bindings->memory.nodeset) + "'>",

@@ -177,7 +177,7 @@ Result<LibvirtLoad> load_libvirt(const std::string& uri, bool running_claims) {
   if (running_claims) {
     auto domains = list_domains(*conn, false);
     if (!domains) return domains.error();
-    out.claims = read_host_claims(*domains, out.loaded.host).claims;
+    out.claims = read_host_claims(*domains, out.loaded.host, {}, {}, numaplace::xml::BeyondHost::CountWithin).claims;
   }
   return out;
 }

@@ -70,7 +70,7 @@ Result<Session> open_session(const LifecycleOptions& options, bool include_inact
 // new dedicated guest's pCPUs are taken from all of them (narrowing.h).
 std::vector<std::string> fold_claims(Session& session, const std::string& name, const std::string& uuid,
                                      bool count_defined_records, std::vector<GuestClaim>& others) {
-  HostClaims claims = read_host_claims(session.domains, session.host, name, uuid);
+  HostClaims claims = read_host_claims(session.domains, session.host, name, uuid, xml::BeyondHost::CountWithin);
   std::vector<GuestClaim> counted;
   for (auto& claim : claims.claims) {
     if (claim.running || (count_defined_records && claim.placed_by_numaplace)) counted.push_back(claim);
@@ -78,6 +78,7 @@ std::vector<std::string> fold_claims(Session& session, const std::string& name, 
   apply_claims(session.host, counted);
   others = std::move(claims.claims);
   for (auto& warning : claims.warnings) warning = "claims not counted: " + warning;
+  for (auto& note : claims.notes) claims.warnings.push_back(std::move(note));
   return claims.warnings;
 }
 

@@ -28,10 +28,13 @@ HookVerdict refuse(Error error, std::vector<std::string> warnings = {}) {
 // one cannot be read or counted on this host: placing or passing around a guest whose holdings are
 // unknown could give its pCPUs away twice.
 Result<std::vector<GuestClaim>> running_claims(const HookSources& sources, const HostTopology& host,
-                                               const xml::DomainSummary& self) {
+                                               const xml::DomainSummary& self, std::vector<std::string>& notes) {
   auto running = sources.running();
   if (!running) return running.error();
-  HostClaims claims = read_host_claims(*running, host, self.name, self.uuid);
+  // A running guest's pins on CPUs gone offline since (SMT turned off) still leave what it holds
+  // here known: counted within the host, and said.
+  HostClaims claims = read_host_claims(*running, host, self.name, self.uuid, xml::BeyondHost::CountWithin);
+  for (auto& note : claims.notes) notes.push_back(std::move(note));
   if (!claims.warnings.empty()) {
     return make_error("RunningGuestsUnknown", "what a running guest holds cannot be counted (" + claims.warnings.front() +
                                                   "), so its pCPUs and memory are unknown; fix its status file or the "
@@ -67,8 +70,8 @@ HookVerdict place_again(const HookInput& input, const HookSources& sources) {
   auto host = sources.host();
   if (!host) return refuse(host.error());
   HookVerdict verdict;
-  auto running = running_claims(sources, *host, summary);
-  if (!running) return refuse(running.error());
+  auto running = running_claims(sources, *host, summary, verdict.warnings);
+  if (!running) return refuse(running.error(), std::move(verdict.warnings));
   const std::vector<GuestClaim>& others = *running;
   apply_claims(*host, others);
   PlaceRequest request;
@@ -115,7 +118,7 @@ HookVerdict check_pins(const HookInput& input, const HookSources& sources) {
   bool pins_anything = false;
   for (const auto& cell : claim->cells) pins_anything = pins_anything || !cell.pinned_cpus.empty();
   if (!pins_anything) return {};
-  auto running = running_claims(sources, *host, summary);
+  auto running = running_claims(sources, *host, summary, verdict.warnings);
   if (!running) return cannot_decide(running.error());
   const auto collisions = pinning_collisions(*claim, *running);
   if (collisions.empty()) return verdict;

@@ -8,7 +8,7 @@
 namespace numaplace::plugin {
 
 HostClaims read_host_claims(const std::vector<DomainXml>& domains, const HostTopology& host,
-                            const std::string& exclude_name, const std::string& exclude_uuid) {
+                            const std::string& exclude_name, const std::string& exclude_uuid, xml::BeyondHost beyond) {
   HostClaims out;
   const auto excluded = [&](const std::string& name, const std::string& uuid) {
     return is_same_guest(exclude_name, exclude_uuid, name, uuid);
@@ -21,7 +21,7 @@ HostClaims read_host_claims(const std::vector<DomainXml>& domains, const HostTop
       out.warnings.push_back(doc.error().message);
       continue;
     }
-    auto claim = xml::read_guest_claim(doc->get(), host, what);
+    auto claim = xml::read_guest_claim(doc->get(), host, what, beyond, &out.notes);
     if (!claim) {
       out.warnings.push_back(claim.error().message);
       continue;

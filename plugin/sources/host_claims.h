@@ -10,17 +10,22 @@
 #include "placement/lifecycle/claims.h"
 #include "placement/model/host_topology.h"
 #include "plugin/sources/libvirt_domains.h"
+#include "xml/domain_claims.h"
 
 namespace numaplace::plugin {
 
 struct HostClaims {
   std::vector<GuestClaim> claims;
-  std::vector<std::string> warnings;
+  std::vector<std::string> warnings;  // a guest not counted, and why
+  std::vector<std::string> notes;     // a guest counted without what this host lacks (BeyondHost::CountWithin)
 };
 
 // Reads claims of `domains`, leaving out the one named `exclude_name` / `exclude_uuid`
-// (the guest being placed again must not collide with itself).
+// (the guest being placed again must not collide with itself). `beyond`: how a pin or memory
+// binding onto what the host lacks is read (xml/domain_claims.h): CountWithin for the guests a host
+// runs or defines, Refuse (not counted, a warning) for claims an operator gives.
 HostClaims read_host_claims(const std::vector<DomainXml>& domains, const HostTopology& host,
-                            const std::string& exclude_name = {}, const std::string& exclude_uuid = {});
+                            const std::string& exclude_name = {}, const std::string& exclude_uuid = {},
+                            xml::BeyondHost beyond = xml::BeyondHost::Refuse);
 
 }  // namespace numaplace::plugin

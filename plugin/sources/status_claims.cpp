@@ -43,6 +43,8 @@ StatusScan read_status_dir(const std::string& dir) {
     const std::string what = "status file '" + path.string() + "'";
     auto text = xml::read_text_file(path.string(), "status file");
     if (!text) {
+      // libvirt removes a stopped guest's status file: one gone since the listing is not running.
+      if (std::error_code gone; !std::filesystem::exists(path, gone) && !gone) continue;
       scan.warnings.push_back(text.error().message);
       continue;
     }

@@ -4,7 +4,8 @@
 // wrapping the live <domain>. The libvirt hook reads them instead of calling back
 // into libvirtd (which would deadlock: libvirtd waits for the hook). Only files
 // ending in ".xml" are read; a file that cannot be read or holds no <domain> is a
-// warning, not fatal for the others. A plain <domain> document is accepted too.
+// warning, not fatal for the others (the hook refuses on it); one removed since the listing (a
+// guest that stopped) is left out. A plain <domain> document is accepted too.
 #pragma once
 
 #include <string>

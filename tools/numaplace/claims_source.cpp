@@ -24,7 +24,8 @@ Result<plugin::HostClaims> load_claims(const ClaimSourceOptions& options, const 
     for (auto& domain : scan.domains) domains.push_back(std::move(domain));
     status_warnings = std::move(scan.warnings);
   }
-  plugin::HostClaims claims = plugin::read_host_claims(domains, host, options.exclude_name, options.exclude_uuid);
+  plugin::HostClaims claims = plugin::read_host_claims(domains, host, options.exclude_name, options.exclude_uuid,
+                                                       xml::BeyondHost::CountWithin);
   for (auto& warning : status_warnings) claims.warnings.push_back(std::move(warning));
   // Files the user named must read; a broken one is an error, not a warning. A guest counted
   // already (the host's own, or another file's) would be counted twice: its pCPUs held twice,

@@ -302,6 +302,7 @@ Result<std::vector<GuestClaim>> read_claims(const HostTopology& host, const Host
   auto claims = load_claims(options, host);
   if (!claims) return claims.error();
   for (const auto& warning : claims->warnings) std::cerr << "numaplace: warning: claims not counted: " << warning << '\n';
+  for (const auto& note : claims->notes) std::cerr << "numaplace: warning: " << note << '\n';
   if (unread != nullptr) *unread = claims->warnings.size();
   return std::move(claims->claims);
 }

@@ -27,6 +27,17 @@ struct CellRoom {
   std::map<std::uint64_t, double> pages;  // page size KiB -> KiB free in such pages
 };
 
+// KiB of small pages a guest without NUMA keys may be confined to on `cell`: what a strict binding
+// may take (strict_memory_room_kib); in Nova's model, which has no physical pages, what the RAM
+// ratio leaves, as Nova's RamFilter counts (without ratios the cell's memory, which then only
+// weighs how the guest is split: rooms_of does not limit it).
+std::uint64_t floating_memory_room_kib(const HostTopology& host, const HostCell& cell) {
+  if (host.accounting != Accounting::Nova) return strict_memory_room_kib(host, cell);
+  if (!host.ratio.enforced) return cell.memory_kib;
+  const double ratio_room = static_cast<double>(cell.memory_kib) * host.ratio.ram - static_cast<double>(cell.usage.memory_kib);
+  return ratio_room <= 0 ? 0 : static_cast<std::uint64_t>(ratio_room);
+}
+
 std::vector<CellRoom> rooms_of(const HostTopology& host) {
   std::vector<CellRoom> rooms;
   rooms.reserve(host.cells.size());
@@ -37,7 +48,8 @@ std::vector<CellRoom> rooms_of(const HostTopology& host) {
     // A cell loaded beyond its ratio has no room, not less than none: summed over a mask, a
     // negative room would take away what the other cells have.
     room.load = host.ratio.enforced ? std::max(0.0, room.cpus * host.ratio.cpu - c.usage.shared_cpus) : kNoLimit;
-    room.memory = static_cast<double>(strict_memory_room_kib(host, c));
+    room.memory = host.accounting == Accounting::Nova && !host.ratio.enforced ? kNoLimit
+                                                                               : static_cast<double>(floating_memory_room_kib(host, c));
     for (const auto& pool : c.pages) room.pages[pool.size_kib] += static_cast<double>(pool.free() * pool.size_kib);
     rooms.push_back(std::move(room));
   }
@@ -146,7 +158,7 @@ std::vector<std::uint64_t> candidate_masks(const HostTopology& host,
 // The cells' memory given to the guest, in whole pages, in proportion to what each can take
 // and never more than that, so that no cell is counted for more than it holds.
 std::uint64_t page_room_kib(const HostTopology& host, const HostCell& cell, std::uint64_t page_kib) {
-  if (page_kib <= 4) return strict_memory_room_kib(host, cell);
+  if (page_kib <= 4) return floating_memory_room_kib(host, cell);
   std::uint64_t room = 0;
   for (const auto& pool : cell.pages) room += pool.size_kib == page_kib ? pool.free() * pool.size_kib : 0;
   return room;

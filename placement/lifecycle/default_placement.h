@@ -68,7 +68,8 @@ struct DefaultPlacement {
 std::uint64_t strict_memory_room_kib(const HostTopology& host, const HostCell& cell);
 
 // Why no set of the host's cells can hold `guest` (only its vCPUs, memory and page size are read):
-// its memory beyond what the cells with CPUs can bind ("memory: ..."), or its vCPUs beyond what the
+// its memory beyond what the cells with CPUs can bind (in Nova's model, Accounting::Nova, what the
+// RAM ratio leaves, as Nova's RamFilter counts; "memory: ..."), or its vCPUs beyond what the
 // CPU ratio leaves on them ("vCPUs: ..."); nullopt when the host holds it. Room adds up over cells,
 // so this is the whole host's room, and exactly when place_floating_guest refuses with NoFit: rank
 // asks it so that a host it ranks is one place confines the guest on.

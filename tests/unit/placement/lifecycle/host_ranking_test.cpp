@@ -139,6 +139,31 @@ TEST(HostRanking, AGuestWithoutTopologyOnHugePagesNeedsThemFreeOverTheHost) {
       << (*small)[1].reason;
 }
 
+// In Nova's model (Accounting::Nova, host JSON's default) a guest without NUMA keys is held to the RAM
+// ratio, as Nova's RamFilter holds it: 15 of 16 GiB used, ratio 1.5, 4 GiB more fits (19 <= 24);
+// with no limits at all anything does. A real host (Exclusive) needs the memory physically free.
+TEST(HostRanking, AGuestWithoutTopologyOnANovaHostIsHeldToTheRamRatio) {
+  HostTopology host = make_host(1, 4, 16384);
+  host.cells[0].usage.memory_kib = 15 * 1048576;
+  host.ratio.ram = 1.5;
+  host.accounting = Accounting::Nova;
+  auto nova = rank_hosts(std::span<const HostTopology>(&host, 1), guest(2, 4096, {}), RankOptions{});
+  ASSERT_TRUE(nova);
+  EXPECT_TRUE(nova->front().fits) << nova->front().reason;
+  auto too_much = rank_hosts(std::span<const HostTopology>(&host, 1), guest(2, 10240, {}), RankOptions{});
+  ASSERT_TRUE(too_much);
+  EXPECT_FALSE(too_much->front().fits);  // 25 > 24 GiB
+  host.ratio.enforced = false;
+  auto unlimited = rank_hosts(std::span<const HostTopology>(&host, 1), guest(2, 10240, {}), RankOptions{});
+  ASSERT_TRUE(unlimited);
+  EXPECT_TRUE(unlimited->front().fits) << unlimited->front().reason;
+  host.ratio.enforced = true;
+  host.accounting = Accounting::Exclusive;
+  auto real = rank_hosts(std::span<const HostTopology>(&host, 1), guest(2, 4096, {}), RankOptions{});
+  ASSERT_TRUE(real);
+  EXPECT_FALSE(real->front().fits);  // 1 GiB physically free
+}
+
 TEST(HostRanking, ABadRequestIsAnError) {
   std::vector<HostTopology> hosts{make_host(2, 4, 4096)};
   auto ranked = rank_hosts(hosts, guest(3, 2048, {{"hw:numa_nodes", "2"}}), RankOptions{});

@@ -2,10 +2,12 @@
 // "A host rank ranks is one place confines the guest on", for guests without NUMA keys: random used
 // hosts of 1 to 6 cells (pCPUs pinned by dedicated guests, floating load up to beyond the CPU
 // ratio, memory in use, huge page pools carved out of the cells' memory, now and then a cell without
-// CPUs, now and then no ratio limits) and a guest of small or huge pages. rank must say it fits
-// exactly when the room worked out here, from the drawn host alone, holds it: vCPUs within the CPU
-// ratio on the pCPUs no dedicated guest holds, memory physically free in small pages (within the RAM
-// ratio) or free in pages of its size, summed over the cells with CPUs; and place must agree.
+// CPUs, now and then no ratio limits, now and then Nova's model) and a guest of small or huge pages.
+// rank must say it fits exactly when the room worked out here, from the drawn host alone, holds it:
+// vCPUs within the CPU ratio on the pCPUs no dedicated guest holds (Nova's model: on every CPU),
+// memory physically free in small pages within the RAM ratio (Nova's model: the RAM ratio alone,
+// none without ratios) or free in pages of its size, summed over the cells with CPUs; and place must
+// agree.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -28,6 +30,9 @@ TEST(RankFloatingProperty, RankFitsAGuestWithoutNumaKeysExactlyWhereItsCellsHold
   for (int round = 0; round < 3000; ++round) {
     HostTopology host;
     host.ratio.enforced = pick(0, 5) != 0;
+    // Nova's model now and then: floating vCPUs on every shared CPU, memory held to the RAM ratio.
+    const bool nova = pick(0, 2) == 0;
+    if (nova) host.accounting = Accounting::Nova;
     const std::uint64_t cells = pick(1, 6), threads = pick(1, 6);
     double load_room = 0, small_room = 0, huge_room = 0;
     for (std::uint64_t i = 0; i < cells; ++i) {
@@ -53,13 +58,12 @@ TEST(RankFloatingProperty, RankFitsAGuestWithoutNumaKeysExactlyWhereItsCellsHold
       cell.usage.memory_kib = pick(0, cell.memory_kib);
       host.cells.push_back(cell);
       if (cpuless) continue;  // never chosen for a guest without NUMA keys
-      const double floating = static_cast<double>(threads - pinned);
+      const double floating = static_cast<double>(nova ? threads : threads - pinned);
       load_room += host.ratio.enforced ? std::max(0.0, floating * 16.0 - cell.usage.shared_cpus) : 1e18;
+      const double ratio_room = std::max(0.0, 1.5 * static_cast<double>(cell.memory_kib) - static_cast<double>(cell.usage.memory_kib));
       double physical = small_kib > cell.usage.memory_kib ? static_cast<double>(small_kib - cell.usage.memory_kib) : 0.0;
-      if (host.ratio.enforced) {
-        physical = std::min(physical, std::max(0.0, 1.5 * static_cast<double>(cell.memory_kib) - static_cast<double>(cell.usage.memory_kib)));
-      }
-      small_room += physical;
+      if (host.ratio.enforced) physical = std::min(physical, ratio_room);
+      small_room += !nova ? physical : host.ratio.enforced ? ratio_room : 1e18;
       if (huge_pages > 0) huge_room += static_cast<double>((huge_pages - cell.pages[1].used) * 2048);
     }
     GuestRequest request;

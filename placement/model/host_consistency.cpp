@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "placement/model/host_consistency.h"
 
-#include <set>
 
 namespace numaplace {
 namespace {
@@ -42,9 +41,12 @@ Status check_distances(const HostTopology& host, const std::string& what) {
 }  // namespace
 
 Status check_host_consistency(const HostTopology& host, const std::string& what) {
-  std::set<std::uint32_t> ids;
-  for (const auto& cell : host.cells) {
-    if (!ids.insert(cell.id).second) {
+  // Nested loops, not sets: the packed-cells reader runs this for each of a scheduler's hosts.
+  for (std::size_t i = 0; i < host.cells.size(); ++i) {
+    const HostCell& cell = host.cells[i];
+    bool repeated = false;
+    for (std::size_t j = 0; j < i && !repeated; ++j) repeated = host.cells[j].id == cell.id;
+    if (repeated) {
       return make_error("DuplicateNumaNode", what + ": NUMA cell " + std::to_string(cell.id) +
                                                  " is listed twice; a host lists each node once");
     }
@@ -70,9 +72,11 @@ Status check_host_consistency(const HostTopology& host, const std::string& what)
   }
   if (const auto problem = cell_cpu_problem(host)) return make_error("InconsistentHost", what + ": " + *problem);
   if (auto distances = check_distances(host, what); !distances) return distances;
-  std::set<std::string> addresses;
-  for (const auto& device : host.pci) {
-    if (!device.address.empty() && !addresses.insert(device.address).second) {
+  for (std::size_t d = 0; d < host.pci.size(); ++d) {
+    const PciDevice& device = host.pci[d];
+    bool repeated = false;
+    for (std::size_t e = 0; e < d && !repeated; ++e) repeated = !device.address.empty() && host.pci[e].address == device.address;
+    if (repeated) {
       return make_error("InconsistentHost", what + ": PCI device " + device.address +
                                                 " is listed twice; a device is counted once, or it could be given twice");
     }

@@ -80,6 +80,12 @@ Status check_host_consistency(const HostTopology& host, const std::string& what)
       return make_error("InconsistentHost", what + ": PCI device " + device.address +
                                                 " is listed twice; a device is counted once, or it could be given twice");
     }
+  }
+  return Done{};
+}
+
+Status check_pci_device_nodes(const HostTopology& host, const std::string& what) {
+  for (const auto& device : host.pci) {
     if (device.numa_node && host.find_cell(*device.numa_node) == nullptr) {
       return make_error("InconsistentHost", what + ": PCI device " + device.address + " is on NUMA node " +
                                                 std::to_string(*device.numa_node) + ", but the host has cells " +

@@ -4,7 +4,7 @@
 // contradictions by the same name, whichever surface (CLI, C ABI, Python) reads it:
 //   DuplicateNumaNode     a cell id given twice;
 //   InconsistentHost      a CPU in two cells or in two sibling groups of a cell (cell_cpu_problem);
-//                         a PCI device listed twice, or on a NUMA node no cell has; a cell of more
+//                         a PCI device listed twice; a cell of more
 //                         than 1 EiB, a page size above 1 TiB or a pool above 2^40 pages (the host
 //                         JSON's bounds, so that what one reader takes every reader takes back);
 //   InvalidNumaDistances  a distance row of another length than the cells (no row at all is fine),
@@ -22,5 +22,10 @@ namespace numaplace {
 
 // Done, or the first contradiction found, its message starting with `what` (the source's name).
 Status check_host_consistency(const HostTopology& host, const std::string& what);
+
+// InconsistentHost when a PCI device is on a NUMA node no cell has. For a machine's own description
+// (hwloc); Nova's host model (host JSON, packed cells) keeps such devices, as Nova's PCI pools may
+// sit on nodes its NUMA topology does not list, and its fit never takes them for a cell.
+Status check_pci_device_nodes(const HostTopology& host, const std::string& what);
 
 }  // namespace numaplace

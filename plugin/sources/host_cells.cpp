@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "plugin/sources/host_cells.h"
 
-#include "placement/model/host_consistency.h"
 
 #include <algorithm>
 #include <cmath>
@@ -189,9 +188,6 @@ Result<HostTopology> host_from_cells(std::span<const std::int64_t> words, double
     auto devices = pci_devices_from_json_text(pci_json);
     if (!devices) return devices.error();
     topology.pci = std::move(*devices);
-    // Devices on nodes the cells lack, or listed twice, as every reader refuses them (the cells'
-    // own contradictions are refused above, word by word).
-    if (auto consistent = check_host_consistency(topology, "packed host"); !consistent) return consistent.error();
   }
   if (!networks_json.empty()) {
     auto networks = cell_networks_from_json_text(networks_json, topology.cells.size());

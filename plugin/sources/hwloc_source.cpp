@@ -223,6 +223,7 @@ Result<HostTopology> to_host(hwloc_topology_t topology, const std::string& what)
   }
   // In the caller's process (the C ABI), as after the CLI's child: the same contradictions refused.
   if (auto consistent = check_host_consistency(host, what); !consistent) return consistent.error();
+  if (auto devices = check_pci_device_nodes(host, what); !devices) return devices.error();
   return host;
 }
 

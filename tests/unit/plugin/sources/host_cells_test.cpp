@@ -188,13 +188,6 @@ std::string error_of(const Words& words, double cpu = 2.0, double ram = 1.0, con
   return host.error().name + ": " + host.error().message;
 }
 
-// PCI devices given beside the words are held to the cells as every reader holds them.
-TEST(HostCells, APciDeviceOnANodeTheCellsLackIsRefused) {
-  EXPECT_EQ(error_of(one_cell(), 2.0, 1.0, R"([{"address": "0000:3b:00.0", "numa_node": 0}])"), "read");
-  const std::string refused = error_of(one_cell(), 2.0, 1.0, R"([{"address": "0000:3b:00.0", "numa_node": 7}])");
-  EXPECT_EQ(refused.rfind("InconsistentHost: packed host: PCI device 0000:3b:00.0 is on NUMA node 7", 0), 0u) << refused;
-}
-
 TEST(HostCells, ReadsOneCell) {
   auto host = plugin::host_from_cells(one_cell(), 2.0, 1.0, "");
   ASSERT_TRUE(host) << host.error().message;

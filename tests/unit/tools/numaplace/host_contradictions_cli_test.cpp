@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // A host description that contradicts itself is refused by the same name from every reader and
 // surface (a new-user audit's findings): two NUMA nodes of one id in an hwloc export, read by the
-// library in process as by the CLI's child; a distance matrix hwloc would size past its buffer; a
-// PCI device on a node the host lacks in host JSON; node devices giving one device two nodes;
+// library in process as by the CLI's child; a distance matrix hwloc would size past its buffer;
+// node devices giving one device two nodes;
 // distances of 0 or a cell farther from itself than from another; capabilities without a CPU. And
 // a small-page pool a source reports larger than its cell is never counted beyond the cell.
 #include <gtest/gtest.h>
@@ -78,15 +78,15 @@ TEST(HostContradictions, ADistanceMatrixWiderThanTheExportIsRefusedBeforeHwlocRe
   EXPECT_NE(host.error().message.find("relates 65537 objects"), std::string::npos) << host.error().message;
 }
 
-TEST(HostContradictions, AJsonPciDeviceOnAMissingNodeIsRefused) {
+// Nova's host model keeps a PCI device on a node without a cell, as Nova's PCI pools may sit there
+// (the Nova drop-ins' differential runs on such hosts); its fit never takes it for a cell.
+TEST(HostContradictions, AJsonPciDeviceOnANodeWithoutACellIsNovasModel) {
   auto host = plugin::host_from_json_text(
       R"({"cells": [{"id": 0, "cpus": "0-3", "memory_mib": 4096}, {"id": 1, "cpus": "4-7", "memory_mib": 4096}],
           "pci": [{"address": "0000:3b:00.0", "numa_node": 7}]})",
       "host JSON");
-  ASSERT_FALSE(host.ok());
-  EXPECT_EQ(host.error().name, "InconsistentHost");
-  EXPECT_NE(host.error().message.find("on NUMA node 7, but the host has cells 0,1"), std::string::npos)
-      << host.error().message;
+  ASSERT_TRUE(host.ok()) << host.error().message;
+  EXPECT_EQ(host->pci.size(), 1u);
 }
 
 TEST(HostContradictions, CapabilitiesDistancesOfZeroOrFartherFromItselfAreRefused) {

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "support/cli_runner.h"
+#include "support/temp_dir.h"
 #include "support/test_paths.h"
 
 namespace numaplace {
@@ -26,16 +27,9 @@ using numaplace::testing::run;
 using numaplace::testing::shared_path;
 using numaplace::testing::source_path;
 
-struct TempDir {
-  std::filesystem::path path =
-      std::filesystem::temp_directory_path() / ("numaplace-ambiguous-" + std::to_string(getpid()));
-  TempDir() { std::filesystem::create_directories(path); }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string file(const std::string& name, const std::string& text) const {
-    const std::string at = (path / name).string();
-    std::ofstream(at) << text;
-    return at;
-  }
+// A directory of the test's own, removed after it.
+struct TempDir : testing::TempDir {
+  TempDir() : testing::TempDir("numaplace-ambiguous") {}
 };
 
 const std::string kHostCell = R"({"id": 0, "cpus": "0-7", "memory_mib": 8192})";

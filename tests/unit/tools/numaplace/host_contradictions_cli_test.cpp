@@ -16,6 +16,7 @@
 #include "plugin/sources/host_json.h"
 #include "plugin/sources/hwloc_source.h"
 #include "support/cli_runner.h"
+#include "support/temp_dir.h"
 #include "support/test_paths.h"
 #include "xml/capabilities_reader.h"
 
@@ -27,16 +28,9 @@ using numaplace::testing::kExample;
 using numaplace::testing::run;
 using numaplace::testing::shared_path;
 
-struct TempDir {
-  std::filesystem::path path =
-      std::filesystem::temp_directory_path() / ("numaplace-contradictions-" + std::to_string(getpid()));
-  TempDir() { std::filesystem::create_directories(path); }
-  ~TempDir() { std::filesystem::remove_all(path); }
-  std::string file(const std::string& name, const std::string& text) const {
-    const std::string at = (path / name).string();
-    std::ofstream(at) << text;
-    return at;
-  }
+// A directory of the test's own, removed after it.
+struct TempDir : testing::TempDir {
+  TempDir() : testing::TempDir("numaplace-contradictions") {}
 };
 
 std::string text_of(const std::string& path) {

@@ -84,17 +84,13 @@ CellFit assess_cell(const HostTopology& host, const HostCell& cell, const GuestT
   // Stage 1, against the cell's totals: memory (without a page size: the smallest pages' total,
   // or the cell's memory when it reports no pages; memory that is not a whole number of small
   // pages takes one more, as libvirt rounds up), dedicated vCPUs, shared vCPUs.
-  const PagePool* smallest =
-      cell.pages.empty() ? nullptr
-                         : &*std::min_element(cell.pages.begin(), cell.pages.end(), [](const PagePool& a, const PagePool& b) {
-                             return a.size_kib < b.size_kib;
-                           });
+  const PagePool* smallest = smallest_pool(cell);
   if (smallest != nullptr && smallest->size_kib == 0) {
     return misfit(with_reason, [&] {
       return name_of(cell) + " reports pages of 0 KiB, which no host has; its memory cannot be counted";
     });
   }
-  const std::uint64_t small_kib = small_page_kib(cell);
+  const std::uint64_t small_kib = small_page_kib(cell, smallest);
   Demands totals;
   if (guest_cell.pagesize == kPageSizeNone) {
     // A cell that lists no small pages: Nova's check of its smallest listed pages also needs the

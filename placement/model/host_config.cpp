@@ -18,12 +18,6 @@ HostCell* cell_of(HostTopology& host, std::uint32_t id) {
   return nullptr;
 }
 
-std::string cell_ids(const HostTopology& host) {
-  CpuSet ids;
-  for (const auto& cell : host.cells) ids.insert(cell.id);
-  return to_cpu_list(ids);
-}
-
 }  // namespace
 
 Status apply_host_config(HostTopology& host, const HostConfig& config) {
@@ -70,7 +64,7 @@ Status apply_host_config(HostTopology& host, const HostConfig& config) {
     HostCell* cell = cell_of(changed, reserve.node);
     if (cell == nullptr) {
       return invalid(config, "reserved_huge_pages names node " + std::to_string(reserve.node) +
-                                 ", which this host does not have (its nodes are " + cell_ids(host) + ")");
+                                 ", which this host does not have (its nodes are " + cell_id_list(host) + ")");
     }
     PagePool* pool = nullptr;
     for (auto& p : cell->pages) pool = p.size_kib == reserve.size_kib ? &p : pool;
@@ -86,7 +80,7 @@ Status apply_host_config(HostTopology& host, const HostConfig& config) {
     HostCell* cell = cell_of(changed, reserve.node);
     if (cell == nullptr) {
       return invalid(config, "reserved_memory names node " + std::to_string(reserve.node) +
-                                 ", which this host does not have (its nodes are " + cell_ids(host) + ")");
+                                 ", which this host does not have (its nodes are " + cell_id_list(host) + ")");
     }
     if (reserve.kib > cell->memory_kib) {
       return invalid(config, "reserved_memory keeps " + std::to_string(reserve.kib / 1024) + " MiB of node " +

@@ -1,15 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "placement/model/host_consistency.h"
 
-
 namespace numaplace {
 namespace {
-
-std::string cell_ids(const HostTopology& host) {
-  std::string ids;
-  for (const auto& cell : host.cells) ids += (ids.empty() ? "" : ",") + std::to_string(cell.id);
-  return ids;
-}
 
 Status check_distances(const HostTopology& host, const std::string& what) {
   const std::size_t cells = host.cells.size();
@@ -89,7 +82,7 @@ Status check_pci_device_nodes(const HostTopology& host, const std::string& what)
     if (device.numa_node && host.find_cell(*device.numa_node) == nullptr) {
       return make_error("InconsistentHost", what + ": PCI device " + device.address + " is on NUMA node " +
                                                 std::to_string(*device.numa_node) + ", but the host has cells " +
-                                                cell_ids(host) + "; give the device's node as the host reports it");
+                                                cell_id_list(host) + "; give the device's node as the host reports it");
     }
   }
   return Done{};

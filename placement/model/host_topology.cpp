@@ -2,6 +2,7 @@
 #include "placement/model/host_topology.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace numaplace {
 
@@ -69,6 +70,12 @@ std::optional<std::string> cell_cpu_problem(const HostTopology& host) {
   return std::nullopt;
 }
 
+std::string cell_id_list(const HostTopology& host) {
+  CpuSet ids;
+  for (const auto& cell : host.cells) ids.insert(cell.id);
+  return to_cpu_list(ids);
+}
+
 std::optional<std::uint32_t> cell_of_cpu(const HostTopology& host, std::uint32_t cpu) {
   for (const auto& cell : host.cells) {
     if (cell.cpus.contains(cpu)) return cell.id;
@@ -106,18 +113,21 @@ std::optional<std::uint32_t> HostTopology::distance(std::uint32_t from_id, std::
 }
 
 PagePool* smallest_pool(HostCell& cell) {
-  PagePool* smallest = nullptr;
-  for (auto& pool : cell.pages) {
+  // The const form's pool is one of `cell`'s own, which the caller may change.
+  return const_cast<PagePool*>(smallest_pool(std::as_const(cell)));
+}
+
+const PagePool* smallest_pool(const HostCell& cell) {
+  const PagePool* smallest = nullptr;
+  for (const auto& pool : cell.pages) {
     if (smallest == nullptr || pool.size_kib < smallest->size_kib) smallest = &pool;
   }
   return smallest;
 }
 
-std::uint64_t small_page_kib(const HostCell& cell) {
-  const PagePool* smallest = nullptr;
-  for (const auto& pool : cell.pages) {
-    if (smallest == nullptr || pool.size_kib < smallest->size_kib) smallest = &pool;
-  }
+std::uint64_t small_page_kib(const HostCell& cell) { return small_page_kib(cell, smallest_pool(cell)); }
+
+std::uint64_t small_page_kib(const HostCell& cell, const PagePool* smallest) {
   return smallest != nullptr ? std::min(smallest->total * smallest->size_kib, cell.memory_kib) : cell.memory_kib;
 }
 

@@ -113,6 +113,9 @@ struct HostTopology {
 // count it in two cores. Readers of hosts that programs write (host JSON, packed cells) refuse such a host.
 std::optional<std::string> cell_cpu_problem(const HostTopology& host);
 
+// The host's cell ids as a list for messages, in the CPU-list form ("0-3,8"), "" for no cells.
+std::string cell_id_list(const HostTopology& host);
+
 // The id of the cell whose CPUs hold `cpu`, or nullopt when no cell does.
 std::optional<std::uint32_t> cell_of_cpu(const HostTopology& host, std::uint32_t cpu);
 
@@ -123,11 +126,14 @@ void assign_cache_domains(HostTopology& host, const std::vector<CpuSet>& l3_cach
 
 // The cell's smallest page pool (its small pages), or null when it reports none.
 PagePool* smallest_pool(HostCell& cell);
+const PagePool* smallest_pool(const HostCell& cell);
 
 // KiB of the cell's small pages: its smallest pool's (huge page pools are carved out of the cell's
 // memory), never more than the cell's memory (a pool a source reports larger than its node cannot
-// all be there); the cell's memory when it reports no pools.
+// all be there); the cell's memory when it reports no pools. The second form takes the cell's
+// smallest_pool, for a caller that has it already.
 std::uint64_t small_page_kib(const HostCell& cell);
+std::uint64_t small_page_kib(const HostCell& cell, const PagePool* smallest);
 
 // Where floating vCPUs may run on `cell`: its shared set, less (Exclusive accounting) the pCPUs
 // that dedicated guests hold.

@@ -19,12 +19,6 @@
 namespace numaplace::cli {
 namespace {
 
-std::string cell_ids(const HostTopology& host) {
-  std::string ids;
-  for (const auto& cell : host.cells) ids += (ids.empty() ? "" : ",") + std::to_string(cell.id);
-  return ids;
-}
-
 Status add_nodedev_files(HostTopology& host, const std::vector<std::string>& files) {
   std::map<std::string, std::string> given_by;  // address -> the file that gave it
   for (const auto& path : files) {
@@ -43,7 +37,7 @@ Status add_nodedev_files(HostTopology& host, const std::vector<std::string>& fil
       if (dev.numa_node && host.find_cell(*dev.numa_node) == nullptr) {
         return make_error("InvalidNodeDevice", "PCI device " + dev.address + " in " + what + " is on NUMA node " +
                                                    std::to_string(*dev.numa_node) + ", but the host has cells " +
-                                                   cell_ids(host) + ": the file describes another host");
+                                                   cell_id_list(host) + ": the file describes another host");
       }
       // A device given twice on two nodes (by the files, or by a file and the host source) is two
       // hosts' devices: which node to bind it near would be a guess.

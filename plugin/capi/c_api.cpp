@@ -177,7 +177,13 @@ Result<LibvirtLoad> load_libvirt(const std::string& uri, bool running_claims) {
   if (running_claims) {
     auto domains = list_domains(*conn, false);
     if (!domains) return domains.error();
-    out.claims = read_host_claims(*domains, out.loaded.host, {}, {}, numaplace::xml::BeyondHost::CountWithin).claims;
+    HostClaims claims = read_host_claims(*domains, out.loaded.host, {}, {}, numaplace::xml::BeyondHost::CountWithin);
+    if (auto known = running_guests_known(claims, "stop that guest or correct its XML, or load the host without "
+                                                  "NP_LIBVIRT_RUNNING_CLAIMS and add the claims you can read");
+        !known) {
+      return known.error();
+    }
+    out.claims = std::move(claims.claims);
   }
   return out;
 }

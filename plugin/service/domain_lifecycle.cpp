@@ -67,10 +67,17 @@ Result<Session> open_session(const LifecycleOptions& options, bool include_inact
 
 // Folds into the host the claims that count against a new placement: running guests, and (define)
 // defined guests numaplace placed. Every other guest, running or defined, is kept in `others`: a
-// new dedicated guest's pCPUs are taken from all of them (narrowing.h).
-std::vector<std::string> fold_claims(Session& session, const std::string& name, const std::string& uuid,
-                                     bool count_defined_records, std::vector<GuestClaim>& others) {
+// new dedicated guest's pCPUs are taken from all of them (narrowing.h). Returns the warnings, or
+// RunningGuestsUnknown when a running guest cannot be read (what it holds could be given twice); a
+// defined guest that cannot be read is a warning, as its own start places it again.
+Result<std::vector<std::string>> fold_claims(Session& session, const std::string& name, const std::string& uuid,
+                                             bool count_defined_records, std::vector<GuestClaim>& others) {
   HostClaims claims = read_host_claims(session.domains, session.host, name, uuid, xml::BeyondHost::CountWithin);
+  if (auto known = running_guests_known(claims, "stop that guest, or correct its XML (virsh edit) and start "
+                                                "it again; then try again");
+      !known) {
+    return known.error();
+  }
   std::vector<GuestClaim> counted;
   for (auto& claim : claims.claims) {
     if (claim.running || (count_defined_records && claim.placed_by_numaplace)) counted.push_back(claim);
@@ -127,7 +134,9 @@ Result<LifecycleOutcome> define_domain(const std::string& domain_xml, const std:
   LifecycleOutcome outcome;
   outcome.name = summary->name;
   std::vector<GuestClaim> others;
-  outcome.warnings = fold_claims(*session, summary->name, uuid, true, others);
+  auto folded = fold_claims(*session, summary->name, uuid, true, others);
+  if (!folded) return folded.error();
+  outcome.warnings = std::move(*folded);
 
   // What libvirt's define refuses, refused the same way with or without --dry-run: a uuid another
   // domain has under another name, or this name under another uuid.
@@ -196,7 +205,9 @@ Result<LifecycleOutcome> start_domain(const std::string& name, const LifecycleOp
   outcome.name = name;
   outcome.dry_run = options.dry_run;
   std::vector<GuestClaim> others;
-  outcome.warnings = fold_claims(*session, name, uuid, false, others);
+  auto folded = fold_claims(*session, name, uuid, false, others);
+  if (!folded) return folded.error();
+  outcome.warnings = std::move(*folded);
 
   const std::string what = "domain '" + name + "'";
   auto doc = xml::parse_document(domain_xml, what);

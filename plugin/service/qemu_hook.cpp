@@ -35,10 +35,9 @@ Result<std::vector<GuestClaim>> running_claims(const HookSources& sources, const
   // here known: counted within the host, and said.
   HostClaims claims = read_host_claims(*running, host, self.name, self.uuid, xml::BeyondHost::CountWithin);
   for (auto& note : claims.notes) notes.push_back(std::move(note));
-  if (!claims.warnings.empty()) {
-    return make_error("RunningGuestsUnknown", "what a running guest holds cannot be counted (" + claims.warnings.front() +
-                                                  "), so its pCPUs and memory are unknown; fix its status file or the "
-                                                  "host source, or switch the hook off (docs/hook.md)");
+  if (auto known = running_guests_known(claims, "fix its status file or the host source, or switch the hook off (docs/hook.md)");
+      !known) {
+    return known.error();
   }
   return std::move(claims.claims);
 }

@@ -16,14 +16,18 @@ HostClaims read_host_claims(const std::vector<DomainXml>& domains, const HostTop
   for (const auto& domain : domains) {
     if (excluded(domain.name, domain.uuid)) continue;
     const std::string what = "domain '" + domain.name + "'";
+    const auto unread = [&](const Error& why) {
+      out.warnings.push_back(why.message);
+      if (domain.running) out.running_unread.push_back(why.message);
+    };
     auto doc = xml::parse_document(domain.xml, what);
     if (!doc) {
-      out.warnings.push_back(doc.error().message);
+      unread(doc.error());
       continue;
     }
     auto claim = xml::read_guest_claim(doc->get(), host, what, beyond, &out.notes);
     if (!claim) {
-      out.warnings.push_back(claim.error().message);
+      unread(claim.error());
       continue;
     }
     // A domain from a file is known by its path until read: its own name and uuid decide too.
@@ -33,6 +37,15 @@ HostClaims read_host_claims(const std::vector<DomainXml>& domains, const HostTop
     out.claims.push_back(std::move(*claim));
   }
   return out;
+}
+
+Status running_guests_known(const HostClaims& claims, const std::string& remedy) {
+  if (claims.running_unread.empty()) return Done{};
+  std::string more;
+  if (claims.running_unread.size() > 1) more = " and " + std::to_string(claims.running_unread.size() - 1) + " more";
+  return make_error("RunningGuestsUnknown", "what a running guest holds cannot be counted (" + claims.running_unread.front() +
+                                                more + "), so its pCPUs and memory are unknown and could be given out twice; " +
+                                                remedy);
 }
 
 }  // namespace numaplace::plugin

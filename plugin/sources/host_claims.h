@@ -16,9 +16,15 @@ namespace numaplace::plugin {
 
 struct HostClaims {
   std::vector<GuestClaim> claims;
-  std::vector<std::string> warnings;  // a guest not counted, and why
-  std::vector<std::string> notes;     // a guest counted without what this host lacks (BeyondHost::CountWithin)
+  std::vector<std::string> warnings;        // a guest not counted, and why
+  std::vector<std::string> running_unread;  // those of the warnings that name a running guest
+  std::vector<std::string> notes;           // a guest counted without what this host lacks (BeyondHost::CountWithin)
 };
+
+// Done when every running guest among `claims` was read; else RunningGuestsUnknown naming the first
+// that was not: what it holds is unknown, and placing beside it could give its pCPUs and memory out
+// twice. `remedy` ends the sentence: what the person can do.
+Status running_guests_known(const HostClaims& claims, const std::string& remedy);
 
 // Reads claims of `domains`, leaving out the one named `exclude_name` / `exclude_uuid`
 // (the guest being placed again must not collide with itself). `beyond`: how a pin or memory

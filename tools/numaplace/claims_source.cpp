@@ -26,7 +26,17 @@ Result<plugin::HostClaims> load_claims(const ClaimSourceOptions& options, const 
   }
   plugin::HostClaims claims = plugin::read_host_claims(domains, host, options.exclude_name, options.exclude_uuid,
                                                        xml::BeyondHost::CountWithin);
-  for (auto& warning : status_warnings) claims.warnings.push_back(std::move(warning));
+  for (auto& warning : status_warnings) {
+    claims.running_unread.push_back(warning);
+    claims.warnings.push_back(std::move(warning));
+  }
+  if (options.refuse_unknown_running) {
+    if (auto known = plugin::running_guests_known(claims, "stop that guest, or correct its XML (virsh edit) or status "
+                                                          "file; `numaplace topology` shows what is read");
+        !known) {
+      return known.error();
+    }
+  }
   // Files the user named must read; a broken one is an error, not a warning. A guest counted
   // already (the host's own, or another file's) would be counted twice: its pCPUs held twice,
   // its pages taken twice, and audit finding it in conflict with itself.

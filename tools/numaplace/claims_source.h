@@ -21,6 +21,9 @@ struct ClaimSourceOptions {
   std::vector<std::string> claim_files;  // domain XML files
   std::string exclude_name;              // the guest being placed
   std::string exclude_uuid;
+  // RunningGuestsUnknown when a running guest (of the connection or the status files) cannot be
+  // read, for a placement beside it; false: such a guest is a warning (topology, audit).
+  bool refuse_unknown_running = false;
 };
 
 Result<plugin::HostClaims> load_claims(const ClaimSourceOptions& options, const HostTopology& host);

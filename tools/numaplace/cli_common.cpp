@@ -287,7 +287,7 @@ std::string format_load(double load) {
 Result<std::vector<GuestClaim>> read_claims(const HostTopology& host, const HostSourceOptions& source,
                                             const std::vector<std::string>& claim_files, bool include_defined,
                                             const std::string& name, const std::string& uuid,
-                                            std::size_t* unread) {
+                                            std::size_t* unread, bool refuse_unknown_running) {
   ClaimSourceOptions options;
   options.connect_uri = libvirt_uri(source);
   options.status_dir = source.status_dir;
@@ -295,6 +295,7 @@ Result<std::vector<GuestClaim>> read_claims(const HostTopology& host, const Host
   options.claim_files = claim_files;
   options.exclude_name = name;
   options.exclude_uuid = uuid;
+  options.refuse_unknown_running = refuse_unknown_running;
   if (include_defined && options.connect_uri.empty()) {
     std::cerr << "numaplace: note: --include-defined counts the defined guests of a libvirt connection; "
                  "this host is read from a file, so only --claim files and running guests count\n";
@@ -309,8 +310,9 @@ Result<std::vector<GuestClaim>> read_claims(const HostTopology& host, const Host
 
 Result<std::vector<GuestClaim>> fold_claims(HostTopology& host, const HostSourceOptions& source,
                                             const std::vector<std::string>& claim_files, bool include_defined,
-                                            const std::string& name, const std::string& uuid) {
-  auto claims = read_claims(host, source, claim_files, include_defined, name, uuid);
+                                            const std::string& name, const std::string& uuid,
+                                            bool refuse_unknown_running) {
+  auto claims = read_claims(host, source, claim_files, include_defined, name, uuid, nullptr, refuse_unknown_running);
   if (claims) apply_claims(host, *claims);
   return claims;
 }

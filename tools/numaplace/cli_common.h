@@ -77,11 +77,12 @@ void add_request_options(CLI::App* cmd, std::vector<std::string>& specs, std::ve
 Result<std::vector<GuestClaim>> read_claims(const HostTopology& host, const HostSourceOptions& source,
                                             const std::vector<std::string>& claim_files, bool include_defined,
                                             const std::string& name, const std::string& uuid,
-                                            std::size_t* unread = nullptr);
-// read_claims, folded into the host's usage.
+                                            std::size_t* unread = nullptr, bool refuse_unknown_running = false);
+// read_claims, folded into the host's usage; `refuse_unknown_running` for a placement (ClaimSourceOptions).
 Result<std::vector<GuestClaim>> fold_claims(HostTopology& host, const HostSourceOptions& source,
                                             const std::vector<std::string>& claim_files, bool include_defined,
-                                            const std::string& name, const std::string& uuid);
+                                            const std::string& name, const std::string& uuid,
+                                            bool refuse_unknown_running);
 
 std::string format_load(double load);
 

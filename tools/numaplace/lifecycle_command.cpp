@@ -150,8 +150,9 @@ Command register_lifecycle(CLI::App& app, bool define) {
           "narrowings the other guests' threads moved (or would move), domain_xml what was (or would be)\n"
           "defined, null when start keeps the definition as it is.\n"
           "\n"
-          "Exit codes: 0 done, 1 bad input, 2 usage or unreadable file, 3 does not fit, 4 host unavailable or\n"
-          "lock not taken, 5 libvirt refused the domain.\n"
+          "Exit codes: 0 done, 1 bad input, 2 usage or unreadable file, 3 does not fit, 4 host unavailable,\n"
+          "lock not taken, or a running guest whose XML cannot be read (RunningGuestsUnknown), 5 libvirt\n"
+          "refused the domain.\n"
           "Examples:\n") +
       (define ? "  numaplace define vm.xml --spec hw:numa_nodes=1 --spec hw:cpu_policy=dedicated\n"
                 "  numaplace define vm.xml -c test:///default --policy single-numa-node --json\n"

@@ -53,7 +53,7 @@ int run_place(const PlaceOptions& o) {
     if (!doc) return report(doc.error(), o.json);
     auto summary = xml::read_domain_summary(doc->get(), what);
     if (!summary) return report(summary.error(), o.json);
-    auto folded = fold_claims(*host, source, o.claims, o.include_defined, summary->name, summary->uuid);
+    auto folded = fold_claims(*host, source, o.claims, o.include_defined, summary->name, summary->uuid, true);
     if (!folded) return report(folded.error(), o.json);
     claims = std::move(*folded);
   }
@@ -301,8 +301,9 @@ Command register_place(CLI::App& app) {
           "Exit codes: 0 placed; 1 bad input (a named error on stderr: the request, the XML, the operator's\n"
           "constraints, PolicyRefused, InvalidPciAddress ...); 2 usage or an unreadable file (and\n"
           "FreeMemoryUnavailable); 3 the guest does not fit (NoFit, WouldStarveGuest, PciDeviceHeld); 4 the\n"
-          "host could not be read (or libvirt or libnuma not available). Nothing is written when an error\n"
-          "occurs.\n"
+          "host could not be read (or libvirt or libnuma not available), or a running guest's XML or status\n"
+          "file could not be (RunningGuestsUnknown: what it holds is unknown). Nothing is written when an\n"
+          "error occurs.\n"
           "Examples:\n"
           "  numaplace place examples/guest-8vcpu-4g.xml --connect test:///default --spec hw:numa_nodes=2 \\\n"
           "      --spec hw:numa_cpus.0=0-5 --spec hw:numa_cpus.1=6,7 \\\n"

@@ -78,7 +78,7 @@ int run_topology(const TopologyOptions& o) {
   const HostSourceOptions source = with_default_host(o.host);
   auto host = load_host(source);
   if (!host) return report(host.error(), o.json);
-  auto claims = fold_claims(*host, source, o.claims, o.include_defined, {}, {});
+  auto claims = fold_claims(*host, source, o.claims, o.include_defined, {}, {}, false);
   if (!claims) return report(claims.error(), o.json);
   if (!o.svg_file.empty() || !o.html_file.empty()) {
     // Each document is built whole in memory, then written at once (a temporary file renamed).

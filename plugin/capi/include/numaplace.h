@@ -98,7 +98,8 @@ NP_EXPORT np_status np_host_from_cells(const long long* words, size_t word_count
                                        np_error** error);
 /* A live libvirt host ("qemu:///system", "test:///default"): capabilities, PCI
  * node devices and, with NP_LIBVIRT_RUNNING_CLAIMS, the claims of its running
- * guests (their live XML). Domains that cannot be read are skipped. */
+ * guests (their live XML). A running guest whose XML cannot be read fails the
+ * call (NP_ERR_HOST_UNAVAILABLE, RunningGuestsUnknown): what it holds is unknown. */
 #define NP_LIBVIRT_RUNNING_CLAIMS 1u
 NP_EXPORT np_status np_host_from_libvirt(const char* uri, unsigned int flags, np_host** host, np_error** error);
 /* The host model as JSON text (the same schema np_host_from_json reads, the same

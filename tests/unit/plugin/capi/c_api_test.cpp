@@ -3,6 +3,8 @@
 // every host source, claims, placement JSON, errors as status + name + message, NULLs,
 // and one host shared by threads.
 #include <gtest/gtest.h>
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
 #include <nlohmann/json.hpp>
 
 #include <fstream>
@@ -129,6 +131,44 @@ TEST_F(CApi, LibvirtHostIsTheOneTheCliReads) {
   printed.erase("guests");
   EXPECT_EQ(library, printed);
   EXPECT_FALSE(library.contains("warnings")) << "test:///default's node devices all read";
+}
+
+// A running guest whose XML cannot be counted (its numaplace record damaged by hand) holds pCPUs the
+// claims cannot show: the host with its running guests' claims is refused, not read without it.
+TEST_F(CApi, ALibvirtHostWithARunningGuestItCannotReadIsRefused) {
+  virSetErrorFunc(nullptr, [](void*, virErrorPtr) {});
+  virConnectPtr conn = virConnectOpen("test:///default");  // test:///default lives while one is open
+  ASSERT_NE(conn, nullptr);
+  ASSERT_EQ(np_host_from_libvirt("test:///default", NP_LIBVIRT_RUNNING_CLAIMS, &host, &error), NP_OK);
+  const std::string small = "<domain type='test'><name>capi-broken</name><memory unit='MiB'>256</memory><vcpu>2</vcpu>"
+                            "<os><type arch='i686'>hvm</type></os><devices/></domain>";
+  const np_pair dedicated[] = {{"hw:numa_nodes", "1"}, {"hw:cpu_policy", "dedicated"}};
+  ASSERT_EQ(np_place(host, small.c_str(), dedicated, 2, nullptr, 0, nullptr, 0, &result, &error), NP_OK)
+      << np_error_message(error);
+  std::string broken = np_result_xml(result);
+  const std::size_t pins = broken.find(" pins=\"");
+  ASSERT_NE(pins, std::string::npos) << broken;
+  broken.replace(pins, std::string(" pins=\"").size(), " pins=\"x");
+  virDomainPtr domain = virDomainDefineXML(conn, broken.c_str());
+  ASSERT_NE(domain, nullptr);
+  ASSERT_EQ(virDomainCreate(domain), 0);
+  np_host_free(host);
+  host = nullptr;
+
+  EXPECT_EQ(np_host_from_libvirt("test:///default", NP_LIBVIRT_RUNNING_CLAIMS, &host, &error), NP_ERR_HOST_UNAVAILABLE);
+  EXPECT_EQ(host, nullptr);
+  ASSERT_NE(error, nullptr);
+  EXPECT_STREQ(np_error_name(error), "RunningGuestsUnknown");
+  EXPECT_NE(std::string(np_error_message(error)).find("capi-broken"), std::string::npos) << np_error_message(error);
+  np_error_free(error);
+  error = nullptr;
+  // Without the running guests' claims the host itself reads; the caller adds the claims it can.
+  EXPECT_EQ(np_host_from_libvirt("test:///default", 0, &host, &error), NP_OK) << np_error_message(error);
+
+  virDomainDestroy(domain);
+  virDomainUndefine(domain);
+  virDomainFree(domain);
+  virConnectClose(conn);
 }
 
 TEST_F(CApi, ErrorsCarryStatusNameAndMessage) {

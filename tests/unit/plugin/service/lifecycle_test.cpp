@@ -291,5 +291,40 @@ TEST_F(Lifecycle, StartNeverKeepsPinsOthersHoldOrTheHostReserves) {
   }
 }
 
+// A running guest whose XML cannot be counted (its numaplace record damaged by hand) holds pCPUs
+// nobody can see: define and start refuse beside it, as the hook does. Once it stops, it is a
+// defined guest whose own start places it again: a warning, not a refusal.
+TEST_F(Lifecycle, ARunningGuestThatCannotBeReadStopsDefineAndStart) {
+  LifecycleOptions options = options_for_test_driver();
+  options.flavor_specs = {{"hw:numa_nodes", "1"}, {"hw:cpu_policy", "dedicated"}};
+  ASSERT_TRUE(define_domain(guest("lc-next", 2, 256), "lc-next", options).ok());
+  ASSERT_TRUE(define_domain(guest("lc-broken", 2, 256), "lc-broken", options).ok());
+  std::string broken = xml_of(keep_alive_, "lc-broken");
+  const std::size_t pins = broken.find(" pins=\"");
+  ASSERT_NE(pins, std::string::npos) << broken;
+  broken.replace(pins, std::string(" pins=\"").size(), " pins=\"x");
+  virDomainPtr domain = virDomainDefineXML(keep_alive_, broken.c_str());
+  ASSERT_NE(domain, nullptr);
+  ASSERT_EQ(virDomainCreate(domain), 0);
+
+  LifecycleOptions from_metadata = options;
+  from_metadata.flavor_specs.clear();
+  auto started = start_domain("lc-next", from_metadata);
+  ASSERT_FALSE(started.ok());
+  EXPECT_EQ(started.error().name, "RunningGuestsUnknown");
+  EXPECT_NE(started.error().message.find("lc-broken"), std::string::npos) << started.error().message;
+  auto defined = define_domain(guest("lc-other", 2, 256), "lc-other", options);
+  ASSERT_FALSE(defined.ok());
+  EXPECT_EQ(defined.error().name, "RunningGuestsUnknown");
+
+  ASSERT_EQ(virDomainDestroy(domain), 0);
+  virDomainFree(domain);
+  defined = define_domain(guest("lc-other", 2, 256), "lc-other", options);
+  ASSERT_TRUE(defined.ok()) << defined.error().message;
+  bool warned = false;
+  for (const auto& warning : defined->warnings) warned = warned || warning.find("lc-broken") != std::string::npos;
+  EXPECT_TRUE(warned) << "the unreadable defined guest is not mentioned";
+}
+
 }  // namespace
 }  // namespace numaplace::plugin

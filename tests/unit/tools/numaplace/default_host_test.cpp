@@ -7,6 +7,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <utility>
+#include <vector>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
@@ -100,6 +102,35 @@ TEST_F(StatusDir, RunningGuestsOfAStatusDirectoryHoldTheirPcpus) {
 
   CliRun missing = run("topology --capabilities " + caps + " --status-dir " + (dir / "nonexistent").string());
   EXPECT_EQ(missing.exit_code, 2) << missing.err;
+}
+
+// A running guest whose status file cannot be read (cut short) or whose XML cannot be counted (a
+// damaged numaplace record) holds pCPUs nobody can see: place refuses beside it, exit 4 and no
+// XML; topology and audit only read, so they show the host with a warning.
+TEST_F(StatusDir, PlaceRefusesBesideARunningGuestItCannotRead) {
+  const std::string first = place_dedicated();
+  const std::size_t pins = first.find(" pins=\"");
+  ASSERT_NE(pins, std::string::npos) << first;
+  std::string damaged = first;
+  damaged.replace(pins, std::string(" pins=\"").size(), " pins=\"x");
+  const std::vector<std::pair<std::string, std::string>> unreadable = {
+      {"cut short", "<domstatus state='running' pid='1'>\n" + first.substr(0, first.size() / 2)},
+      {"damaged record", "<domstatus state='running' pid='1'>\n" + damaged + "</domstatus>\n"},
+  };
+  std::string second_domain = numaplace::testing::slurp(kExample);
+  second_domain.replace(second_domain.find("numaplace-demo"), 14, "second-guest");
+  std::ofstream(dir / "second.xml") << second_domain;
+  for (const auto& [what, text] : unreadable) {
+    std::ofstream(dir / "status" / "first.xml", std::ios::trunc) << text;
+    CliRun second = run("place " + (dir / "second.xml").string() + " --capabilities " + caps + " --status-dir " +
+                        (dir / "status").string() + " --spec hw:numa_nodes=1 --spec hw:cpu_policy=dedicated");
+    EXPECT_EQ(second.exit_code, 4) << what << ": " << second.err;
+    EXPECT_NE(second.err.find("RunningGuestsUnknown"), std::string::npos) << what << ": " << second.err;
+    EXPECT_EQ(second.out, "") << what;
+    CliRun topology = run("topology --capabilities " + caps + " --status-dir " + (dir / "status").string());
+    EXPECT_EQ(topology.exit_code, 0) << what << ": " << topology.err;
+    EXPECT_NE(topology.err.find("warning"), std::string::npos) << what << ": " << topology.err;
+  }
 }
 
 }  // namespace

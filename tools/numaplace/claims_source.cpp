@@ -31,8 +31,9 @@ Result<plugin::HostClaims> load_claims(const ClaimSourceOptions& options, const 
     claims.warnings.push_back(std::move(warning));
   }
   if (options.refuse_unknown_running) {
-    if (auto known = plugin::running_guests_known(claims, "stop that guest, or correct its XML (virsh edit) or status "
-                                                          "file; `numaplace topology` shows what is read");
+    if (auto known = plugin::running_guests_known(claims, "read it as a user who may (libvirt's status files are "
+                                                          "root's), or stop that guest or correct its XML (virsh "
+                                                          "edit); `numaplace topology` shows what is read");
         !known) {
       return known.error();
     }

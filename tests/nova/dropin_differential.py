@@ -7,7 +7,9 @@ Each case is drawn by tools/conformance/nova_differential.py's generator (gen_ca
 with cells, SMT siblings, shared/dedicated CPU sets, pinned CPUs, page pools, usage, allocation
 ratios and PCI pools; random flavors and images with hw:numa_nodes, hw:numa_cpus.N/mem.N,
 cpu_policy, thread policy, mem_page_size, emulator threads, realtime, PCI requests and policies,
-Nova's packing option; a --pci-specs share with Nova's pool tags and PCI requests as spec lists; a --stress share from its small, tight hosts). Nova answers it with its
+Nova's packing option; a --pci-specs share with Nova's pool tags and PCI requests as spec lists; a --stress share from its small, tight hosts;
+a --huge-only share whose host cells list huge pages and no small ones, with requests for memory
+that is not a whole number of those pages and hw:mem_page_size=0). Nova answers it with its
 own pipeline (nova_differential.run_nova: numa_get_constraints, get_pci_numa_policy_constraint,
 numa_fit_instance_to_host) and, where its answer is inconsistent (a chosen cell that does not fit
 when checked again, dedicated vCPUs left unpinned, pins outside the cell or on used pCPUs: its
@@ -102,6 +104,8 @@ def main():
     ap.add_argument("--min-cases", type=int, default=150, help="fewer compared cases than this fails the run")
     ap.add_argument("--pci-specs", type=float, default=0.2,
                     help="share of cases with tagged PCI pools and PCI requests as spec lists")
+    ap.add_argument("--huge-only", type=float, default=0.1,
+                    help="share of cases whose host cells list huge pages and no small ones")
     ap.add_argument("--no-filter", action="store_true", help="leave out the filters' comparison")
     args = ap.parse_args()
     try:
@@ -115,6 +119,7 @@ def main():
 
     nd.STRESS = args.stress
     nd.PCI_SPECS = args.pci_specs
+    nd.HUGE_ONLY = args.huge_only
     rng = random.Random(args.seed)
     corpus = nd.load_corpus()
     started = time.monotonic()

@@ -820,6 +820,7 @@ def stress_request(rng, ncells, host=None):
 
 
 STRESS = 0.0
+HUGE_ONLY = 0.0  # share of cases whose host cells list no small pages (drawn only when above 0)
 NETWORK = 0.0
 PMEM = 0.0
 PCI_SPECS = 0.0
@@ -962,7 +963,39 @@ def gen_case(rng, corpus, idx, prefix):
                 es.pop(key)
     if rng.random() < 0.05:
         case["config"] = {"compute.packing_host_numa_cells_allocation_strategy": True}
+    if HUGE_ONLY and rng.random() < HUGE_ONLY:
+        huge_pages_only(rng, case)
     return case
+
+
+def huge_pages_only(rng, case):
+    """The case's host cells list huge pages and no small ones (Nova's smallest listed pages are then
+    what a guest without a page size takes: can_fit_pagesize). A cell's small-page memory becomes
+    pages of one of its huge sizes (2 MiB or 1 GiB when it has none), used in the same proportion.
+    The request sometimes asks for what such a host meets: no page size, a size it lists, "0" (Nova
+    reads it as none), or memory that is not a whole number of 1 GiB or 2 MiB pages."""
+    for cell in case["host"]["cells"]:
+        pages = cell.get("pages") or []
+        huge = [dict(p) for p in pages if p["size_kib"] > 4]
+        small = next((p for p in pages if p["size_kib"] == 4), None)
+        small_kib = small["total"] * 4 if small else cell["memory_mib"] * 1024
+        if not huge:
+            huge = [{"size_kib": rng.choice([2048, 1048576]), "total": 0, "used": 0}]
+        pool = rng.choice(huge)
+        added = small_kib // pool["size_kib"]
+        if small and small["total"]:
+            pool["used"] += added * small["used"] // small["total"]
+        pool["total"] += added
+        cell["pages"] = [p for p in huge if p["total"] > 0] or [pool]
+    flavor = case["request"]["flavor"]
+    es = flavor.setdefault("extra_specs", {})
+    choice = rng.choice(["keep", "none", "0", "2MB", "1GB", "large", "any", "small"])
+    if choice == "none":
+        es.pop("hw:mem_page_size", None)
+    elif choice != "keep":
+        es["hw:mem_page_size"] = choice
+    if rng.random() < 0.3 and not any(k.startswith("hw:numa_mem.") for k in es):
+        flavor["memory_mib"] = flavor["memory_mib"] + rng.choice([1, 2, 512])
 
 
 # --------------------------------------------------------------------------------------

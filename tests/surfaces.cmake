@@ -82,6 +82,13 @@ if(NUMAPLACE_PYTHON3 AND NOT NUMAPLACE_SANITIZE)
                    NUMAPLACE_SHARED_DIR=${NUMAPLACE_TEST_DATA_DIR}
                    ${NUMAPLACE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/nova/dropin_differential.py)
   set_tests_properties(nova.dropin-differential PROPERTIES LABELS nova SKIP_RETURN_CODE 77 TIMEOUT 300)
+  # Admission streams never recorded, drawn by make_streams.py, answered by Nova itself (spread and
+  # pack, its accounting after every admission) and reproduced by replay's nova orders (about 15 s).
+  add_test(NAME nova.stream-differential
+           COMMAND ${CMAKE_COMMAND} -E env PYTHONDONTWRITEBYTECODE=1
+                   ${NUMAPLACE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/nova/stream_differential.py
+                   $<TARGET_FILE:numaplace_dev> ${NUMAPLACE_TEST_DATA_DIR}/conformance/nova/streams.jsonl)
+  set_tests_properties(nova.stream-differential PROPERTIES LABELS nova SKIP_RETURN_CODE 77 TIMEOUT 300)
   # Nova's functional NUMA server tests (fakelibvirt, placement in process), unchanged, twice in
   # parallel: plain Nova and with the drop-ins as the scheduler's filter and the fit of the API,
   # the scheduler and the compute claim; outcomes as listed in nova/functional_expected_failures.txt.

@@ -149,11 +149,12 @@ Result<HostTopology> read_capabilities(std::string_view text, std::string_view w
     auto cell = read_cell(node, by_id, name);
     if (!cell) return cell.error();
     if (host.find_cell(cell->id) != nullptr) {
-      return make_error("InvalidCapabilities", name + ": cell id " + std::to_string(cell->id) + " appears twice");
+      return make_error("DuplicateNumaNode", name + ": NUMA cell " + std::to_string(cell->id) +
+                                                 " is listed twice; a host lists each node once");
     }
     if (all_cpus.intersects(cell->cpus)) {
-      return make_error("InvalidCapabilities", name + ": cpus " + to_cpu_list(all_cpus.intersected(cell->cpus)) +
-                                                   " belong to more than one cell");
+      return make_error("InconsistentHost", name + ": cpus " + to_cpu_list(all_cpus.intersected(cell->cpus)) +
+                                                " belong to more than one cell; a CPU is in one NUMA cell");
     }
     all_cpus = all_cpus.united(cell->cpus);
     host.cells.push_back(std::move(*cell));

@@ -196,13 +196,11 @@ HostTopology parse(const json& host, const std::string& what) {
   const json* cells = field(host, "cells");
   if (cells == nullptr || !cells->is_array() || cells->empty()) bad(what, "needs a non-empty \"cells\" list");
   HostTopology topology;
-  std::set<std::uint32_t> ids;
+  // A cell id twice and a CPU in two cells or cores are what the host says, not how the JSON says
+  // it: check_host_consistency names them after the parse, as it does for every reader.
   for (std::size_t i = 0; i < cells->size(); ++i) {
-    HostCell cell = cell_of((*cells)[i], what + ".cells[" + std::to_string(i) + "]");
-    if (!ids.insert(cell.id).second) bad(what + ".cells[" + std::to_string(i) + "]", "repeats cell id " + std::to_string(cell.id));
-    topology.cells.push_back(std::move(cell));
+    topology.cells.push_back(cell_of((*cells)[i], what + ".cells[" + std::to_string(i) + "]"));
   }
-  if (const auto problem = cell_cpu_problem(topology)) bad(what + ".cells", *problem);
   // A distance row is one distance per cell, in the cells' order; another length cannot be read.
   for (std::size_t i = 0; i < topology.cells.size(); ++i) {
     const std::size_t given = topology.cells[i].distances.size();

@@ -136,11 +136,11 @@ TEST(CapabilitiesReader, RefusesImpossibleValues) {
       {"<cell id='0'><cpus num='1'><cpu id='0' siblings='0-4294967295'/></cpus></cell>", "InvalidCpuList"},
       {"<cell id='0'><cpus num='1'><cpu id='x'/></cpus></cell>", "InvalidCapabilities"},
       {"<cell id='0'><cpus num='2'><cpu id='1'/><cpu id='1'/></cpus></cell>", "InvalidCapabilities"},
-      {"<cell id='0'/><cell id='0'/>", "InvalidCapabilities"},
+      {"<cell id='0'/><cell id='0'/>", "DuplicateNumaNode"},
       {"<cell id='0'><pages unit='KiB' size='2048'>4</pages><pages unit='MiB' size='2'>1</pages></cell>",
        "InvalidCapabilities"},
       {"<cell id='0'><cpus num='1'><cpu id='1'/></cpus></cell><cell id='1'><cpus num='1'><cpu id='1'/></cpus></cell>",
-       "InvalidCapabilities"},
+       "InconsistentHost"},
       // a distance row that leaves out a cell: no distance is guessed for it
       {"<cell id='0'><distances><sibling id='0' value='10'/></distances><cpus num='1'><cpu id='0'/></cpus></cell>"
        "<cell id='1'><distances><sibling id='0' value='21'/><sibling id='1' value='10'/></distances>"

@@ -14,8 +14,10 @@
 //    "pci": [{"address", "numa_node", "vendor_id", "product_id", "allocated", "tags": {KEY: VALUE}}],
 //    "allocation_ratio": {"cpu": 16.0, "ram": 1.5} | null}   (null: no limits, as Nova's limits=None;
 //                                                              scores then use the default ratios)
-// Every field is checked (types, ranges, CPU ids up to kMaxCpuId, unique cell ids,
-// sizes that do not overflow KiB); a bad one is "InvalidHostJson" naming where it is.
+// Every field is checked (types, ranges, CPU ids up to kMaxCpuId,
+// sizes that do not overflow KiB); a bad one is "InvalidHostJson" naming where it is. What the
+// host says that contradicts itself (a cell id twice, a CPU in two cells) is named by
+// check_host_consistency, as for every reader (DuplicateNumaNode, InconsistentHost ...).
 // pci_devices_from_json_text reads the "pci" list alone, cell_networks_from_json_text the cells'
 // network_metadata alone (for host_cells.h).
 // host_to_json writes the same schema, the one writer of a host (the C ABI's np_host_to_json and

@@ -83,7 +83,7 @@ if(NUMAPLACE_PYTHON3 AND NOT NUMAPLACE_SANITIZE)
                    ${NUMAPLACE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/nova/dropin_differential.py)
   set_tests_properties(nova.dropin-differential PROPERTIES LABELS nova SKIP_RETURN_CODE 77 TIMEOUT 300)
   # Admission streams never recorded, drawn by make_streams.py, answered by Nova itself (spread and
-  # pack, its accounting after every admission) and reproduced by replay's nova orders (about 15 s).
+  # pack, its accounting after every admission) and reproduced by replay's nova orders (about 12 s).
   add_test(NAME nova.stream-differential
            COMMAND ${CMAKE_COMMAND} -E env PYTHONDONTWRITEBYTECODE=1
                    ${NUMAPLACE_PYTHON3} ${CMAKE_CURRENT_SOURCE_DIR}/nova/stream_differential.py

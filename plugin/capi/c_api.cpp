@@ -178,8 +178,9 @@ Result<LibvirtLoad> load_libvirt(const std::string& uri, bool running_claims) {
     auto domains = list_domains(*conn, false);
     if (!domains) return domains.error();
     HostClaims claims = read_host_claims(*domains, out.loaded.host, {}, {}, numaplace::xml::BeyondHost::CountWithin);
-    if (auto known = running_guests_known(claims, "stop that guest or correct its XML, or load the host without "
-                                                  "NP_LIBVIRT_RUNNING_CLAIMS and add the claims you can read");
+    if (auto known = running_guests_known(claims, "or load the host without its running guests' claims "
+                                                  "(NP_LIBVIRT_RUNNING_CLAIMS; running_claims=False in Python) "
+                                                  "and add those you can read");
         !known) {
       return known.error();
     }

@@ -73,8 +73,7 @@ Result<Session> open_session(const LifecycleOptions& options, bool include_inact
 Result<std::vector<std::string>> fold_claims(Session& session, const std::string& name, const std::string& uuid,
                                              bool count_defined_records, std::vector<GuestClaim>& others) {
   HostClaims claims = read_host_claims(session.domains, session.host, name, uuid, xml::BeyondHost::CountWithin);
-  if (auto known = running_guests_known(claims, "stop that guest, or correct its XML (virsh edit) and start "
-                                                "it again; then try again");
+  if (auto known = running_guests_known(claims, "");
       !known) {
     return known.error();
   }

@@ -35,7 +35,7 @@ Result<std::vector<GuestClaim>> running_claims(const HookSources& sources, const
   // here known: counted within the host, and said.
   HostClaims claims = read_host_claims(*running, host, self.name, self.uuid, xml::BeyondHost::CountWithin);
   for (auto& note : claims.notes) notes.push_back(std::move(note));
-  if (auto known = running_guests_known(claims, "fix its status file or the host source, or switch the hook off (docs/hook.md)");
+  if (auto known = running_guests_known(claims, "or switch the hook off (docs/hook.md)");
       !known) {
     return known.error();
   }

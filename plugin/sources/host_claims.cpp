@@ -39,13 +39,18 @@ HostClaims read_host_claims(const std::vector<DomainXml>& domains, const HostTop
   return out;
 }
 
-Status running_guests_known(const HostClaims& claims, const std::string& remedy) {
+Status running_guests_known(const HostClaims& claims, const std::string& also) {
   if (claims.running_unread.empty()) return Done{};
   std::string more;
   if (claims.running_unread.size() > 1) more = " and " + std::to_string(claims.running_unread.size() - 1) + " more";
-  return make_error("RunningGuestsUnknown", "what a running guest holds cannot be counted (" + claims.running_unread.front() +
-                                                more + "), so its pCPUs and memory are unknown and could be given out twice; " +
-                                                remedy);
+  // virsh edit changes the definition only; a running guest's record is changed live by virsh metadata.
+  return make_error("RunningGuestsUnknown",
+                    "what a running guest holds cannot be counted (" + claims.running_unread.front() + more +
+                        "), so its pCPUs and memory are unknown and could be given out twice; stop that guest, or "
+                        "repair what cannot be read: a status file this user may not read (libvirt's are root's), or "
+                        "a damaged numaplace record (remove it from the running guest with 'virsh metadata GUEST "
+                        "https://numaplace.dev/xmlns/domain/1 --live --remove', and from its definition with --config)" +
+                        (also.empty() ? std::string() : "; " + also));
 }
 
 }  // namespace numaplace::plugin

@@ -23,8 +23,9 @@ struct HostClaims {
 
 // Done when every running guest among `claims` was read; else RunningGuestsUnknown naming the first
 // that was not: what it holds is unknown, and placing beside it could give its pCPUs and memory out
-// twice. `remedy` ends the sentence: what the person can do.
-Status running_guests_known(const HostClaims& claims, const std::string& remedy);
+// twice. The message says how to stop or repair such a guest; `also` adds what else this surface
+// allows (empty: nothing).
+Status running_guests_known(const HostClaims& claims, const std::string& also);
 
 // Reads claims of `domains`, leaving out the one named `exclude_name` / `exclude_uuid`
 // (the guest being placed again must not collide with itself). `beyond`: how a pin or memory

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "plugin/sources/host_json.h"
 
+#include "placement/model/utf8_text.h"
+
 #include "placement/lifecycle/default_placement.h"
 #include "placement/model/host_consistency.h"
 #include "plugin/sources/json_fields.h"
@@ -187,7 +189,8 @@ HostTopology parse(const json& host, const std::string& what) {
   if (!host.is_object()) bad(what, "must be a JSON object with \"cells\"");
   // "name" is rank's; "guests" and "warnings" are what `topology --json` and np_host_to_json add for
   // people, not read back.
-  check_members(host, {"name", "cells", "pci", "allocation_ratio", "accounting", "unbound_memory_kib", "guests", "warnings"},
+  check_members(host, {"name", "cells", "pci", "allocation_ratio", "accounting", "unbound_memory_kib", "guests", "warnings",
+                       "unread_running_guests"},
                 what);
   if (const json* name = field(host, "name"); name != nullptr) {
     if (!name->is_string()) bad(what + ".name", "must be a string");
@@ -244,6 +247,20 @@ Result<HostTopology> host_from_json(const nlohmann::json& host, std::string_view
   try {
     HostTopology topology = parse(host, std::string(what));
     if (auto consistent = check_host_consistency(topology, std::string(what)); !consistent) return consistent.error();
+    // `topology --json` lists the running guests it could not read: their holdings are missing from
+    // the usage, and placing on this host would give them out again.
+    if (const json* unread = field(host, "unread_running_guests")) {
+      if (!unread->is_array()) bad(std::string(what) + ".unread_running_guests", "must be a list of sentences");
+      if (!unread->empty()) {
+        const json& first = unread->front();
+        return make_error("RunningGuestsUnknown",
+                          std::string(what) + " was written beside " + std::to_string(unread->size()) +
+                              " running guest(s) whose holdings could not be read (" +
+                              printable_text(first.is_string() ? first.get<std::string>() : first.dump()) +
+                              "), so its usage leaves them out; write it again once they read (numaplace topology "
+                              "--json names them)");
+      }
+    }
     return topology;
   } catch (const BadField& problem) {
     return make_error("InvalidHostJson", problem.message);

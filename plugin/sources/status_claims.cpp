@@ -35,27 +35,45 @@ StatusScan read_status_dir(const std::string& dir) {
   if (!std::filesystem::is_directory(dir, ec)) return scan;
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    if (entry.path().extension() == ".xml" && entry.is_regular_file(ec)) files.push_back(entry.path());
+    // A link to nothing is no guest's status (libvirt writes regular files): not a listing error.
+    std::error_code kind;
+    if (entry.path().extension() == ".xml" && entry.is_regular_file(kind)) files.push_back(entry.path());
   }
-  if (ec) scan.warnings.push_back("cannot list '" + dir + "': " + ec.message());
+  if (ec) {
+    scan.warnings.push_back("cannot list '" + dir + "': " + ec.message());
+    scan.unread_guests.emplace_back();
+  }
   std::sort(files.begin(), files.end());
   for (const auto& path : files) {
     const std::string what = "status file '" + path.string() + "'";
+    const auto unread = [&](const Error& why) {
+      scan.warnings.push_back(why.message);
+      scan.unread_guests.push_back(path.stem().string());
+    };
     auto text = xml::read_text_file(path.string(), "status file");
     if (!text) {
       // libvirt removes a stopped guest's status file: one gone since the listing is not running.
       if (std::error_code gone; !std::filesystem::exists(path, gone) && !gone) continue;
-      scan.warnings.push_back(text.error().message);
+      unread(text.error());
       continue;
     }
     auto domain = domain_from_status(*text, what);
     if (!domain) {
-      scan.warnings.push_back(domain.error().message);
+      unread(domain.error());
       continue;
     }
     scan.domains.push_back(std::move(*domain));
   }
   return scan;
+}
+
+std::vector<std::string> status_warnings_except(const StatusScan& scan, const std::string& name) {
+  std::vector<std::string> warnings;
+  for (std::size_t i = 0; i < scan.warnings.size(); ++i) {
+    if (!name.empty() && i < scan.unread_guests.size() && scan.unread_guests[i] == name) continue;
+    warnings.push_back(scan.warnings[i]);
+  }
+  return warnings;
 }
 
 }  // namespace numaplace::plugin

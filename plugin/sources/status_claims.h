@@ -22,7 +22,14 @@ inline constexpr const char* kQemuStatusDir = "/run/libvirt/qemu";
 struct StatusScan {
   std::vector<DomainXml> domains;  // every one running
   std::vector<std::string> warnings;
+  // Beside each warning: the guest its file is named after (libvirt names a status file NAME.xml),
+  // "" when the directory itself could not be listed.
+  std::vector<std::string> unread_guests;
 };
+
+// `scan`'s warnings, less those about the status file of the guest `name` (the guest being placed
+// again is not beside itself).
+std::vector<std::string> status_warnings_except(const StatusScan& scan, const std::string& name);
 
 // The <domain> inside one status document, as its own XML text.
 Result<DomainXml> domain_from_status(std::string_view text, const std::string& what);

@@ -104,7 +104,7 @@ def main():
     ap.add_argument("--min-cases", type=int, default=150, help="fewer compared cases than this fails the run")
     ap.add_argument("--pci-specs", type=float, default=0.2,
                     help="share of cases with tagged PCI pools and PCI requests as spec lists")
-    ap.add_argument("--huge-only", type=float, default=0.1,
+    ap.add_argument("--huge-only", type=float, default=0.15,
                     help="share of cases whose host cells list huge pages and no small ones")
     ap.add_argument("--no-filter", action="store_true", help="leave out the filters' comparison")
     args = ap.parse_args()

@@ -989,13 +989,24 @@ def huge_pages_only(rng, case):
         cell["pages"] = [p for p in huge if p["total"] > 0] or [pool]
     flavor = case["request"]["flavor"]
     es = flavor.setdefault("extra_specs", {})
-    choice = rng.choice(["keep", "none", "0", "2MB", "1GB", "large", "any", "small"])
-    if choice == "none":
+    image = case["request"].setdefault("image", {}).setdefault("properties", {})
+    several = [k for k, v in es.items() if k.startswith("hw:numa_mem.") or (k == "hw:numa_nodes" and str(v) != "1")] + \
+        [k for k, v in image.items() if k.startswith("hw_numa_mem.") or (k == "hw_numa_nodes" and str(v) != "1")]
+    if rng.random() < 0.5 and not several:
+        # One guest cell without a page size, its memory off the pages' grain (several cells would
+        # split it unevenly, another rule; a page size asked for would be another fit).
+        image.pop("hw_mem_page_size", None)
         es.pop("hw:mem_page_size", None)
-    elif choice != "keep":
-        es["hw:mem_page_size"] = choice
-    if rng.random() < 0.3 and not any(k.startswith("hw:numa_mem.") for k in es):
+        es["hw:numa_nodes"] = "1"
         flavor["memory_mib"] = flavor["memory_mib"] + rng.choice([1, 2, 512])
+        return
+    choice = rng.choice(["keep", "none", "0", "2MB", "1GB", "large", "any", "small"])
+    if choice != "keep":
+        # The image's own page size goes too: a flavor and image that disagree are another rule.
+        image.pop("hw_mem_page_size", None)
+        es.pop("hw:mem_page_size", None)
+        if choice != "none":
+            es["hw:mem_page_size"] = choice
 
 
 # --------------------------------------------------------------------------------------

@@ -22,7 +22,7 @@ Result<plugin::HostClaims> load_claims(const ClaimSourceOptions& options, const 
   if (!options.status_dir.empty()) {
     plugin::StatusScan scan = plugin::read_status_dir(options.status_dir);
     for (auto& domain : scan.domains) domains.push_back(std::move(domain));
-    status_warnings = std::move(scan.warnings);
+    status_warnings = plugin::status_warnings_except(scan, options.exclude_name);
   }
   plugin::HostClaims claims = plugin::read_host_claims(domains, host, options.exclude_name, options.exclude_uuid,
                                                        xml::BeyondHost::CountWithin);
@@ -31,9 +31,7 @@ Result<plugin::HostClaims> load_claims(const ClaimSourceOptions& options, const 
     claims.warnings.push_back(std::move(warning));
   }
   if (options.refuse_unknown_running) {
-    if (auto known = plugin::running_guests_known(claims, "read it as a user who may (libvirt's status files are "
-                                                          "root's), or stop that guest or correct its XML (virsh "
-                                                          "edit); `numaplace topology` shows what is read");
+    if (auto known = plugin::running_guests_known(claims, "`numaplace topology` shows what is read");
         !known) {
       return known.error();
     }

@@ -287,7 +287,8 @@ std::string format_load(double load) {
 Result<std::vector<GuestClaim>> read_claims(const HostTopology& host, const HostSourceOptions& source,
                                             const std::vector<std::string>& claim_files, bool include_defined,
                                             const std::string& name, const std::string& uuid,
-                                            std::size_t* unread, bool refuse_unknown_running) {
+                                            std::size_t* unread, bool refuse_unknown_running,
+                                            std::vector<std::string>* running_unread) {
   ClaimSourceOptions options;
   options.connect_uri = libvirt_uri(source);
   options.status_dir = source.status_dir;
@@ -305,14 +306,16 @@ Result<std::vector<GuestClaim>> read_claims(const HostTopology& host, const Host
   for (const auto& warning : claims->warnings) std::cerr << "numaplace: warning: claims not counted: " << warning << '\n';
   for (const auto& note : claims->notes) std::cerr << "numaplace: warning: " << note << '\n';
   if (unread != nullptr) *unread = claims->warnings.size();
+  if (running_unread != nullptr) *running_unread = claims->running_unread;
   return std::move(claims->claims);
 }
 
 Result<std::vector<GuestClaim>> fold_claims(HostTopology& host, const HostSourceOptions& source,
                                             const std::vector<std::string>& claim_files, bool include_defined,
                                             const std::string& name, const std::string& uuid,
-                                            bool refuse_unknown_running) {
-  auto claims = read_claims(host, source, claim_files, include_defined, name, uuid, nullptr, refuse_unknown_running);
+                                            bool refuse_unknown_running, std::vector<std::string>* running_unread) {
+  auto claims = read_claims(host, source, claim_files, include_defined, name, uuid, nullptr, refuse_unknown_running,
+                            running_unread);
   if (claims) apply_claims(host, *claims);
   return claims;
 }

@@ -77,12 +77,15 @@ void add_request_options(CLI::App* cmd, std::vector<std::string>& specs, std::ve
 Result<std::vector<GuestClaim>> read_claims(const HostTopology& host, const HostSourceOptions& source,
                                             const std::vector<std::string>& claim_files, bool include_defined,
                                             const std::string& name, const std::string& uuid,
-                                            std::size_t* unread = nullptr, bool refuse_unknown_running = false);
-// read_claims, folded into the host's usage; `refuse_unknown_running` for a placement (ClaimSourceOptions).
+                                            std::size_t* unread = nullptr, bool refuse_unknown_running = false,
+                                            std::vector<std::string>* running_unread = nullptr);
+// read_claims, folded into the host's usage; `refuse_unknown_running` for a placement (ClaimSourceOptions);
+// `running_unread`, when given, receives why each running guest that could not be read was not.
 Result<std::vector<GuestClaim>> fold_claims(HostTopology& host, const HostSourceOptions& source,
                                             const std::vector<std::string>& claim_files, bool include_defined,
                                             const std::string& name, const std::string& uuid,
-                                            bool refuse_unknown_running);
+                                            bool refuse_unknown_running,
+                                            std::vector<std::string>* running_unread = nullptr);
 
 std::string format_load(double load);
 

@@ -150,7 +150,7 @@ int run_hook(const HookOptions& o) {
     plugin::HookSources sources;
     sources.host = [&o] { return load_host(host_source_of(o)); };
     // A running guest the hook cannot read holds pCPUs it cannot see: it cannot decide.
-    sources.running = [&o]() -> Result<std::vector<plugin::DomainXml>> {
+    sources.running = [&o, &input]() -> Result<std::vector<plugin::DomainXml>> {
       std::error_code ec;
       if (!std::filesystem::is_directory(o.status_dir, ec)) {
         return make_error("CannotRead", "the status directory of running guests '" + o.status_dir +
@@ -158,8 +158,8 @@ int run_hook(const HookOptions& o) {
                                             "--status-dir, or check libvirt's QEMU driver");
       }
       plugin::StatusScan scan = plugin::read_status_dir(o.status_dir);
-      if (!scan.warnings.empty()) {
-        return make_error("RunningGuestsUnknown", "a running guest's status cannot be read (" + scan.warnings.front() +
+      if (const auto warnings = plugin::status_warnings_except(scan, input.guest); !warnings.empty()) {
+        return make_error("RunningGuestsUnknown", "a running guest's status cannot be read (" + warnings.front() +
                                                       "), so what it holds is unknown; fix or remove the file");
       }
       return std::move(scan.domains);

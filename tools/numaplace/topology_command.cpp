@@ -78,7 +78,8 @@ int run_topology(const TopologyOptions& o) {
   const HostSourceOptions source = with_default_host(o.host);
   auto host = load_host(source);
   if (!host) return report(host.error(), o.json);
-  auto claims = fold_claims(*host, source, o.claims, o.include_defined, {}, {}, false);
+  std::vector<std::string> running_unread;
+  auto claims = fold_claims(*host, source, o.claims, o.include_defined, {}, {}, false, &running_unread);
   if (!claims) return report(claims.error(), o.json);
   if (!o.svg_file.empty() || !o.html_file.empty()) {
     // Each document is built whole in memory, then written at once (a temporary file renamed).
@@ -97,6 +98,8 @@ int run_topology(const TopologyOptions& o) {
   } else if (o.json) {
     nlohmann::json doc = plugin::host_to_json(*host);
     doc["guests"] = to_json(*claims);
+    // What those guests hold is missing from the usage above: a reader of this document must know.
+    if (!running_unread.empty()) doc["unread_running_guests"] = running_unread;
     std::cout << numaplace::plugin::json_text(doc, 2) << '\n';
   } else {
     std::cout << "host: " << describe_source(source) << ", " << count_of(host->cells.size(), "NUMA cell") << "\n";
@@ -131,6 +134,8 @@ Command register_topology(CLI::App& app) {
           "of ids (an empty one is []); the guests' cells give theirs as cpulist strings (\"0-3,8\", \"\" when\n"
           "empty). It is the host JSON that rank --hosts and the library (np_host_from_json)\n"
           "read back, the guests' use already in each cell's usage (\"free\" and \"guests\" are ignored there).\n"
+          "Running guests that could not be read are listed in \"unread_running_guests\" (their use is missing),\n"
+          "and a host JSON with any is refused where it is read back (RunningGuestsUnknown).\n"
           "\n"
           "--svg FILE draws the same host model as a picture: each cell with its cores (thread siblings\n"
           "grouped) and threads, every pCPU coloured by the guest holding it (pinned: solid; held idle:\n"

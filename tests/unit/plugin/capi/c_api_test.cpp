@@ -139,6 +139,19 @@ TEST_F(CApi, ALibvirtHostWithARunningGuestItCannotReadIsRefused) {
   virSetErrorFunc(nullptr, [](void*, virErrorPtr) {});
   virConnectPtr conn = virConnectOpen("test:///default");  // test:///default lives while one is open
   ASSERT_NE(conn, nullptr);
+  // The broken guest leaves the process's test:///default however the test ends.
+  struct Cleanup {
+    virConnectPtr conn;
+    virDomainPtr domain = nullptr;
+    ~Cleanup() {
+      if (domain != nullptr) {
+        virDomainDestroy(domain);
+        virDomainUndefine(domain);
+        virDomainFree(domain);
+      }
+      virConnectClose(conn);
+    }
+  } cleanup{conn};
   ASSERT_EQ(np_host_from_libvirt("test:///default", NP_LIBVIRT_RUNNING_CLAIMS, &host, &error), NP_OK);
   const std::string small = "<domain type='test'><name>capi-broken</name><memory unit='MiB'>256</memory><vcpu>2</vcpu>"
                             "<os><type arch='i686'>hvm</type></os><devices/></domain>";
@@ -149,9 +162,9 @@ TEST_F(CApi, ALibvirtHostWithARunningGuestItCannotReadIsRefused) {
   const std::size_t pins = broken.find(" pins=\"");
   ASSERT_NE(pins, std::string::npos) << broken;
   broken.replace(pins, std::string(" pins=\"").size(), " pins=\"x");
-  virDomainPtr domain = virDomainDefineXML(conn, broken.c_str());
-  ASSERT_NE(domain, nullptr);
-  ASSERT_EQ(virDomainCreate(domain), 0);
+  cleanup.domain = virDomainDefineXML(conn, broken.c_str());
+  ASSERT_NE(cleanup.domain, nullptr);
+  ASSERT_EQ(virDomainCreate(cleanup.domain), 0);
   np_host_free(host);
   host = nullptr;
 
@@ -164,11 +177,6 @@ TEST_F(CApi, ALibvirtHostWithARunningGuestItCannotReadIsRefused) {
   error = nullptr;
   // Without the running guests' claims the host itself reads; the caller adds the claims it can.
   EXPECT_EQ(np_host_from_libvirt("test:///default", 0, &host, &error), NP_OK) << np_error_message(error);
-
-  virDomainDestroy(domain);
-  virDomainUndefine(domain);
-  virDomainFree(domain);
-  virConnectClose(conn);
 }
 
 TEST_F(CApi, ErrorsCarryStatusNameAndMessage) {

@@ -13,6 +13,7 @@
 #include <regex>
 #include <set>
 
+#include "plugin/sources/host_json.h"
 #include "support/cli_runner.h"
 
 namespace {
@@ -130,7 +131,22 @@ TEST_F(StatusDir, PlaceRefusesBesideARunningGuestItCannotRead) {
     CliRun topology = run("topology --capabilities " + caps + " --status-dir " + (dir / "status").string());
     EXPECT_EQ(topology.exit_code, 0) << what << ": " << topology.err;
     EXPECT_NE(topology.err.find("warning"), std::string::npos) << what << ": " << topology.err;
+    // Its JSON says so, and a host read back from it is refused, not taken as free.
+    CliRun json = run("topology --capabilities " + caps + " --status-dir " + (dir / "status").string() + " --json");
+    ASSERT_EQ(json.exit_code, 0) << what << ": " << json.err;
+    EXPECT_EQ(nlohmann::json::parse(json.out)["unread_running_guests"].size(), 1u) << what << ": " << json.out;
+    auto again = numaplace::plugin::host_from_json_text(json.out);
+    ASSERT_FALSE(again.ok()) << what;
+    EXPECT_EQ(again.error().name, "RunningGuestsUnknown") << what << ": " << again.error().message;
   }
+  // The status file of the guest being placed is not a guest beside it; a link to nothing in the
+  // directory is no guest at all.
+  fs::remove(dir / "status" / "first.xml");
+  std::ofstream(dir / "status" / "second-guest.xml") << unreadable.front().second;  // cut short
+  fs::create_symlink(dir / "nowhere.xml", dir / "status" / "dangling.xml");
+  CliRun again = run("place " + (dir / "second.xml").string() + " --capabilities " + caps + " --status-dir " +
+                     (dir / "status").string() + " --spec hw:numa_nodes=1 --spec hw:cpu_policy=dedicated");
+  EXPECT_EQ(again.exit_code, 0) << again.err;
 }
 
 }  // namespace

@@ -250,13 +250,17 @@ Result<HostTopology> host_from_json(const nlohmann::json& host, std::string_view
     // `topology --json` lists the running guests it could not read: their holdings are missing from
     // the usage, and placing on this host would give them out again.
     if (const json* unread = field(host, "unread_running_guests")) {
-      if (!unread->is_array()) bad(std::string(what) + ".unread_running_guests", "must be a list of sentences");
+      const auto sentences = [](const json& list) {
+        return list.is_array() && std::all_of(list.begin(), list.end(), [](const json& s) { return s.is_string(); });
+      };
+      if (!sentences(*unread)) bad(std::string(what) + ".unread_running_guests", "must be a list of sentences");
       if (!unread->empty()) {
-        const json& first = unread->front();
+        // The first sentence, cut short: the file is a program's, its text may be anything.
+        std::string first = unread->front().get<std::string>();
+        if (first.size() > 200) first = first.substr(0, 200) + "...";
         return make_error("RunningGuestsUnknown",
                           std::string(what) + " was written beside " + std::to_string(unread->size()) +
-                              " running guest(s) whose holdings could not be read (" +
-                              printable_text(first.is_string() ? first.get<std::string>() : first.dump()) +
+                              " running guest(s) whose holdings could not be read (" + printable_text(first) +
                               "), so its usage leaves them out; write it again once they read (numaplace topology "
                               "--json names them)");
       }

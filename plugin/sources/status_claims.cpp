@@ -35,9 +35,16 @@ StatusScan read_status_dir(const std::string& dir) {
   if (!std::filesystem::is_directory(dir, ec)) return scan;
   std::vector<std::filesystem::path> files;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-    // A link to nothing is no guest's status (libvirt writes regular files): not a listing error.
+    if (entry.path().extension() != ".xml") continue;
     std::error_code kind;
-    if (entry.path().extension() == ".xml" && entry.is_regular_file(kind)) files.push_back(entry.path());
+    if (entry.is_regular_file(kind)) {
+      files.push_back(entry.path());
+    } else if (kind && kind != std::errc::no_such_file_or_directory) {
+      // A link to nothing is no guest's status (libvirt writes regular files); one that cannot be
+      // followed (no permission, a loop) may be a running guest's: unread, not skipped.
+      scan.warnings.push_back("status file '" + entry.path().string() + "' cannot be read: " + kind.message());
+      scan.unread_guests.push_back(entry.path().stem().string());
+    }
   }
   if (ec) {
     scan.warnings.push_back("cannot list '" + dir + "': " + ec.message());

@@ -993,8 +993,9 @@ def huge_pages_only(rng, case):
     several = [k for k, v in es.items() if k.startswith("hw:numa_mem.") or (k == "hw:numa_nodes" and str(v) != "1")] + \
         [k for k, v in image.items() if k.startswith("hw_numa_mem.") or (k == "hw_numa_nodes" and str(v) != "1")]
     if rng.random() < 0.5 and not several:
-        # One guest cell without a page size, its memory off the pages' grain (several cells would
-        # split it unevenly, another rule; a page size asked for would be another fit).
+        # One guest cell without a page size, its memory off the pages' grain (1 or 2 MiB more is off
+        # 2 MiB and 1 GiB pages, 512 MiB off 1 GiB pages; several cells would split it unevenly,
+        # another rule; a page size asked for would be another fit).
         image.pop("hw_mem_page_size", None)
         es.pop("hw:mem_page_size", None)
         es["hw:numa_nodes"] = "1"

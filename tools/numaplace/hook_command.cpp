@@ -160,7 +160,8 @@ int run_hook(const HookOptions& o) {
       plugin::StatusScan scan = plugin::read_status_dir(o.status_dir);
       if (const auto warnings = plugin::status_warnings_except(scan, input.guest); !warnings.empty()) {
         return make_error("RunningGuestsUnknown", "a running guest's status cannot be read (" + warnings.front() +
-                                                      "), so what it holds is unknown; fix or remove the file");
+                                                      "), so what it holds is unknown; make it readable to the hook (libvirt's status files are "
+                                                      "root's) or stop that guest, or switch the hook off (docs/hook.md)");
       }
       return std::move(scan.domains);
     };

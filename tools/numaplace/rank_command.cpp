@@ -430,7 +430,9 @@ Command register_rank(CLI::App& app) {
       "Example:\n"
       "  numaplace rank --hosts examples/hosts --hosts tests/data/samples/libvirt/caps-4cell.xml \\\n"
       "      --vcpus 8 --memory 8192 --spec hw:numa_nodes=2 --spec hw:cpu_policy=dedicated --explain\n"
-      "Exit codes: 0 some host fits, 3 none does, 1 bad input (a bad host file is named), 2 usage.");
+      "Exit codes: 0 some host fits, 3 none does, 1 bad input (a bad host file is named), 2 usage, 4 a host\n"
+      "file written beside running guests it could not read (RunningGuestsUnknown: topology --json lists\n"
+      "them in \"unread_running_guests\"; write it again once they read).");
   rank->add_option("--hosts", options->hosts, "a host file or a directory of them (repeatable)")
       ->required()
       ->allow_extra_args(false);

@@ -85,7 +85,9 @@ NP_EXPORT np_status np_host_from_hwloc_file(const char* path, np_host** host, np
 /* The machine this process runs on, through hwloc. */
 NP_EXPORT np_status np_host_from_this_machine(np_host** host, np_error** error);
 /* JSON text in the nova-fit host schema (cells, usage, network_metadata, pci, allocation_ratio; see
- * docs/library.md, "The JSON host schema"); usage in it counts as already claimed. */
+ * docs/library.md, "The JSON host schema"); usage in it counts as already claimed. A host JSON
+ * that lists "unread_running_guests" (`numaplace topology --json` beside running guests it could
+ * not read) is NP_ERR_HOST_UNAVAILABLE, RunningGuestsUnknown: its usage leaves them out. */
 NP_EXPORT np_status np_host_from_json(const char* json, np_host** host, np_error** error);
 /* The same host from packed cell words instead of JSON text, for a scheduler that converts many
  * hosts often (docs/library.md, "Packed host cells", gives the words): `words` holds the cells,

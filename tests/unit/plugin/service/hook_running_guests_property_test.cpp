@@ -137,7 +137,9 @@ TEST(HookRunningGuestsProperty, NeverPlacesOntoHeldPcpusNorBesideAGuestItCannotR
     }
     if (damage == Damage::PinBeyondHost) {
       bool said = false;
-      for (const auto& warning : verdict.warnings) said = said || warning.find("run-") != std::string::npos;
+      for (const auto& warning : verdict.warnings) {
+        said = said || (warning.find("'" + victim.name + "'") != std::string::npos && warning.find("1000") != std::string::npos);
+      }
       EXPECT_TRUE(said) << context << ": a pin beyond the host counted without a word";
     }
   }

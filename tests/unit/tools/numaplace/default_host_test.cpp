@@ -147,6 +147,13 @@ TEST_F(StatusDir, PlaceRefusesBesideARunningGuestItCannotRead) {
   CliRun again = run("place " + (dir / "second.xml").string() + " --capabilities " + caps + " --status-dir " +
                      (dir / "status").string() + " --spec hw:numa_nodes=1 --spec hw:cpu_policy=dedicated");
   EXPECT_EQ(again.exit_code, 0) << again.err;
+  // A link that cannot be followed (here a loop) may be a running guest's status: not skipped.
+  fs::create_symlink(dir / "status" / "loop.xml", dir / "status" / "loop.xml");
+  CliRun looped = run("place " + (dir / "second.xml").string() + " --capabilities " + caps + " --status-dir " +
+                      (dir / "status").string() + " --spec hw:numa_nodes=1 --spec hw:cpu_policy=dedicated");
+  EXPECT_EQ(looped.exit_code, 4) << looped.err;
+  EXPECT_NE(looped.err.find("RunningGuestsUnknown"), std::string::npos) << looped.err;
+  EXPECT_NE(looped.err.find("loop.xml"), std::string::npos) << looped.err;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "placement/model/utf8_text.h"
 #include "numaplace/claims_source.h"
 #include "numaplace/command.h"
 #include "xml/xml_document.h"
@@ -303,8 +304,11 @@ Result<std::vector<GuestClaim>> read_claims(const HostTopology& host, const Host
   }
   auto claims = load_claims(options, host);
   if (!claims) return claims.error();
-  for (const auto& warning : claims->warnings) std::cerr << "numaplace: warning: claims not counted: " << warning << '\n';
-  for (const auto& note : claims->notes) std::cerr << "numaplace: warning: " << note << '\n';
+  // A warning may quote a file name or XML a guest's owner chose: no control byte reaches the terminal.
+  for (const auto& warning : claims->warnings) {
+    std::cerr << "numaplace: warning: claims not counted: " << printable_text(warning) << '\n';
+  }
+  for (const auto& note : claims->notes) std::cerr << "numaplace: warning: " << printable_text(note) << '\n';
   if (unread != nullptr) *unread = claims->warnings.size();
   if (running_unread != nullptr) *running_unread = claims->running_unread;
   return std::move(claims->claims);

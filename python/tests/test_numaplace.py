@@ -157,6 +157,17 @@ class ErrorTest(unittest.TestCase):
                 numaplace.place(host=host, flavor=WORKED, domain_xml=xml)
             self.assertEqual(caught.exception.name, name, caught.exception.message)
 
+    def test_a_host_json_written_beside_unread_running_guests_is_refused(self):
+        # topology --json lists the running guests it could not read; their holdings are missing.
+        host = {"cells": [{"id": 0, "cpus": [0, 1], "memory_mib": 4096}],
+                "unread_running_guests": ["status file 'web-0.xml' is not well-formed XML"]}
+        with self.assertRaises(numaplace.Error) as caught:
+            numaplace.Host(host)
+        self.assertEqual(caught.exception.name, "RunningGuestsUnknown")
+        self.assertIn("web-0.xml", caught.exception.message)
+        host["unread_running_guests"] = []
+        self.assertEqual(len(numaplace.Host(host).to_dict()["cells"]), 1)
+
     def test_unknown_option(self):
         with self.assertRaises(numaplace.Error) as caught:
             numaplace.place(host=CAPS_2CELL, flavor=WORKED, domain_xml=GUEST, options={"colour": "blue"})
